@@ -1,0 +1,89 @@
+/**
+ * buildApp: the whole HTTP application for a configuration and its opened dependencies, with
+ * plugins in an explicit order. It never listens (server.ts does), so tests inject requests into
+ * it or listen on port 0 themselves.
+ */
+import crypto from 'node:crypto';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import qs from 'qs';
+import type { Redis } from 'ioredis';
+import type { Config } from './config/schema.ts';
+import type { Database } from './db/database.ts';
+import type { JobTokenResolver, KilnContext } from './http/context.ts';
+import { AuthCache } from './http/auth/cache.ts';
+import { QS_OPTIONS } from './http/plugins/body-parsers.ts';
+import requestDefaults from './http/plugins/request-defaults.ts';
+import bodyParsers from './http/plugins/body-parsers.ts';
+import errorHandling from './http/plugins/error-handling.ts';
+import authentication from './http/plugins/authentication.ts';
+import rateLimit from './http/plugins/rate-limit.ts';
+import declaredParams from './http/plugins/declared-params.ts';
+import metrics from './http/plugins/metrics.ts';
+import openapi from './http/plugins/openapi.ts';
+import { registerRoutes } from './http/routes/index.ts';
+import { redactUrl } from './http/redact.ts';
+
+export interface AppDeps {
+  database: Database;
+  secretKeyBase: string;
+  version: { version: string; revision: string };
+  redis?: Redis | null;
+  authCache?: AuthCache;
+  jobTokens?: JobTokenResolver | null;
+  logger?: boolean;
+}
+
+export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.logger === false ? false : {
+      level: config.logLevel,
+      // Requests are logged by our own onResponse line below, with secrets removed from the URL.
+      serializers: { req: (req) => ({ method: req.method, url: redactUrl(req.url) }) },
+      redact: ['req.headers.authorization', 'req.headers["private-token"]', 'req.headers["job-token"]', 'req.headers.cookie'],
+    },
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : crypto.randomUUID();
+    },
+    routerOptions: {
+      querystringParser: (s: string) => qs.parse(s, QS_OPTIONS),
+      maxParamLength: 1000,
+    },
+    bodyLimit: 12 * 1024 * 1024,
+    trustProxy: false,
+  });
+
+  const context: KilnContext = {
+    config,
+    db: deps.database.db,
+    dialect: deps.database.dialect,
+    authCache: deps.authCache ?? new AuthCache(),
+    secretKeyBase: deps.secretKeyBase,
+    version: deps.version,
+    jobTokens: deps.jobTokens ?? null,
+  };
+  app.decorate('kiln', context);
+
+  // kiln validates declared parameters itself (Grape's texts); response schemas still serialise.
+  app.setValidatorCompiler(() => () => true);
+
+  await app.register(requestDefaults);
+  await app.register(errorHandling);
+  await app.register(openapi);
+  await app.register(metrics);
+  await app.register(bodyParsers);
+  await app.register(authentication);
+  await app.register(rateLimit, { redis: deps.redis ?? null });
+  await app.register(declaredParams);
+
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info({
+      method: request.method, url: redactUrl(request.url), status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10, user: request.caller?.initialUser.id,
+    }, 'request');
+  });
+
+  await registerRoutes(app);
+  return app;
+}

@@ -1,0 +1,197 @@
+/**
+ * Every environment variable kiln reads, in one table (CONTRACT §2).
+ *
+ * Each entry says what the variable means, its default, and how a raw string becomes a value.
+ * `loadConfig` walks the table once at start and collects every problem before failing, so an
+ * operator sees the whole list of what is wrong rather than one error per restart.
+ */
+import path from 'node:path';
+
+export interface StorageShard {
+  name: string;
+  path: string;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  externalUrl: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  storages: StorageShard[];
+  rootPassword: string | null;
+  rootToken: string | null;
+  runnerRegistrationToken: string | null;
+  redisUrl: string | null;
+  logLevel: string;
+  /** Requests a minute one IP may make without credentials; 0 turns the limit off. */
+  rateLimitPerIp: number;
+  /** Requests a minute one authenticated user may make; 0 turns the limit off. */
+  rateLimitPerUser: number;
+  /** Longest query string accepted before 414 (spec, Limits: "Query string length"). */
+  maxQueryStringBytes: number;
+  /** Impersonation tokens work unless the instance turns them off (spec, Authentication). */
+  impersonationEnabled: boolean;
+}
+
+export type Env = Record<string, string | undefined>;
+
+type Parse<T> = (raw: string) => T | { problem: string };
+
+export interface Variable<K extends keyof Config> {
+  name: string;
+  key: K;
+  doc: string;
+  default: (env: Env, partial: Partial<Config>) => Config[K];
+  parse: Parse<Config[K]>;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function integer(min: number, max: number): Parse<number> {
+  return (raw) => {
+    if (!/^\d+$/.test(raw)) return { problem: `must be a whole number, got "${raw}"` };
+    const n = Number(raw);
+    if (n < min || n > max) return { problem: `must be between ${min} and ${max}, got ${n}` };
+    return n;
+  };
+}
+
+function url(protocols: string[]): Parse<string> {
+  return (raw) => {
+    try {
+      const u = new URL(raw);
+      if (!protocols.includes(u.protocol)) {
+        return { problem: `must use ${protocols.join(' or ')}, got "${u.protocol}"` };
+      }
+      return raw;
+    } catch {
+      return { problem: `is not a URL: "${raw}"` };
+    }
+  };
+}
+
+const text: Parse<string> = (raw) => raw;
+
+const boolean: Parse<boolean> = (raw) => {
+  if (/^(true|1|yes|on)$/i.test(raw)) return true;
+  if (/^(false|0|no|off)$/i.test(raw)) return false;
+  return { problem: `must be true or false, got "${raw}"` };
+};
+
+/** `name=path,name=path`: names are shard names, paths are resolved against the working directory. */
+const storages: Parse<StorageShard[]> = (raw) => {
+  const shards: StorageShard[] = [];
+  for (const part of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const eq = part.indexOf('=');
+    const name = eq > 0 ? part.slice(0, eq).trim() : '';
+    const dir = eq > 0 ? part.slice(eq + 1).trim() : '';
+    if (!/^[A-Za-z0-9_.-]+$/.test(name) || !dir) {
+      return { problem: `each shard must be written name=path, got "${part}"` };
+    }
+    if (shards.some((s) => s.name === name)) return { problem: `names shard "${name}" twice` };
+    shards.push({ name, path: path.resolve(dir) });
+  }
+  if (shards.length === 0) return { problem: 'must name at least one shard' };
+  if (!shards.some((s) => s.name === 'default')) return { problem: 'must include a shard named "default"' };
+  return shards;
+};
+
+export const VARIABLES: Variable<keyof Config>[] = [
+  { name: 'PORT', key: 'port', doc: 'HTTP port', default: () => 3000, parse: integer(0, 65535) },
+  { name: 'HOST', key: 'host', doc: 'bind address', default: () => '127.0.0.1', parse: text },
+  {
+    name: 'KILN_EXTERNAL_URL',
+    key: 'externalUrl',
+    doc: 'the base URL kiln names itself by (web_url, Link headers, OAuth issuer, clone URLs)',
+    default: (_env, c) => `http://localhost:${c.port ?? 3000}`,
+    parse: (raw) => {
+      const parsed = url(['http:', 'https:'])(raw);
+      return typeof parsed === 'string' ? parsed.replace(/\/+$/, '') : parsed;
+    },
+  },
+  {
+    name: 'KILN_DATA_DIR',
+    key: 'dataDir',
+    doc: 'embedded database, artifacts, job logs, signing keys, default repository storage',
+    default: () => path.resolve('data'),
+    parse: (raw) => path.resolve(raw),
+  },
+  {
+    name: 'DATABASE_URL',
+    key: 'databaseUrl',
+    doc: 'postgres:// URL; PostgreSQL instead of the embedded SQLite file',
+    default: () => null,
+    parse: url(['postgres:', 'postgresql:']),
+  },
+  {
+    name: 'KILN_STORAGES',
+    key: 'storages',
+    doc: 'repository storage shards, name=path separated by commas',
+    default: (_env, c) => [{ name: 'default', path: path.join(c.dataDir ?? path.resolve('data'), 'repositories') }],
+    parse: storages,
+  },
+  {
+    name: 'KILN_ROOT_PASSWORD',
+    key: 'rootPassword',
+    doc: 'password of root at first boot (generated and printed once when unset)',
+    default: () => null,
+    parse: (raw) => (raw.length >= 8 ? raw : { problem: 'must be at least 8 characters' }),
+  },
+  {
+    name: 'KILN_ROOT_TOKEN',
+    key: 'rootToken',
+    doc: 'at first boot, a personal access token for root with exactly this value',
+    default: () => null,
+    parse: (raw) => (raw.length >= 8 ? raw : { problem: 'must be at least 8 characters' }),
+  },
+  {
+    name: 'KILN_RUNNER_REGISTRATION_TOKEN',
+    key: 'runnerRegistrationToken',
+    doc: 'instance-wide runner registration token (generated when unset)',
+    default: () => null,
+    parse: (raw) => (raw.length >= 8 ? raw : { problem: 'must be at least 8 characters' }),
+  },
+  {
+    name: 'KILN_REDIS_URL',
+    key: 'redisUrl',
+    doc: 'redis:// URL shared by server processes for rate limits and cache invalidation',
+    default: () => null,
+    parse: url(['redis:', 'rediss:']),
+  },
+  {
+    name: 'LOG_LEVEL',
+    key: 'logLevel',
+    doc: 'pino log level',
+    default: () => 'info',
+    parse: (raw) => (LOG_LEVELS.includes(raw) ? raw : { problem: `must be one of ${LOG_LEVELS.join(', ')}` }),
+  },
+  {
+    name: 'KILN_RATE_LIMIT_PER_IP',
+    key: 'rateLimitPerIp',
+    doc: 'requests a minute per IP without credentials (0: off)',
+    default: () => 3600,
+    parse: integer(0, 10_000_000),
+  },
+  {
+    name: 'KILN_RATE_LIMIT_PER_USER',
+    key: 'rateLimitPerUser',
+    doc: 'requests a minute per authenticated user (0: off)',
+    default: () => 7200,
+    parse: integer(0, 10_000_000),
+  },
+  {
+    name: 'KILN_MAX_QUERY_STRING',
+    key: 'maxQueryStringBytes',
+    doc: 'longest query string in bytes before 414',
+    default: () => 8192,
+    parse: integer(256, 1_048_576),
+  },
+  {
+    name: 'KILN_IMPERSONATION_ENABLED',
+    key: 'impersonationEnabled',
+    doc: 'whether impersonation tokens authenticate',
+    default: () => true,
+    parse: boolean,
+  },
+];

@@ -1,0 +1,50 @@
+/**
+ * The one place that chooses a database engine: the embedded SQLite file under KILN_DATA_DIR by
+ * default, PostgreSQL when DATABASE_URL is set (DESIGN, Stack). Everything above this file speaks
+ * Kysely and stays dialect-neutral: timestamps are ISO-8601 UTC text, booleans are 0/1 integers,
+ * lists of scopes are space-separated text.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import type { DB } from './types.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Database {
+  db: Kysely<DB>;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+// int8 (COUNT(*), bigserial) arrives as a string by default; every count kiln takes is capped far
+// below 2^53, so numbers are safe.
+pg.types.setTypeParser(20, (v: string) => Number(v));
+
+export function openDatabase(opts: { databaseUrl: string | null; dataDir: string }): Database {
+  if (opts.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    return { db, dialect: 'postgres', close: () => db.destroy() };
+  }
+  fs.mkdirSync(opts.dataDir, { recursive: true });
+  const file = new SQLite(path.join(opts.dataDir, 'kiln.sqlite3'));
+  file.pragma('journal_mode = WAL');
+  file.pragma('synchronous = NORMAL');
+  file.pragma('foreign_keys = ON');
+  file.pragma('busy_timeout = 5000');
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: file }) });
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+/** True when the database answers a trivial query; used by /-/readiness. */
+export async function ping(db: Kysely<DB>): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(db);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * What every route reaches through `request.server.kiln`, and the per-request additions
+ * (`request.caller`, `request.input`) with the route options that drive them.
+ */
+import type { Kysely } from 'kysely';
+import type { Config } from '../config/schema.ts';
+import type { DB, UserRow } from '../db/types.ts';
+import type { Dialect } from '../db/database.ts';
+import type { AuthCache } from './auth/cache.ts';
+import type { ParamsDefinition } from './params.ts';
+
+export type CredentialKind = 'personal_access_token' | 'impersonation_token' | 'oauth_token' | 'session' | 'job_token';
+
+export interface Credential {
+  kind: CredentialKind;
+  id: number;
+  scopes: string[];
+  /** For OAuth tokens: the application's uid. */
+  applicationUid?: string | null;
+  /** For job tokens: the job that owns it. */
+  jobId?: number;
+}
+
+export interface Caller {
+  /** The user the request acts as: the sudo target when sudo is used. */
+  user: UserRow;
+  /** The credential's owner. */
+  initialUser: UserRow;
+  credential: Credential;
+  sudo: boolean;
+}
+
+/** Resolves a job token to its running job and user (registered by the CI area). */
+export type JobTokenResolver = (db: Kysely<DB>, token: string) => Promise<{ jobId: number; userId: number } | null>;
+
+export interface KilnContext {
+  config: Config;
+  db: Kysely<DB>;
+  dialect: Dialect;
+  authCache: AuthCache;
+  secretKeyBase: string;
+  version: { version: string; revision: string };
+  jobTokens: JobTokenResolver | null;
+}
+
+/** `required`: 401 without credentials; `optional`: anonymous allowed; `non_get`: required except GET/HEAD. */
+export type AuthMode = 'required' | 'optional' | 'non_get';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    kiln: KilnContext;
+  }
+  interface FastifyRequest {
+    caller: Caller | null;
+    input: Record<string, unknown>;
+  }
+  interface FastifyContextConfig {
+    /** Default `required`. */
+    auth?: AuthMode;
+    /** Scopes accepted besides `api` (and `read_api` on reads), e.g. `read_user`. */
+    scopes?: string[];
+    /** Whether a CI job token authenticates this route. */
+    jobToken?: boolean;
+    /** Declared parameters, validated into `request.input`. */
+    params?: ParamsDefinition;
+    /** Routes that stream multipart bodies themselves say `stream`. */
+    multipart?: 'buffer' | 'stream';
+    /** Pages and other routes outside the API (no API auth hook, no JSON defaults). */
+    web?: boolean;
+  }
+}

@@ -1,0 +1,212 @@
+/**
+ * The user entities of the Service, by inheritance as its presenters build them (reference §1.3):
+ * UserBasic → User → UserPublic → UserWithAdmin → UserDetailsWithAdmin. Each level is a TypeBox
+ * schema (response serialisation and OpenAPI) and a present function that adds its fields to the
+ * level below. Which level a viewer gets is the route's decision.
+ */
+import { Type, type Static } from 'typebox';
+import type { UserRow } from '../../db/types.ts';
+import { isBot } from '../../domain/users/user-kind.ts';
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+const NString = Nullable(Type.String());
+
+export const UserBasicSchema = Type.Object({
+  id: Type.Integer(),
+  username: Type.String(),
+  name: Type.String(),
+  state: Type.String(),
+  avatar_url: NString,
+  web_url: Type.String(),
+  custom_attributes: Type.Optional(Type.Array(Type.Object({ key: Type.String(), value: Type.String() }))),
+}, { title: 'UserBasic' });
+
+export const UserSchema = Type.Object({
+  ...UserBasicSchema.properties,
+  created_at: Type.Optional(Type.String()),
+  bio: Type.String(),
+  location: Type.String(),
+  public_email: NString,
+  skype: Type.String(),
+  linkedin: Type.String(),
+  twitter: Type.String(),
+  discord: Type.String(),
+  website_url: Type.String(),
+  organization: Type.String(),
+  job_title: Type.String(),
+  pronouns: NString,
+  bot: Type.Boolean(),
+  work_information: NString,
+  followers: Type.Optional(Type.Integer()),
+  following: Type.Optional(Type.Integer()),
+  is_followed: Type.Optional(Type.Boolean()),
+  local_time: NString,
+}, { title: 'User' });
+
+export const IdentitySchema = Type.Object({
+  provider: Type.String(),
+  extern_uid: Type.String(),
+  saml_provider_id: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+});
+
+export const UserPublicSchema = Type.Object({
+  ...UserSchema.properties,
+  last_sign_in_at: NString,
+  confirmed_at: NString,
+  last_activity_on: NString,
+  email: Type.String(),
+  theme_id: Type.Integer(),
+  color_scheme_id: Type.Integer(),
+  projects_limit: Type.Integer(),
+  current_sign_in_at: NString,
+  identities: Type.Array(IdentitySchema),
+  can_create_group: Type.Boolean(),
+  can_create_project: Type.Boolean(),
+  two_factor_enabled: Type.Boolean(),
+  external: Type.Boolean(),
+  private_profile: Type.Boolean(),
+  commit_email: Type.String(),
+}, { title: 'UserPublic' });
+
+export const UserWithAdminSchema = Type.Object({
+  ...UserPublicSchema.properties,
+  is_admin: Type.Boolean(),
+  note: NString,
+  namespace_id: Type.Union([Type.Integer(), Type.Null()]),
+}, { title: 'UserWithAdmin' });
+
+export const UserDetailsWithAdminSchema = Type.Object({
+  ...UserWithAdminSchema.properties,
+  highest_role: Type.Integer(),
+  current_sign_in_ip: NString,
+  last_sign_in_ip: NString,
+  sign_in_count: Type.Integer(),
+}, { title: 'UserDetailsWithAdmin' });
+
+export type UserBasic = Static<typeof UserBasicSchema>;
+export type User = Static<typeof UserSchema>;
+export type UserPublic = Static<typeof UserPublicSchema>;
+export type UserWithAdmin = Static<typeof UserWithAdminSchema>;
+export type UserDetailsWithAdmin = Static<typeof UserDetailsWithAdminSchema>;
+
+/** What the presenters need beyond the row; loaded by the route in as few queries as it can. */
+export interface UserExtras {
+  /** Follower counts; omitted from the entity when the viewer may not read the profile. */
+  followers?: number;
+  following?: number;
+  /** Set only when there is a current user. */
+  isFollowed?: boolean;
+  identities?: { provider: string; extern_uid: string; saml_provider_id: number | null }[];
+  customAttributes?: { key: string; value: string }[];
+  namespaceId?: number | null;
+  highestRole?: number;
+}
+
+export interface PresentOptions {
+  externalUrl: string;
+  /** Whether the viewer may read the profile (public profile, self, or administrator). */
+  canReadProfile: boolean;
+}
+
+function avatarUrl(user: UserRow, externalUrl: string): string | null {
+  return user.avatar ? `${externalUrl}/uploads/-/system/user/avatar/${user.id}/${encodeURIComponent(user.avatar)}` : null;
+}
+
+export function presentUserBasic(user: UserRow, extras: UserExtras, o: PresentOptions): UserBasic {
+  const basic: UserBasic = {
+    id: user.id,
+    username: user.username,
+    name: user.name,
+    state: user.state,
+    avatar_url: avatarUrl(user, o.externalUrl),
+    web_url: `${o.externalUrl}/${user.username}`,
+  };
+  if (extras.customAttributes) basic.custom_attributes = extras.customAttributes;
+  return basic;
+}
+
+/** "Engineer at Example" as the Service words it; either part alone; null when both are blank. */
+function workInformation(user: UserRow): string | null {
+  if (user.job_title && user.organization) return `${user.job_title} at ${user.organization}`;
+  return user.job_title || user.organization || null;
+}
+
+/** The user's wall-clock time, e.g. "3:38 PM", or null without a time zone. */
+function localTime(user: UserRow): string | null {
+  if (!user.timezone) return null;
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: user.timezone, hour: 'numeric', minute: '2-digit', hour12: true }).format(new Date());
+  } catch {
+    return null;
+  }
+}
+
+export function presentUser(user: UserRow, extras: UserExtras, o: PresentOptions): User {
+  const entity: User = {
+    ...presentUserBasic(user, extras, o),
+    bio: user.bio,
+    location: user.location,
+    public_email: user.public_email || null,
+    skype: user.skype,
+    linkedin: user.linkedin,
+    twitter: user.twitter,
+    discord: user.discord,
+    website_url: user.website_url,
+    organization: user.organization,
+    job_title: user.job_title,
+    pronouns: user.pronouns,
+    bot: isBot(user),
+    work_information: workInformation(user),
+    local_time: localTime(user),
+  };
+  if (o.canReadProfile) {
+    entity.created_at = user.created_at;
+    entity.followers = extras.followers ?? 0;
+    entity.following = extras.following ?? 0;
+    if (extras.isFollowed !== undefined) entity.is_followed = extras.isFollowed;
+  }
+  return entity;
+}
+
+export function presentUserPublic(user: UserRow, extras: UserExtras, o: PresentOptions): UserPublic {
+  return {
+    ...presentUser(user, extras, o),
+    last_sign_in_at: user.last_sign_in_at,
+    confirmed_at: user.confirmed_at,
+    last_activity_on: user.last_activity_on,
+    email: user.email,
+    theme_id: user.theme_id,
+    color_scheme_id: user.color_scheme_id,
+    projects_limit: user.projects_limit,
+    current_sign_in_at: user.current_sign_in_at,
+    identities: (extras.identities ?? []).map((i) => ({
+      provider: i.provider, extern_uid: i.extern_uid,
+      ...(i.provider === 'group_saml' ? { saml_provider_id: i.saml_provider_id } : {}),
+    })),
+    can_create_group: user.can_create_group === 1,
+    can_create_project: user.projects_limit > 0,
+    two_factor_enabled: user.otp_required_for_login === 1,
+    external: user.external === 1,
+    private_profile: user.private_profile === 1,
+    commit_email: user.commit_email || user.email,
+  };
+}
+
+export function presentUserWithAdmin(user: UserRow, extras: UserExtras, o: PresentOptions): UserWithAdmin {
+  return {
+    ...presentUserPublic(user, extras, o),
+    is_admin: user.admin === 1,
+    note: user.note,
+    namespace_id: extras.namespaceId ?? null,
+  };
+}
+
+export function presentUserDetailsWithAdmin(user: UserRow, extras: UserExtras, o: PresentOptions): UserDetailsWithAdmin {
+  return {
+    ...presentUserWithAdmin(user, extras, o),
+    highest_role: extras.highestRole ?? 0,
+    current_sign_in_ip: user.current_sign_in_ip,
+    last_sign_in_ip: user.last_sign_in_ip,
+    sign_in_count: user.sign_in_count,
+  };
+}

@@ -1,0 +1,198 @@
+/**
+ * The one pagination helper every list uses (reference §7; spec, Pagination details).
+ *
+ * Offset: page/per_page clamped as Kaminari does, X-* headers, a Link header of prev/next/first/
+ * last URLs built from KILN_EXTERNAL_URL and every declared parameter; totals come from a count
+ * capped at 10,001 rows, and past 10,000 the totals and rel="last" are dropped.
+ * Keyset: order by id, `id_after`/`id_before` cursors, a Link with rel="next" only, absent at the end.
+ */
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { DB } from '../db/types.ts';
+import { ApiError } from './errors.ts';
+import { P } from './params.ts';
+
+export const MAX_COUNT = 10_000;
+export const MAX_PER_PAGE = 100;
+export const DEFAULT_PER_PAGE = 20;
+
+/** Declared on every paginated route: `...paginationParams`. */
+export const paginationParams = {
+  page: P.optional(P.integer({ default: 1, description: 'page number (default 1)' })),
+  per_page: P.optional(P.integer({ default: DEFAULT_PER_PAGE, exceptValues: [0], description: 'items per page (default 20, max 100)' })),
+};
+
+/** Declared on routes that also offer keyset pagination (projects: order_by=id only). */
+export const keysetParams = {
+  pagination: P.optional(P.oneOf(['offset', 'keyset'] as const, { description: 'keyset selects keyset pagination' })),
+  id_after: P.optional(P.integer({ description: 'keyset cursor: ids greater than this' })),
+  id_before: P.optional(P.integer({ description: 'keyset cursor: ids less than this' })),
+};
+
+/** Parameters never copied into Link URLs: credentials. */
+const SECRET_PARAMS = new Set(['private_token', 'access_token', 'job_token', 'token', 'bearer_token']);
+
+export function perPageOf(input: Record<string, unknown>): number {
+  const raw = input.per_page;
+  if (typeof raw !== 'number' || raw < 0) return DEFAULT_PER_PAGE;
+  return Math.min(raw, MAX_PER_PAGE);
+}
+
+function pageOf(input: Record<string, unknown>): number {
+  const raw = input.page;
+  return typeof raw === 'number' && raw >= 1 ? raw : 1;
+}
+
+/** Rails `to_query`: keys sorted, arrays as `k[]=v`, hashes as `k[sub]=v`. */
+export function toQuery(params: Record<string, unknown>, prefix?: string): string {
+  const parts: string[] = [];
+  for (const key of Object.keys(params).sort()) {
+    const value = params[key];
+    const name = prefix ? `${prefix}[${key}]` : key;
+    if (value === undefined) continue;
+    if (Array.isArray(value)) {
+      for (const item of value) parts.push(`${encodeURIComponent(`${name}[]`)}=${encodeURIComponent(String(item ?? ''))}`);
+    } else if (value !== null && typeof value === 'object') {
+      const nested = toQuery(value as Record<string, unknown>, name);
+      if (nested) parts.push(nested);
+    } else {
+      parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(value === null ? '' : String(value))}`);
+    }
+  }
+  return parts.join('&');
+}
+
+function linkBase(request: FastifyRequest): string {
+  const pathname = request.url.split('?', 1)[0];
+  return `${request.server.kiln.config.externalUrl}${pathname}`;
+}
+
+/** Declared params of the request (defaults included) plus `sudo`, minus credentials. */
+function linkParams(request: FastifyRequest): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  const routeParams = request.params as Record<string, unknown>;
+  for (const [k, v] of Object.entries(request.input)) {
+    if (SECRET_PARAMS.has(k) || Object.hasOwn(routeParams ?? {}, k)) continue;
+    params[k] = v;
+  }
+  const sudo = (request.query as Record<string, unknown>)?.sudo;
+  if (typeof sudo === 'string') params.sudo = sudo;
+  return params;
+}
+
+function link(request: FastifyRequest, overrides: Record<string, unknown>, rel: string): string {
+  const query = toQuery({ ...linkParams(request), ...overrides });
+  return `<${linkBase(request)}?${query}>; rel="${rel}"`;
+}
+
+export interface OffsetOptions {
+  /** Keyset-capable types refuse offsets past this (reference §7.4); the type names the message. */
+  maxOffset?: { limit: number; typeName: string };
+}
+
+/**
+ * Runs one page of `qb` (already filtered and ordered) and sets the offset headers. The count
+ * reads at most 10,001 rows of the same filtered query, so its cost is bounded.
+ */
+export async function paginate<O>(
+  db: Kysely<DB>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  qb: SelectQueryBuilder<DB, any, O>,
+  opts: OffsetOptions = {},
+): Promise<O[]> {
+  const page = pageOf(request.input);
+  const perPage = perPageOf(request.input);
+  const offset = (page - 1) * perPage;
+  if (opts.maxOffset && offset > opts.maxOffset.limit) {
+    throw new ApiError(405, {
+      error: `Offset pagination has a maximum allowed offset of ${opts.maxOffset.limit} for requests that return objects of type ${opts.maxOffset.typeName}. Remaining records can be retrieved using keyset pagination.`,
+    });
+  }
+  const rows = await qb.limit(perPage + 1).offset(offset).execute();
+  const hasNext = rows.length > perPage;
+  if (hasNext) rows.pop();
+
+  let total: number | null;
+  if (page === 1 && !hasNext) {
+    total = rows.length;
+  } else {
+    const capped = qb.clearSelect().clearOrderBy().select(sql<number>`1`.as('one')).limit(MAX_COUNT + 1).as('capped');
+    const row = await db.selectFrom(capped).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    total = Number(row.n) > MAX_COUNT ? null : Number(row.n);
+  }
+  setOffsetHeaders(request, reply, { page, perPage, hasNext, total });
+  return rows;
+}
+
+/** For lists already in memory (small, bounded collections). */
+export function paginateArray<T>(request: FastifyRequest, reply: FastifyReply, items: T[]): T[] {
+  const page = pageOf(request.input);
+  const perPage = perPageOf(request.input);
+  const start = (page - 1) * perPage;
+  const slice = items.slice(start, start + perPage);
+  const total = items.length > MAX_COUNT ? null : items.length;
+  setOffsetHeaders(request, reply, { page, perPage, hasNext: items.length > start + perPage, total });
+  return slice;
+}
+
+function setOffsetHeaders(request: FastifyRequest, reply: FastifyReply, p: { page: number; perPage: number; hasNext: boolean; total: number | null }): void {
+  const totalPages = p.total === null ? null : Math.max(1, Math.ceil(p.total / p.perPage));
+  const hasPrev = p.page > 1 && (totalPages === null || p.page <= totalPages);
+  reply.header('x-page', String(p.page));
+  reply.header('x-per-page', String(p.perPage));
+  reply.header('x-next-page', p.hasNext ? String(p.page + 1) : '');
+  reply.header('x-prev-page', hasPrev ? String(p.page - 1) : '');
+  if (p.total !== null && totalPages !== null) {
+    reply.header('x-total', String(p.total));
+    reply.header('x-total-pages', String(totalPages));
+  }
+  const links: string[] = [];
+  const keep = { per_page: p.perPage };
+  if (hasPrev) links.push(link(request, { ...keep, page: p.page - 1 }, 'prev'));
+  if (p.hasNext) links.push(link(request, { ...keep, page: p.page + 1 }, 'next'));
+  links.push(link(request, { ...keep, page: 1 }, 'first'));
+  if (totalPages !== null) links.push(link(request, { ...keep, page: totalPages }, 'last'));
+  reply.header('link', links.join(', '));
+}
+
+export interface KeysetOptions {
+  /** The orders this type supports; anything else is 405 (reference §7.5). */
+  orderBy: string;
+  supported: string[];
+  sort: 'asc' | 'desc';
+}
+
+export function keysetRequested(input: Record<string, unknown>): boolean {
+  return input.pagination === 'keyset';
+}
+
+/**
+ * Keyset pages on `id`: `qb` must be filtered but not yet ordered or cursor-limited. Sets only
+ * `Link: <…id_after=N>; rel="next"` (asc) or `id_before=N` (desc), and none on the last page.
+ */
+export async function paginateKeyset<O extends { id: number }>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  qb: SelectQueryBuilder<DB, any, O>,
+  opts: KeysetOptions,
+): Promise<O[]> {
+  if (!opts.supported.includes(opts.orderBy)) {
+    throw new ApiError(405, { error: 'Keyset pagination is not yet available for this type of request' });
+  }
+  const perPage = perPageOf(request.input);
+  const input = request.input;
+  let q = qb as SelectQueryBuilder<any, any, O>;
+  const idCol = 'id';
+  if (typeof input.id_after === 'number') q = q.where(idCol, '>', input.id_after);
+  if (typeof input.id_before === 'number') q = q.where(idCol, '<', input.id_before);
+  const rows = await q.orderBy(idCol, opts.sort).limit(perPage + 1).execute();
+  if (rows.length > perPage) {
+    rows.pop();
+    const last = rows[rows.length - 1].id;
+    const cursor = opts.sort === 'asc' ? { id_after: last, id_before: undefined } : { id_before: last, id_after: undefined };
+    const params = { ...linkParams(request), per_page: perPage, page: undefined, ...cursor };
+    reply.header('link', `<${linkBase(request)}?${toQuery(params)}>; rel="next"`);
+  }
+  return rows;
+}

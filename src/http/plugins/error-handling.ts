@@ -1,0 +1,61 @@
+/**
+ * One mapping from failures to the Service's bodies (reference §6.2): ApiError as thrown;
+ * Fastify's own client errors in the Service's shape; unknown routes 404 `{"error":"404 Not
+ * Found"}`; a known path with the wrong method 405 with `Allow`; anything unexpected 500 with
+ * nothing leaked but the request id in the log.
+ */
+import fp from 'fastify-plugin';
+import FindMyWay from 'find-my-way';
+import type { FastifyError, FastifyReply } from 'fastify';
+import { ApiError, internalError, routeNotFound } from '../errors.ts';
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+function send(reply: FastifyReply, err: ApiError): FastifyReply {
+  for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+  reply.code(err.statusCode);
+  if (err.statusCode === 204 || err.statusCode === 304) return reply.send();
+  return reply.type('application/json').send(JSON.stringify(err.body));
+}
+
+export default fp(async (app) => {
+  // A mirror of the route table, asked only when no route matched, to tell 405 from 404.
+  const mirror = FindMyWay({ ignoreTrailingSlash: false, maxParamLength: 1000 });
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const m of methods) {
+      try {
+        mirror.on(m as (typeof METHODS)[number], route.url, () => undefined);
+      } catch {
+        // Duplicate shapes (a route registered under two constraints) need no second entry.
+      }
+    }
+  });
+
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?', 1)[0];
+    const allowed = METHODS.filter((m) => m !== request.method && mirror.find(m, path) !== null);
+    if (allowed.length > 0 && !(request.method === 'OPTIONS')) {
+      reply.header('allow', allowed.join(', '));
+      return send(reply, new ApiError(405, { error: '405 Not Allowed' }));
+    }
+    return send(reply, routeNotFound());
+  });
+
+  app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
+    if (error instanceof ApiError) {
+      if (error.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+      return send(reply, error);
+    }
+    const status = (error as FastifyError).statusCode;
+    if (status === 429) return send(reply, new ApiError(429, { message: 'Retry later' }));
+    if (status === 413) return send(reply, new ApiError(413, { message: '413 Request Entity Too Large' }));
+    if (status === 415) return send(reply, new ApiError(415, { message: `415 Unsupported Media Type` }));
+    if (status !== undefined && status >= 400 && status < 500) {
+      // Malformed JSON, bad Content-Length and the like: the client's fault, said plainly.
+      return send(reply, new ApiError(400, { message: `400 Bad request - ${error.message}` }));
+    }
+    request.log.error({ err: error }, 'unexpected error');
+    return send(reply, internalError());
+  });
+}, { name: 'error-handling' });

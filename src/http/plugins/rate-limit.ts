@@ -1,0 +1,31 @@
+/**
+ * Request rate limits (spec, Errors: 429): per authenticated user, or per IP for anonymous
+ * callers, each a configurable number of requests a minute (0 turns one off). Counters live in
+ * Redis when KILN_REDIS_URL is set, so every server process shares them. Runs after
+ * authentication so that a user's limit follows the user, not the address.
+ */
+import fp from 'fastify-plugin';
+import rateLimit from '@fastify/rate-limit';
+import type { Redis } from 'ioredis';
+import { ApiError } from '../errors.ts';
+
+const UNLIMITED = Number.MAX_SAFE_INTEGER;
+
+export default fp<{ redis: Redis | null }>(async (app, opts) => {
+  const { rateLimitPerIp, rateLimitPerUser } = app.kiln.config;
+  if (rateLimitPerIp === 0 && rateLimitPerUser === 0) return;
+  await app.register(rateLimit, {
+    hook: 'preHandler',
+    timeWindow: 60_000,
+    max: (request) => {
+      const limit = request.caller ? rateLimitPerUser : rateLimitPerIp;
+      return limit === 0 ? UNLIMITED : limit;
+    },
+    keyGenerator: (request) => (request.caller ? `user:${request.caller.initialUser.id}` : `ip:${request.ip}`),
+    ...(opts.redis ? { redis: opts.redis, nameSpace: 'kiln-rl:' } : {}),
+    // The Service answers a plain "Retry later" with Retry-After (clients.md: python-gitlab retries on it).
+    errorResponseBuilder: (_request, context) => new ApiError(429, { message: 'Retry later' }, { 'retry-after': String(Math.ceil(context.ttl / 1000)) }),
+    addHeadersOnExceeding: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true },
+    addHeaders: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true, 'retry-after': true },
+  });
+}, { name: 'rate-limit' });

@@ -1,0 +1,62 @@
+/**
+ * The only file that listens: opens the database, migrates, runs first-boot set-up, builds the
+ * app and serves until SIGINT/SIGTERM, then closes connections gracefully.
+ */
+import { Redis } from 'ioredis';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from './config/schema.ts';
+import { openDatabase, type Database } from './db/database.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { bootstrapInstance } from './domain/instance/bootstrap.ts';
+import { buildApp } from './app.ts';
+import { AuthCache } from './http/auth/cache.ts';
+import { SERVICE_VERSION, currentRevision } from './version.ts';
+
+const INVALIDATION_CHANNEL = 'kiln:auth-invalidations';
+
+export interface Running {
+  app: FastifyInstance;
+  database: Database;
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config): Promise<Running> {
+  const database = openDatabase(config);
+  await migrateToLatest(database.db);
+  const boot = await bootstrapInstance(database.db, { rootPassword: config.rootPassword, rootToken: config.rootToken, dialect: database.dialect });
+
+  let redis: Redis | null = null;
+  let subscriber: Redis | null = null;
+  let authCache = new AuthCache();
+  if (config.redisUrl) {
+    redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
+    subscriber = new Redis(config.redisUrl);
+    const publisher = redis;
+    authCache = new AuthCache({ publish: (m) => void publisher.publish(INVALIDATION_CHANNEL, m) });
+    const cache = authCache;
+    await subscriber.subscribe(INVALIDATION_CHANNEL);
+    subscriber.on('message', (_channel, message: string) => cache.receive(message));
+  }
+
+  const app = await buildApp(config, {
+    database, secretKeyBase: boot.secretKeyBase, redis, authCache,
+    version: { version: SERVICE_VERSION, revision: currentRevision() },
+  });
+  if (boot.generatedRootPassword) {
+    // Printed once, on the boot that created root, so the operator can sign in.
+    process.stdout.write(`kiln: created root with password ${boot.generatedRootPassword}\n`);
+  }
+  await app.listen({ port: config.port, host: config.host });
+
+  let closing: Promise<void> | null = null;
+  const close = () => {
+    closing ??= (async () => {
+      await app.close();
+      await database.close();
+      subscriber?.disconnect();
+      redis?.disconnect();
+    })();
+    return closing;
+  };
+  return { app, database, close };
+}

@@ -1,0 +1,88 @@
+/**
+ * A real kiln for one test file: a fresh data directory, a fresh database (SQLite by default;
+ * a new PostgreSQL database when KILN_TEST_DB=postgres, created from TEST_DATABASE_URL and dropped
+ * afterwards), migrations, first boot with a known root token, and the app ready for inject().
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import pg from 'pg';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { Kysely } from 'kysely';
+import { loadConfig } from '../../src/config/load.ts';
+import type { Config } from '../../src/config/schema.ts';
+import { openDatabase, type Database } from '../../src/db/database.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
+import type { DB } from '../../src/db/types.ts';
+import { bootstrapInstance } from '../../src/domain/instance/bootstrap.ts';
+import { buildApp } from '../../src/app.ts';
+
+export const ROOT_TOKEN = 'root-token-for-tests-0001';
+
+export const testDialect = (): 'sqlite' | 'postgres' => (process.env.KILN_TEST_DB === 'postgres' ? 'postgres' : 'sqlite');
+
+export interface TestApp {
+  app: FastifyInstance;
+  db: Kysely<DB>;
+  config: Config;
+  dataDir: string;
+  dialect: 'sqlite' | 'postgres';
+  /** inject() with PRIVATE-TOKEN set when `token` is given. */
+  request(opts: InjectOptions & { token?: string }): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const admin = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const name = `kiln_test_${crypto.randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  await client.query(`create database ${name}`);
+  await client.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: admin });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'kiln-test-'));
+  const dialect = testDialect();
+  const pgdb = dialect === 'postgres' ? await createPostgresDatabase() : null;
+  const config = loadConfig({
+    KILN_DATA_DIR: dataDir,
+    KILN_EXTERNAL_URL: 'http://kiln.test',
+    KILN_ROOT_TOKEN: ROOT_TOKEN,
+    KILN_ROOT_PASSWORD: 'root-password-1234',
+    KILN_RATE_LIMIT_PER_IP: '0',
+    KILN_RATE_LIMIT_PER_USER: '0',
+    LOG_LEVEL: 'silent',
+    ...(pgdb ? { DATABASE_URL: pgdb.url } : {}),
+    ...env,
+  });
+  const database: Database = openDatabase(config);
+  await migrateToLatest(database.db);
+  const boot = await bootstrapInstance(database.db, { rootPassword: config.rootPassword, rootToken: config.rootToken, dialect: database.dialect });
+  const app = await buildApp(config, {
+    database, secretKeyBase: boot.secretKeyBase, logger: false, version: { version: '15.2.0', revision: 'test' },
+  });
+  await app.ready();
+  return {
+    app, db: database.db, config, dataDir, dialect,
+    request: ({ token, headers, ...opts }) => app.inject({ ...opts, headers: { ...(token ? { 'private-token': token } : {}), ...headers } }),
+    close: async () => {
+      await app.close();
+      await database.close();
+      await pgdb?.drop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
