@@ -62,7 +62,7 @@ declare module 'fastify' {
     /** Whether a CI job token authenticates this route. */
     jobToken?: boolean;
     /** Declared parameters, validated into `request.input`. */
-    params?: ParamsDefinition;
+    params?: ParamsDefinition<any>;
     /** Routes that stream multipart bodies themselves say `stream`. */
     multipart?: 'buffer' | 'stream';
     /** Pages and other routes outside the API (no API auth hook, no JSON defaults). */

@@ -20,7 +20,9 @@ export const USER_TYPES = {
   service_account: 13,
 } as const;
 
-const NON_INTERNAL = new Set<number>([USER_TYPES.human, USER_TYPES.project_bot, USER_TYPES.service_user, USER_TYPES.service_account]);
+/** The user types that are not internal (User.non_internal). */
+export const NON_INTERNAL_USER_TYPES: number[] = [USER_TYPES.human, USER_TYPES.project_bot, USER_TYPES.service_user, USER_TYPES.service_account];
+const NON_INTERNAL = new Set<number>(NON_INTERNAL_USER_TYPES);
 const BOTS = new Set<number>([USER_TYPES.support_bot, USER_TYPES.alert_bot, USER_TYPES.visual_review_bot, USER_TYPES.project_bot,
   USER_TYPES.migration_bot, USER_TYPES.security_bot, USER_TYPES.automation_bot, USER_TYPES.security_policy_bot,
   USER_TYPES.admin_bot, USER_TYPES.service_account]);

@@ -108,3 +108,29 @@ export async function findUserProfile(db: Db, id: number, viewerId: number | nul
   if (!row) return undefined;
   return { ...row, followers: Number(row.followers), following: Number(row.following), is_followed: Number(row.is_followed) } as UserProfileRow;
 }
+
+/** Personal namespace ids of several users, by user id. */
+export async function personalNamespaceIds(db: Db, userIds: number[]): Promise<Map<number, number>> {
+  if (userIds.length === 0) return new Map();
+  const rows = await db.selectFrom('namespaces').select(['id', 'owner_id'])
+    .where('owner_id', 'in', userIds).where('kind', '=', 'user').execute();
+  return new Map(rows.map((r) => [r.owner_id as number, r.id]));
+}
+
+/** Follower and following counts of several users, and which of them `viewerId` follows. */
+export async function followSummaries(db: Db, userIds: number[], viewerId: number | null): Promise<Map<number, FollowCounts & { isFollowed: boolean }>> {
+  const out = new Map(userIds.map((id) => [id, { followers: 0, following: 0, isFollowed: false }]));
+  if (userIds.length === 0) return out;
+  const [followers, following, followed] = await Promise.all([
+    db.selectFrom('user_follows').select((eb) => ['followee_id as id', eb.fn.countAll<number>().as('n')])
+      .where('followee_id', 'in', userIds).groupBy('followee_id').execute(),
+    db.selectFrom('user_follows').select((eb) => ['follower_id as id', eb.fn.countAll<number>().as('n')])
+      .where('follower_id', 'in', userIds).groupBy('follower_id').execute(),
+    viewerId === null ? Promise.resolve([]) : db.selectFrom('user_follows').select('followee_id as id')
+      .where('follower_id', '=', viewerId).where('followee_id', 'in', userIds).execute(),
+  ]);
+  for (const r of followers) out.get(r.id)!.followers = Number(r.n);
+  for (const r of following) out.get(r.id)!.following = Number(r.n);
+  for (const r of followed) out.get(r.id)!.isFollowed = true;
+  return out;
+}

@@ -1,21 +1,28 @@
 /**
- * The users resource (spec, Users). GET /user and GET /users/:id; the rest of the resource
- * arrives with the users area.
+ * The users resource, reads (spec, Users): GET /users, GET /users/:id, GET /user. Writes live in
+ * user-accounts.ts, state operations in user-admin-actions.ts.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB, UserRow } from '../../db/types.ts';
-import { customAttributesOf, findUserProfile, identitiesOf, personalNamespaceId, type UserProfileRow } from '../../domain/users/users.queries.ts';
-import { notFound } from '../errors.ts';
-import { defineParams, P } from '../params.ts';
 import {
-  presentUser, presentUserDetailsWithAdmin, presentUserPublic, presentUserWithAdmin,
-  UserDetailsWithAdminSchema, UserPublicSchema, UserSchema, UserWithAdminSchema, type UserExtras,
+  customAttributesOf, findUserProfile, followSummaries, identitiesOf, personalNamespaceId, personalNamespaceIds, type UserProfileRow,
+} from '../../domain/users/users.queries.ts';
+import { findUsers, type UsersOrderBy } from '../../domain/users/users.finder.ts';
+import { forbidden, notFound } from '../errors.ts';
+import { defineParams, P, type ParamsOf } from '../params.ts';
+import { paginate, paginationParams } from '../pagination.ts';
+import { authenticatedAsAdmin } from '../auth/admin.ts';
+import {
+  presentUser, presentUserBasic, presentUserDetailsWithAdmin, presentUserPublic, presentUserWithAdmin,
+  UserBasicSchema, UserDetailsWithAdminSchema, UserPublicSchema, UserSchema, UserWithAdminSchema, type UserExtras,
 } from '../entities/user.ts';
 import { Type } from 'typebox';
 import { compileSerializer, serializeWith } from '../entities/serializers.ts';
 
 const serialize = {
+  UserBasicList: compileSerializer(Type.Array(UserBasicSchema)),
+  UserWithAdminList: compileSerializer(Type.Array(UserWithAdminSchema)),
   User: compileSerializer(UserSchema),
   UserPublic: compileSerializer(UserPublicSchema),
   UserWithAdmin: compileSerializer(UserWithAdminSchema),
@@ -26,6 +33,31 @@ const showUserParams = defineParams({
   id: P.integer({ description: 'user id' }),
   with_custom_attributes: P.optional(P.boolean({ default: false, description: 'include custom attributes (administrators)' })),
 });
+
+const listUsersParams = defineParams({
+  ...paginationParams,
+  username: P.optional(P.string({ description: 'exact username, without regard to case' })),
+  extern_uid: P.optional(P.string({ description: 'external uid of an identity (administrators, with provider)' })),
+  provider: P.optional(P.string({ description: 'identity provider (administrators, with extern_uid)' })),
+  search: P.optional(P.string({ description: 'part of the name or username, or the exact public email' })),
+  active: P.optional(P.boolean({ description: 'only active users' })),
+  external: P.optional(P.boolean({ description: 'only external users' })),
+  exclude_external: P.optional(P.boolean({ description: 'leave out external users' })),
+  blocked: P.optional(P.boolean({ description: 'only blocked users' })),
+  exclude_internal: P.optional(P.boolean({ description: 'leave out internal users (ghost, bots)' })),
+  without_project_bots: P.optional(P.boolean({ description: 'leave out project bots' })),
+  created_after: P.optional(P.dateTime({ description: 'created after (administrators)' })),
+  created_before: P.optional(P.dateTime({ description: 'created before (administrators)' })),
+  order_by: P.optional(P.oneOf(['id', 'name', 'username', 'created_at', 'updated_at'] as const, { default: 'id', description: 'order (administrators)' })),
+  sort: P.optional(P.oneOf(['asc', 'desc'] as const, { default: 'desc', description: 'direction (administrators)' })),
+  two_factor: P.optional(P.string({ description: 'enabled or disabled (administrators)' })),
+  without_projects: P.optional(P.boolean({ description: 'only users without projects (administrators)' })),
+  admins: P.optional(P.boolean({ description: 'only administrators (administrators)' })),
+  saml_provider_id: P.optional(P.integer({ description: 'users with an identity of this SAML provider (administrators)' })),
+  custom_attributes: P.optional(P.hash({ description: 'custom_attributes[key]=value filters (administrators)' })),
+  with_custom_attributes: P.optional(P.boolean({ default: false, description: 'include custom attributes (administrators)' })),
+}, { allOrNoneOf: [['extern_uid', 'provider']] });
+type ListUsersInput = ParamsOf<typeof listUsersParams>;
 
 /** Identities and the personal namespace: the fields only administrators (or the user) see. */
 async function privateExtras(db: Kysely<DB>, user: UserRow): Promise<UserExtras> {
@@ -44,6 +76,57 @@ function profileExtras(row: UserProfileRow, viewer: UserRow | null): UserExtras 
 const users: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
   const externalUrl = config.externalUrl;
+
+  app.get('/users', {
+    config: { auth: 'optional', scopes: ['read_user'], params: listUsersParams },
+    schema: {
+      summary: 'Users (UserWithAdmin for administrators, UserBasic otherwise)',
+      tags: ['users'],
+      response: { 200: Type.Union([Type.Array(UserWithAdminSchema), Type.Array(UserBasicSchema)]) },
+    },
+  }, async (request, reply) => {
+    const input = request.input as ListUsersInput;
+    const viewer = request.caller?.user ?? null;
+    if (input.extern_uid !== undefined && input.provider !== undefined) authenticatedAsAdmin(request);
+    // Only an exact username lookup (0 or 1 users) is open to anonymous callers (reference §1.4, §11).
+    if (!viewer && input.username === undefined) throw forbidden('Not authorized to access /api/v4/users');
+    const admin = viewer?.admin === 1;
+    // Administrator-only parameters are silently dropped for everyone else; they get id DESC.
+    const query = findUsers(db, {
+      admin,
+      search: input.search, username: input.username, active: input.active === true, blocked: input.blocked === true,
+      external: input.external === true, excludeInternal: input.exclude_internal === true,
+      excludeExternal: input.exclude_external === true, withoutProjectBots: input.without_project_bots === true,
+      externUid: input.extern_uid, provider: input.provider,
+      ...(admin ? {
+        createdBefore: input.created_before, createdAfter: input.created_after, customAttributes: input.custom_attributes ?? undefined,
+        twoFactor: input.two_factor, withoutProjects: input.without_projects === true, admins: input.admins === true,
+        samlProviderId: input.saml_provider_id ?? undefined,
+        orderBy: (input.order_by ?? 'id') as UsersOrderBy, sort: input.sort ?? 'desc',
+      } : { orderBy: 'id', sort: 'desc' }),
+    });
+    const rows = await paginate(db, request, reply, query);
+    const o = { externalUrl, canReadProfile: true };
+    if (!admin) {
+      serializeWith(reply, serialize.UserBasicList);
+      return rows.map((row) => presentUserBasic(row, {}, o));
+    }
+    const ids = rows.map((r) => r.id);
+    const [identities, namespaces, follows, attributes] = await Promise.all([
+      identitiesOf(db, ids), personalNamespaceIds(db, ids), followSummaries(db, ids, viewer.id),
+      input.with_custom_attributes ? customAttributesOf(db, ids) : Promise.resolve(null),
+    ]);
+    serializeWith(reply, serialize.UserWithAdminList);
+    return rows.map((row) => {
+      const f = follows.get(row.id)!;
+      return presentUserWithAdmin(row, {
+        followers: f.followers, following: f.following, isFollowed: f.isFollowed,
+        identities: identities.filter((i) => i.user_id === row.id),
+        namespaceId: namespaces.get(row.id) ?? null,
+        ...(attributes ? { customAttributes: attributes.filter((a) => a.user_id === row.id).map(({ key, value }) => ({ key, value })) } : {}),
+      }, o);
+    });
+  });
 
   app.get('/user', {
     config: { auth: 'required', scopes: ['read_user'] },
