@@ -23,6 +23,14 @@ import openapi from './http/plugins/openapi.ts';
 import { registerRoutes } from './http/routes/index.ts';
 import { redactUrl } from './http/redact.ts';
 
+// Request ids: a random per-process prefix and a counter, unique without a CSPRNG call per request.
+const REQUEST_ID_PREFIX = crypto.randomBytes(6).toString('hex');
+let requestCounter = 0;
+function nextRequestId(): string {
+  requestCounter += 1;
+  return `${REQUEST_ID_PREFIX}-${requestCounter.toString(36)}`;
+}
+
 export interface AppDeps {
   database: Database;
   secretKeyBase: string;
@@ -30,7 +38,9 @@ export interface AppDeps {
   redis?: Redis | null;
   authCache?: AuthCache;
   jobTokens?: JobTokenResolver | null;
+  /** false: no logs. Otherwise pino at LOG_LEVEL, to stdout or to `logStream` (tests read it). */
   logger?: boolean;
+  logStream?: NodeJS.WritableStream;
 }
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
@@ -40,11 +50,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       // Requests are logged by our own onResponse line below, with secrets removed from the URL.
       serializers: { req: (req) => ({ method: req.method, url: redactUrl(req.url) }) },
       redact: ['req.headers.authorization', 'req.headers["private-token"]', 'req.headers["job-token"]', 'req.headers.cookie'],
+      ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : crypto.randomUUID();
+      return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : nextRequestId();
     },
     routerOptions: {
       querystringParser: (s: string) => qs.parse(s, QS_OPTIONS),
@@ -77,7 +88,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(rateLimit, { redis: deps.redis ?? null });
   await app.register(declaredParams);
 
+  const logRequests = app.log.isLevelEnabled('info');
   app.addHook('onResponse', async (request, reply) => {
+    if (!logRequests) return;
     request.log.info({
       method: request.method, url: redactUrl(request.url), status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10, user: request.caller?.initialUser.id,

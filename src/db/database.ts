@@ -35,8 +35,35 @@ export function openDatabase(opts: { databaseUrl: string | null; dataDir: string
   file.pragma('synchronous = NORMAL');
   file.pragma('foreign_keys = ON');
   file.pragma('busy_timeout = 5000');
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: file }) });
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+const STATEMENT_CACHE_SIZE = 1000;
+
+/**
+ * Kysely prepares every query anew, and preparing costs SQLite more than running a point read
+ * (measured: ~115 µs of a ~200 µs request). kiln's queries come from a small set of builders, so
+ * the compiled SQL repeats: keep prepared statements by SQL text. Kysely runs one query at a
+ * time on this connection, so a statement is never used by two queries at once.
+ */
+function withStatementCache(file: SQLite.Database): SQLite.Database {
+  const cache = new Map<string, SQLite.Statement>();
+  const prepare = file.prepare.bind(file);
+  return new Proxy(file, {
+    get(target, prop, receiver) {
+      if (prop !== 'prepare') return Reflect.get(target, prop, receiver);
+      return (source: string) => {
+        let stmt = cache.get(source);
+        if (stmt === undefined) {
+          stmt = prepare(source);
+          if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+          cache.set(source, stmt);
+        }
+        return stmt;
+      };
+    },
+  });
 }
 
 /** True when the database answers a trivial query; used by /-/readiness. */

@@ -201,7 +201,7 @@ export function validateParams(def: ParamsDefinition, raw: Record<string, unknow
   for (const [key, sub] of Object.entries<any>(schema.properties)) {
     if (!isGiven(raw, key)) {
       if (required.includes(key)) missing ??= key;
-      else if (sub.default !== undefined) out[key] = structuredClone(sub.default);
+      else if (sub.default !== undefined) out[key] = typeof sub.default === 'object' && sub.default !== null ? structuredClone(sub.default) : sub.default;
       continue;
     }
     const value = raw[key];

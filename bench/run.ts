@@ -1,0 +1,150 @@
+/**
+ * The benchmark: seeds a database (100k users by default), starts kiln and a bare node:http
+ * server as separate processes, runs autocannon against each endpoint in the same run, and prints
+ * req/s, p99 latency and each endpoint's ratio to the bare server. Ratios, not absolute numbers,
+ * are what compare across machines.
+ *
+ *   npm run bench                      # SQLite, 100k users
+ *   BENCH_USERS=10000 npm run bench     # smaller seed
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench   # PostgreSQL
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import pg from 'pg';
+import autocannon from 'autocannon';
+import { seedDatabase } from './seed.ts';
+
+const USERS = Number(process.env.BENCH_USERS ?? 100_000);
+const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const ROOT_TOKEN = 'bench-root-token-0000000001';
+const USER_TOKEN = 'bench-user-token-0000000001';
+
+interface Target {
+  name: string;
+  path: string;
+  headers?: Record<string, string>;
+}
+
+function startProcess(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /listening (\d+)/.exec(out);
+      if (m) resolve({ child, port: Number(m[1]) });
+    });
+    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}: ${out}`)));
+  });
+}
+
+async function waitForHttp(url: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} never answered`);
+}
+
+async function measure(base: string, t: Target): Promise<{ rps: number; p99: number; non2xx: number }> {
+  // A short warm-up lets the JIT and caches settle before the measured run.
+  await autocannon({ url: base + t.path, headers: t.headers, connections: CONNECTIONS, duration: 2 });
+  const r = await autocannon({ url: base + t.path, headers: t.headers, connections: CONNECTIONS, duration: DURATION });
+  return { rps: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx };
+}
+
+async function main(): Promise<void> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'kiln-bench-'));
+  let databaseUrl: string | null = null;
+  let dropDatabase: (() => Promise<void>) | null = null;
+  if (process.env.BENCH_DATABASE_URL) {
+    const admin = process.env.BENCH_DATABASE_URL;
+    const name = `kiln_bench_${crypto.randomBytes(4).toString('hex')}`;
+    const c = new pg.Client({ connectionString: admin });
+    await c.connect();
+    await c.query(`create database ${name}`);
+    await c.end();
+    const u = new URL(admin);
+    u.pathname = `/${name}`;
+    databaseUrl = u.toString();
+    dropDatabase = async () => {
+      const d = new pg.Client({ connectionString: admin });
+      await d.connect();
+      await d.query(`drop database if exists ${name} with (force)`);
+      await d.end();
+    };
+  }
+  const engine = databaseUrl ? 'PostgreSQL' : 'SQLite';
+  process.stdout.write(`seeding ${USERS} users on ${engine}…\n`);
+  const seedStart = Date.now();
+  await seedDatabase({ dataDir, databaseUrl, users: USERS, rootToken: ROOT_TOKEN, userToken: USER_TOKEN });
+  process.stdout.write(`seeded in ${((Date.now() - seedStart) / 1000).toFixed(1)} s\n`);
+
+  const bare = await startProcess(path.join(import.meta.dirname, 'bare-server.ts'), { PORT: '0' });
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const kiln = spawn(process.execPath, [path.join(import.meta.dirname, '..', 'src', 'main.ts'), 'serve'], {
+    env: {
+      ...process.env, PORT: String(port), HOST: '127.0.0.1', KILN_DATA_DIR: dataDir, LOG_LEVEL: 'warn',
+      KILN_RATE_LIMIT_PER_IP: '0', KILN_RATE_LIMIT_PER_USER: '0', KILN_EXTERNAL_URL: `http://127.0.0.1:${port}`,
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const kilnBase = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHttp(`${kilnBase}/-/liveness`);
+    const auth = { 'private-token': ROOT_TOKEN };
+    const userToken = USER_TOKEN;
+    const mid = Math.floor(USERS / 2) + 2;
+    const targets: Target[] = [
+      { name: 'GET /-/liveness', path: '/-/liveness' },
+      { name: 'GET /api/v4/users/:id (user token)', path: `/api/v4/users/${mid}`, headers: { 'private-token': userToken } },
+      { name: 'GET /api/v4/users/:id (admin)', path: `/api/v4/users/${mid}`, headers: auth },
+      { name: 'GET /api/v4/user', path: '/api/v4/user', headers: auth },
+      { name: 'GET /api/v4/users?per_page=20', path: '/api/v4/users?per_page=20', headers: auth },
+    ];
+    const baseline = await measure(`http://127.0.0.1:${bare.port}`, { name: 'bare node:http', path: '/' });
+    const rows: string[][] = [['bare node:http (same JSON)', baseline.rps.toFixed(0), baseline.p99.toFixed(1), '100 %']];
+    for (const t of targets) {
+      const probe = await fetch(kilnBase + t.path, { headers: t.headers });
+      if (!probe.ok) {
+        rows.push([t.name, `skipped (${probe.status})`, '', '']);
+        continue;
+      }
+      const m = await measure(kilnBase, t);
+      const ratio = `${((m.rps / baseline.rps) * 100).toFixed(0)} %`;
+      rows.push([t.name, m.rps.toFixed(0), m.p99.toFixed(1), m.non2xx > 0 ? `${ratio} (${m.non2xx} non-2xx!)` : ratio]);
+    }
+    printTable(engine, rows);
+  } finally {
+    kiln.kill('SIGTERM');
+    bare.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 500));
+    await dropDatabase?.();
+    await fs.rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+function printTable(engine: string, rows: string[][]): void {
+  const header = ['endpoint', 'req/s', 'p99 ms', 'vs bare'];
+  const all = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) => `| ${r.map((c, i) => (c ?? '').padEnd(widths[i])).join(' | ')} |`;
+  process.stdout.write(`\nkiln bench on ${engine}: ${USERS} users, ${CONNECTIONS} connections, ${DURATION} s per endpoint, ${os.cpus().length} cores\n`);
+  process.stdout.write(`${line(header)}\n| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |\n`);
+  for (const r of rows) process.stdout.write(`${line(r)}\n`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
