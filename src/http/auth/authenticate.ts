@@ -173,12 +173,10 @@ export async function authenticate(request: FastifyRequest): Promise<void> {
   checkValidity(ctx, found, now);
   const credential: Credential = found.credential;
   const tokenAuth = credential.kind !== 'session' && credential.kind !== 'job_token';
-  if (tokenAuth && sudo === undefined) {
-    const allowed = routeScopes(request.method, config.scopes);
-    if (!allowed.some((s) => credential.scopes.includes(s))) throw insufficientScope(allowed);
-  }
   if (credential.kind === 'impersonation_token' && !ctx.config.impersonationEnabled) throw invalidToken(IMPERSONATION_DISABLED);
 
+  // The Service's order (lib/api/api_guard.rb, lib/api/helpers.rb current_user): the token's own
+  // validity, then whether its owner may use the API, then sudo, and only then the route's scopes.
   const user = found.user;
   const denied = apiAccessDeniedReason(user, ctx.config.externalUrl, now);
   if (denied) throw forbidden(denied);
@@ -191,6 +189,9 @@ export async function authenticate(request: FastifyRequest): Promise<void> {
     const target = await findUserByIdOrUsername(ctx.db, sudo);
     if (!target) throw notFound(`User with ID or username '${sudo}'`);
     effective = target;
+  } else if (tokenAuth) {
+    const allowed = routeScopes(request.method, config.scopes);
+    if (!allowed.some((s) => credential.scopes.includes(s))) throw insufficientScope(allowed);
   }
   await recordUse(ctx, found, now);
   request.caller = { user: effective, initialUser: user, credential, sudo: sudo !== undefined };
