@@ -88,7 +88,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(rateLimit, { redis: deps.redis ?? null });
   await app.register(declaredParams);
 
-  const logRequests = app.log.isLevelEnabled('info');
+  const logRequests = ['info', 'debug', 'trace'].includes(config.logLevel);
   app.addHook('onResponse', async (request, reply) => {
     if (!logRequests) return;
     request.log.info({
