@@ -32,6 +32,13 @@ export interface Config {
   maxQueryStringBytes: number;
   /** Impersonation tokens work unless the instance turns them off (spec, Authentication). */
   impersonationEnabled: boolean;
+  /** Text matching any of these is judged spam by the default checker (src/domain/spam). */
+  spamPatterns: RegExp[];
+  /** reCAPTCHA v2 site key and secret: with both set, spam may be retried with a CAPTCHA. */
+  recaptchaSiteKey: string | null;
+  recaptchaSecret: string | null;
+  /** Where CAPTCHA responses are verified (a reCAPTCHA v2 `siteverify` endpoint). */
+  recaptchaVerifyUrl: string;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -95,6 +102,19 @@ const storages: Parse<StorageShard[]> = (raw) => {
   if (shards.length === 0) return { problem: 'must name at least one shard' };
   if (!shards.some((s) => s.name === 'default')) return { problem: 'must include a shard named "default"' };
   return shards;
+};
+
+/** `a,b,c`: each part a regular expression, matched case-insensitively. */
+const spamPatterns: Parse<RegExp[]> = (raw) => {
+  const patterns: RegExp[] = [];
+  for (const part of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    try {
+      patterns.push(new RegExp(part, 'iu'));
+    } catch {
+      return { problem: `has an invalid regular expression: "${part}"` };
+    }
+  }
+  return patterns;
 };
 
 export const VARIABLES: Variable<keyof Config>[] = [
@@ -193,5 +213,33 @@ export const VARIABLES: Variable<keyof Config>[] = [
     doc: 'whether impersonation tokens authenticate',
     default: () => true,
     parse: boolean,
+  },
+  {
+    name: 'KILN_SPAM_PATTERNS',
+    key: 'spamPatterns',
+    doc: 'comma-separated regular expressions (case-insensitive); user-written text matching one is spam (unset: none is)',
+    default: () => [],
+    parse: spamPatterns,
+  },
+  {
+    name: 'KILN_RECAPTCHA_SITE_KEY',
+    key: 'recaptchaSiteKey',
+    doc: 'reCAPTCHA v2 site key handed to clients whose request was judged spam (with KILN_RECAPTCHA_SECRET)',
+    default: () => null,
+    parse: text,
+  },
+  {
+    name: 'KILN_RECAPTCHA_SECRET',
+    key: 'recaptchaSecret',
+    doc: 'reCAPTCHA v2 secret used to verify CAPTCHA responses (with KILN_RECAPTCHA_SITE_KEY)',
+    default: () => null,
+    parse: text,
+  },
+  {
+    name: 'KILN_RECAPTCHA_VERIFY_URL',
+    key: 'recaptchaVerifyUrl',
+    doc: 'reCAPTCHA v2 compatible verify endpoint',
+    default: () => 'https://www.google.com/recaptcha/api/siteverify',
+    parse: url(['http:', 'https:']),
   },
 ];

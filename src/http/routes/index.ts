@@ -5,11 +5,21 @@
 import type { FastifyInstance } from 'fastify';
 import { health, version } from './meta.ts';
 import users from './users.ts';
+import userStatus from './user-status.ts';
+import userPreferences from './user-preferences.ts';
+import userFollows from './user-follows.ts';
+import userCounts from './user-counts.ts';
+import userActivities from './user-activities.ts';
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(health);
   await app.register(async (api) => {
     await api.register(version);
     await api.register(users);
+    await api.register(userStatus);
+    await api.register(userPreferences);
+    await api.register(userFollows);
+    await api.register(userCounts);
+    await api.register(userActivities);
   }, { prefix: '/api/v4' });
 }
