@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import pg from 'pg';
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Kysely } from 'kysely';
 import { loadConfig } from '../../src/config/load.ts';
 import type { Config } from '../../src/config/schema.ts';
@@ -33,7 +33,8 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+/** A fresh, empty PostgreSQL database next to TEST_DATABASE_URL's, with a way to drop it. */
+export async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const admin = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const name = `kiln_test_${crypto.randomBytes(6).toString('hex')}`;
   const client = new pg.Client({ connectionString: admin });
@@ -47,13 +48,27 @@ async function createPostgresDatabase(): Promise<{ url: string; drop: () => Prom
     drop: async () => {
       const c = new pg.Client({ connectionString: admin });
       await c.connect();
+      // pg's Pool.end() resolves before its backends have gone; terminating one that is still
+      // leaving makes its socket emit an error nobody listens to. Wait for them (briefly) first.
+      for (let i = 0; i < 200; i++) {
+        const { rows } = await c.query('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
+        if (rows[0].n === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
       await c.query(`drop database if exists ${name} with (force)`);
       await c.end();
     },
   };
 }
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  /** Test-only plugins registered after kiln's routes and before ready() (e.g. a probe route). */
+  plugins?: FastifyPluginAsync[];
+  /** Where pino writes; logging is off unless this is given (set LOG_LEVEL in env too). */
+  logStream?: NodeJS.WritableStream;
+}
+
+export async function startTestApp(env: Record<string, string> = {}, opts: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'kiln-test-'));
   const dialect = testDialect();
   const pgdb = dialect === 'postgres' ? await createPostgresDatabase() : null;
@@ -72,12 +87,14 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   await migrateToLatest(database.db);
   const boot = await bootstrapInstance(database.db, { rootPassword: config.rootPassword, rootToken: config.rootToken, dialect: database.dialect });
   const app = await buildApp(config, {
-    database, secretKeyBase: boot.secretKeyBase, logger: false, version: { version: '15.2.0', revision: 'test' },
+    database, secretKeyBase: boot.secretKeyBase, version: { version: '15.2.0', revision: 'test' },
+    ...(opts.logStream ? { logStream: opts.logStream } : { logger: false }),
   });
+  for (const plugin of opts.plugins ?? []) await app.register(plugin);
   await app.ready();
   return {
     app, db: database.db, config, dataDir, dialect,
-    request: ({ token, headers, ...opts }) => app.inject({ ...opts, headers: { ...(token ? { 'private-token': token } : {}), ...headers } }),
+    request: ({ token, headers, ...inject }) => app.inject({ ...inject, headers: { ...(token ? { 'private-token': token } : {}), ...headers } }),
     close: async () => {
       await app.close();
       await database.close();
