@@ -10,6 +10,8 @@ import userPreferences from './user-preferences.ts';
 import userFollows from './user-follows.ts';
 import userCounts from './user-counts.ts';
 import userActivities from './user-activities.ts';
+import userKeys from './user-keys.ts';
+import keys from './keys.ts';
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(health);
@@ -21,5 +23,7 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
     await api.register(userFollows);
     await api.register(userCounts);
     await api.register(userActivities);
+    await api.register(userKeys);
+    await api.register(keys);
   }, { prefix: '/api/v4' });
 }

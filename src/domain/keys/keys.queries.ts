@@ -1,0 +1,58 @@
+/** Every Kysely call of the SSH keys area. Small functions taking (db | trx, …). */
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../../db/types.ts';
+import type { KeyRow, KeyUsageType } from '../../db/tables/keys.ts';
+import { isStorableId } from '../../db/constraints.ts';
+import { nowIso } from '../clock.ts';
+import type { FingerprintQuery } from './ssh-public-key.ts';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+/** A user's keys in id order (index keys_user). */
+export function userKeysQuery(db: Db, userId: number) {
+  return db.selectFrom('keys').selectAll().where('user_id', '=', userId).orderBy('id');
+}
+
+export async function findUserKey(db: Db, userId: number, keyId: number): Promise<KeyRow | undefined> {
+  if (!isStorableId(keyId)) return undefined;
+  return db.selectFrom('keys').selectAll().where('user_id', '=', userId).where('id', '=', keyId).executeTakeFirst();
+}
+
+export async function findKeyById(db: Db, id: number): Promise<KeyRow | undefined> {
+  if (!isStorableId(id)) return undefined;
+  return db.selectFrom('keys').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findKeyByFingerprint(db: Db, q: FingerprintQuery): Promise<KeyRow | undefined> {
+  const column = q.kind === 'sha256' ? 'fingerprint_sha256' : 'fingerprint';
+  return db.selectFrom('keys').selectAll().where(column, '=', q.value).orderBy('id').limit(1).executeTakeFirst();
+}
+
+export async function sha256FingerprintTaken(db: Db, fingerprintSha256: string): Promise<boolean> {
+  const row = await db.selectFrom('keys').select('id').where('fingerprint_sha256', '=', fingerprintSha256).executeTakeFirst();
+  return row !== undefined;
+}
+
+export interface NewKey {
+  userId: number;
+  title: string;
+  key: string;
+  keyType: string;
+  bits: number;
+  fingerprint: string;
+  fingerprintSha256: string;
+  usageType: KeyUsageType;
+  expiresAt: string | null;
+}
+
+export function insertKey(db: Db, k: NewKey): Promise<KeyRow> {
+  const now = nowIso();
+  return db.insertInto('keys').values({
+    user_id: k.userId, title: k.title, key: k.key, key_type: k.keyType, bits: k.bits, fingerprint: k.fingerprint,
+    fingerprint_sha256: k.fingerprintSha256, usage_type: k.usageType, expires_at: k.expiresAt, created_at: now, updated_at: now,
+  }).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function deleteKey(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('keys').where('id', '=', id).execute();
+}
