@@ -22,24 +22,23 @@ export default fp(async (app) => {
   // Gather buffered multipart bodies into request.body before authentication reads it.
   app.addHook('preValidation', async (request) => {
     if (!request.isMultipart() || request.routeOptions.config.multipart === 'stream') return;
-    const fields: Record<string, unknown> = {};
+    // Text fields stay a list of pairs: a name may repeat (`ids[]=1`, `ids[]=2`).
+    const text: string[] = [];
+    const files: Record<string, UploadedFile> = {};
     try {
       for await (const part of request.parts()) {
         if (part.type === 'file') {
-          const file: UploadedFile = { filename: part.filename, mimetype: part.mimetype, data: await part.toBuffer() };
-          fields[part.fieldname] = file;
+          files[part.fieldname] = { filename: part.filename, mimetype: part.mimetype, data: await part.toBuffer() };
         } else {
-          fields[part.fieldname] = part.value;
+          text.push(`${encodeURIComponent(part.fieldname)}=${encodeURIComponent(String(part.value))}`);
         }
       }
     } catch (err) {
       throw badRequest((err as Error).message);
     }
     // Field names may use Rails brackets too: re-parse the text fields with qs.
-    const text = Object.entries(fields).filter(([, v]) => typeof v === 'string')
-      .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v as string)}`).join('&');
-    const parsed = qs.parse(text, QS_OPTIONS) as Record<string, unknown>;
-    for (const [k, v] of Object.entries(fields)) if (typeof v !== 'string') parsed[k] = v;
+    const parsed = qs.parse(text.join('&'), QS_OPTIONS) as Record<string, unknown>;
+    Object.assign(parsed, files);
     request.body = parsed;
   });
 }, { name: 'body-parsers' });
