@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { health, version } from './meta.ts';
 import users from './users.ts';
+import userEmails from './user-emails.ts';
 import userStatus from './user-status.ts';
 import userPreferences from './user-preferences.ts';
 import userFollows from './user-follows.ts';
@@ -18,6 +19,7 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(async (api) => {
     await api.register(version);
     await api.register(users);
+    await api.register(userEmails);
     await api.register(userStatus);
     await api.register(userPreferences);
     await api.register(userFollows);
