@@ -48,7 +48,7 @@ describe('user preferences', () => {
     assert.equal(res.json().view_diffs_file_by_file, true);
     assert.equal(res.json().show_whitespace_in_diffs, true);
     const second = await t.request({ method: 'PUT', url: '/api/v4/user/preferences?show_whitespace_in_diffs=false', token });
-    assert.deepEqual({ ...second.json(), id: 0 }, { id: 0, user_id: user.id, view_diffs_file_by_file: true, show_whitespace_in_diffs: false });
+    assert.deepEqual({ ...(second.json() as object), id: 0 }, { id: 0, user_id: user.id, view_diffs_file_by_file: true, show_whitespace_in_diffs: false });
     const [row] = await rows();
     assert.equal(row.view_diffs_file_by_file, 1);
     assert.equal(row.show_whitespace_in_diffs, 0);
@@ -58,7 +58,7 @@ describe('user preferences', () => {
     const other = await createUser(t.db);
     const res = await t.request({ method: 'PUT', url: '/api/v4/user/preferences', token: await createToken(t.db, other), payload: { show_whitespace_in_diffs: false } });
     assert.equal(res.statusCode, 200);
-    assert.deepEqual({ ...res.json(), id: 0 }, { id: 0, user_id: other.id, view_diffs_file_by_file: false, show_whitespace_in_diffs: false });
+    assert.deepEqual({ ...(res.json() as object), id: 0 }, { id: 0, user_id: other.id, view_diffs_file_by_file: false, show_whitespace_in_diffs: false });
   });
 
   it('needs at least one flag, and valid booleans', async () => {
