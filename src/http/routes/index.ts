@@ -13,6 +13,10 @@ import userCounts from './user-counts.ts';
 import userActivities from './user-activities.ts';
 import userKeys from './user-keys.ts';
 import keys from './keys.ts';
+import projects from './projects.ts';
+import groups from './groups.ts';
+import members from './members.ts';
+import memberships from './memberships.ts';
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(health);
@@ -27,5 +31,9 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
     await api.register(userActivities);
     await api.register(userKeys);
     await api.register(keys);
+    await api.register(projects);
+    await api.register(groups);
+    await api.register(members);
+    await api.register(memberships);
   }, { prefix: '/api/v4' });
 }
