@@ -22,6 +22,8 @@ import metrics from './http/plugins/metrics.ts';
 import openapi from './http/plugins/openapi.ts';
 import { registerRoutes } from './http/routes/index.ts';
 import { redactUrl } from './http/redact.ts';
+import oauth from './oauth/index.ts';
+import web from './web/index.ts';
 
 // Request ids: a random per-process prefix and a counter, unique without a CSPRNG call per request.
 const REQUEST_ID_PREFIX = crypto.randomBytes(6).toString('hex');
@@ -98,5 +100,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
 
   await registerRoutes(app);
+  await app.register(oauth);
+  await app.register(web);
   return app;
 }

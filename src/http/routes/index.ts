@@ -13,6 +13,7 @@ import userCounts from './user-counts.ts';
 import userActivities from './user-activities.ts';
 import userKeys from './user-keys.ts';
 import keys from './keys.ts';
+import applications from './applications.ts';
 import projects from './projects.ts';
 import groups from './groups.ts';
 import members from './members.ts';
@@ -31,6 +32,7 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
     await api.register(userActivities);
     await api.register(userKeys);
     await api.register(keys);
+    await api.register(applications);
     await api.register(projects);
     await api.register(groups);
     await api.register(members);

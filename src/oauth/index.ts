@@ -1,0 +1,22 @@
+/**
+ * The OAuth 2.0 / OpenID Connect provider (spec, OAuth 2.0 provider; CONTRACT §5): loads or
+ * creates the signing keys at boot, then serves /oauth/* and the discovery document. Every route
+ * says `config.web`: these endpoints authenticate clients and tokens themselves, in OAuth's terms.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { loadSigningKeys } from './keys.ts';
+import type { OAuthServer } from './server.ts';
+import authorize from './routes/authorize.ts';
+import token from './routes/token.ts';
+import tokenInfo from './routes/token-info.ts';
+import revoke from './routes/revoke.ts';
+import userinfo from './routes/userinfo.ts';
+import discovery from './routes/discovery.ts';
+
+const oauth: FastifyPluginAsync = async (app) => {
+  const ctx = app.kiln;
+  const server: OAuthServer = { ctx, keys: await loadSigningKeys(ctx.config.dataDir), issuer: ctx.config.externalUrl };
+  for (const plugin of [authorize, token, tokenInfo, revoke, userinfo, discovery]) await app.register(plugin, { server });
+};
+
+export default oauth;
