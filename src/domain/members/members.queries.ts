@@ -1,0 +1,131 @@
+/**
+ * Every Kysely call about memberships: direct members of a project or group, and the levels a
+ * user holds through groups (a group's members inherit access to its sub-groups and projects;
+ * the highest level wins).
+ */
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../../db/types.ts';
+import type { MemberRow, MemberSourceType } from '../../db/tables/projects.ts';
+import { nowIso } from '../clock.ts';
+import { descendantGroupIds, MAX_NAMESPACE_DEPTH } from '../namespaces/namespaces.queries.ts';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+export function findMember(db: Db, sourceType: MemberSourceType, sourceId: number, userId: number): Promise<MemberRow | undefined> {
+  return db.selectFrom('members').selectAll()
+    .where('source_type', '=', sourceType).where('source_id', '=', sourceId).where('user_id', '=', userId)
+    .executeTakeFirst();
+}
+
+/** Direct members with their user rows, for the members resource; ordered by member id. */
+export function membersQuery(db: Db, sourceType: MemberSourceType, sourceId: number) {
+  return db.selectFrom('members')
+    .innerJoin('users', 'users.id', 'members.user_id')
+    .selectAll('users')
+    .select(['members.id as member_id', 'members.access_level', 'members.expires_at', 'members.created_at as member_created_at', 'members.created_by_id as member_created_by_id'])
+    .where('members.source_type', '=', sourceType).where('members.source_id', '=', sourceId)
+    .orderBy('members.id');
+}
+
+export async function insertMember(db: Db, m: { sourceType: MemberSourceType; sourceId: number; userId: number; accessLevel: number; expiresAt?: string | null; createdById: number | null }): Promise<MemberRow> {
+  const now = nowIso();
+  return db.insertInto('members').values({
+    source_type: m.sourceType, source_id: m.sourceId, user_id: m.userId, access_level: m.accessLevel,
+    expires_at: m.expiresAt ?? null, created_by_id: m.createdById, created_at: now, updated_at: now,
+  }).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateMember(db: Db, id: number, set: { accessLevel?: number; expiresAt?: string | null }): Promise<void> {
+  await db.updateTable('members').set({
+    ...(set.accessLevel !== undefined ? { access_level: set.accessLevel } : {}),
+    ...(set.expiresAt !== undefined ? { expires_at: set.expiresAt } : {}),
+    updated_at: nowIso(),
+  }).where('id', '=', id).execute();
+}
+
+export async function deleteMember(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('members').where('id', '=', id).execute();
+}
+
+export async function deleteMembersOf(db: Db, sourceType: MemberSourceType, sourceIds: number[]): Promise<void> {
+  if (sourceIds.length === 0) return;
+  await db.deleteFrom('members').where('source_type', '=', sourceType).where('source_id', 'in', sourceIds).execute();
+}
+
+export async function countOwners(db: Db, groupId: number): Promise<number> {
+  const row = await db.selectFrom('members').select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('source_type', '=', 'Namespace').where('source_id', '=', groupId).where('access_level', '=', 50)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Groups in which `userId` is the only owner (a user who is cannot be deleted: 409). */
+export async function groupsSolelyOwnedBy(db: Db, userId: number): Promise<number[]> {
+  const owned = await db.selectFrom('members').select('source_id')
+    .where('user_id', '=', userId).where('source_type', '=', 'Namespace').where('access_level', '=', 50).execute();
+  const sole: number[] = [];
+  for (const { source_id } of owned) if ((await countOwners(db, source_id)) === 1) sole.push(source_id);
+  return sole;
+}
+
+/** Highest level among direct memberships of the given groups. */
+async function highestDirect(db: Db, userId: number, sourceType: MemberSourceType, sourceIds: number[]): Promise<number> {
+  if (sourceIds.length === 0) return 0;
+  const row = await db.selectFrom('members').select((eb) => eb.fn.max<number>('access_level').as('level'))
+    .where('user_id', '=', userId).where('source_type', '=', sourceType).where('source_id', 'in', sourceIds)
+    .executeTakeFirst();
+  return Number(row?.level ?? 0);
+}
+
+/** The user's level in a group: the highest over the group and its ancestors (`lineage`). */
+export function groupAccessLevel(db: Db, userId: number, lineage: number[]): Promise<number> {
+  return highestDirect(db, userId, 'Namespace', lineage);
+}
+
+/** The user's level in a project: direct membership or through its namespace's groups. */
+export async function projectAccessLevel(db: Db, userId: number, projectId: number, namespaceLineage: number[]): Promise<number> {
+  const [direct, inherited] = await Promise.all([
+    highestDirect(db, userId, 'Project', [projectId]),
+    highestDirect(db, userId, 'Namespace', namespaceLineage),
+  ]);
+  return Math.max(direct, inherited);
+}
+
+/**
+ * Every group the user reaches and the level they hold there: their direct group memberships,
+ * inherited down to every sub-group (the highest level along the way).
+ */
+export async function authorizedGroupLevels(db: Db, userId: number): Promise<Map<number, number>> {
+  const direct = await db.selectFrom('members').select(['source_id', 'access_level'])
+    .where('user_id', '=', userId).where('source_type', '=', 'Namespace').execute();
+  const levels = new Map<number, number>(direct.map((m) => [m.source_id, m.access_level]));
+  if (levels.size === 0) return levels;
+  const directIds = [...levels.keys()];
+  const parentOf = await descendantGroupIds(db, directIds);
+  const directParents = await db.selectFrom('namespaces').select(['id', 'parent_id']).where('id', 'in', directIds).execute();
+  for (const d of directParents) if (d.parent_id !== null) parentOf.set(d.id, d.parent_id);
+  // Inherit down until nothing changes (a chain is at most MAX_NAMESPACE_DEPTH long).
+  for (let changed = true, rounds = 0; changed && rounds <= MAX_NAMESPACE_DEPTH; rounds += 1) {
+    changed = false;
+    for (const [child, parent] of parentOf) {
+      const inherited = Math.max(levels.get(child) ?? 0, levels.get(parent) ?? 0);
+      if (inherited !== levels.get(child)) {
+        levels.set(child, inherited);
+        changed = true;
+      }
+    }
+  }
+  for (const [id, level] of levels) if (level === 0) levels.delete(id);
+  return levels;
+}
+
+/** The user's direct memberships (GET /users/:id/memberships), with the source's name. */
+export function membershipsQuery(db: Db, userId: number, type: MemberSourceType | undefined) {
+  let q = db.selectFrom('members')
+    .leftJoin('projects', (j) => j.onRef('projects.id', '=', 'members.source_id').on('members.source_type', '=', 'Project'))
+    .leftJoin('namespaces', (j) => j.onRef('namespaces.id', '=', 'members.source_id').on('members.source_type', '=', 'Namespace'))
+    .select(['members.id', 'members.source_id', 'members.source_type', 'members.access_level', 'projects.name as project_name', 'namespaces.name as group_name'])
+    .where('members.user_id', '=', userId);
+  if (type) q = q.where('members.source_type', '=', type);
+  return q.orderBy('members.id');
+}

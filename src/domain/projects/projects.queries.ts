@@ -1,0 +1,78 @@
+/** Every Kysely call about project rows. */
+import { sql, type Kysely, type Transaction, type Updateable } from 'kysely';
+import type { DB } from '../../db/types.ts';
+import type { ProjectRow, ProjectsTable } from '../../db/tables/projects.ts';
+import { nowIso } from '../clock.ts';
+import { findNamespaceByFullPath } from '../namespaces/namespaces.queries.ts';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+export function findProjectById(db: Db, id: number): Promise<ProjectRow | undefined> {
+  return db.selectFrom('projects').selectAll().where('id', '=', id).where('pending_delete', '=', 0).executeTakeFirst();
+}
+
+/** `:id` of the projects resource: an integer id or the full path (`group/sub/project`). */
+export async function findProjectByIdOrPath(db: Db, idOrPath: string): Promise<ProjectRow | undefined> {
+  if (/^\d+$/.test(idOrPath)) {
+    const id = Number(idOrPath);
+    return Number.isSafeInteger(id) && id <= 2_147_483_647 ? findProjectById(db, id) : undefined;
+  }
+  const slash = idOrPath.lastIndexOf('/');
+  if (slash <= 0) return undefined;
+  const namespace = await findNamespaceByFullPath(db, idOrPath.slice(0, slash));
+  if (!namespace) return undefined;
+  return findProjectInNamespace(db, namespace.id, idOrPath.slice(slash + 1));
+}
+
+export function findProjectInNamespace(db: Db, namespaceId: number, path: string): Promise<ProjectRow | undefined> {
+  return db.selectFrom('projects').selectAll()
+    .where('namespace_id', '=', namespaceId).where(sql`lower(path)`, '=', path.toLowerCase()).where('pending_delete', '=', 0)
+    .executeTakeFirst();
+}
+
+/** Which of `name` / `path` another project of the namespace already uses (case-insensitive). */
+export async function takenInNamespace(db: Db, namespaceId: number, name: string, path: string, exceptId = 0): Promise<{ name: boolean; path: boolean }> {
+  const rows = await db.selectFrom('projects').select(['name', 'path'])
+    .where('namespace_id', '=', namespaceId).where('id', '!=', exceptId)
+    .where((eb) => eb.or([eb(sql`lower(name)`, '=', name.toLowerCase()), eb(sql`lower(path)`, '=', path.toLowerCase())]))
+    .execute();
+  return {
+    name: rows.some((r) => r.name.toLowerCase() === name.toLowerCase()),
+    path: rows.some((r) => r.path.toLowerCase() === path.toLowerCase()),
+  };
+}
+
+export type NewProjectValues = Omit<ProjectsTable, 'id' | 'created_at' | 'updated_at' | 'last_activity_at' | 'archived' | 'read_only' | 'empty_repo' | 'pending_delete' | 'readme_path' | 'visibility_level'> & { visibility_level: number };
+
+export async function insertProject(db: Db, values: NewProjectValues): Promise<ProjectRow> {
+  const now = nowIso();
+  return db.insertInto('projects').values({ ...values, created_at: now, updated_at: now, last_activity_at: now })
+    .returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateProjectRow(db: Db, id: number, set: Omit<Updateable<ProjectsTable>, 'id' | 'created_at'>): Promise<ProjectRow> {
+  return db.updateTable('projects').set({ ...set, updated_at: nowIso() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** After a push: what the repository now holds, and the activity. */
+export async function recordPush(db: Db, id: number, r: { defaultBranch: string | null; empty: boolean; readme: string | null }): Promise<void> {
+  const now = nowIso();
+  await db.updateTable('projects').set({
+    default_branch: r.defaultBranch, empty_repo: r.empty ? 1 : 0, readme_path: r.readme, last_activity_at: now, updated_at: now,
+  }).where('id', '=', id).execute();
+}
+
+export async function deleteProjectRow(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('projects').where('id', '=', id).execute();
+}
+
+export function projectsInNamespaces(db: Db, namespaceIds: number[]) {
+  return db.selectFrom('projects').selectAll().where('namespace_id', 'in', namespaceIds).where('pending_delete', '=', 0);
+}
+
+/** Projects the user owns directly (their personal namespace), for user deletion and `owned`. */
+export async function personalProjectIds(db: Db, userId: number): Promise<number[]> {
+  const rows = await db.selectFrom('projects').innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
+    .select('projects.id').where('namespaces.kind', '=', 'user').where('namespaces.owner_id', '=', userId).execute();
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,61 @@
+/**
+ * Finding the project or group a route names by `:id` (integer or URL-encoded full path), as the
+ * viewer may see it: a missing project and one the viewer may not read answer the same 404
+ * (`404 Project Not Found` / `404 Group Not Found`), so private names do not leak.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { NamespaceRow } from '../../db/types.ts';
+import type { ProjectRow } from '../../db/tables/projects.ts';
+import type { Actor } from '../../domain/permissions/access.ts';
+import { findProjectByIdOrPath } from '../../domain/projects/projects.queries.ts';
+import { findNamespaceByIdOrPath, namespacePaths } from '../../domain/namespaces/namespaces.queries.ts';
+import { groupActor, projectActor } from '../../domain/permissions/actors.ts';
+import { canOnProject, type ProjectAction } from '../../domain/permissions/project.policy.ts';
+import { canOnGroup, type GroupAction } from '../../domain/permissions/group.policy.ts';
+import { forbidden, notFound } from '../errors.ts';
+import type { NamespaceInfo } from '../entities/project.ts';
+
+export interface ProjectContext {
+  project: ProjectRow;
+  namespace: NamespaceInfo;
+  lineage: number[];
+  actor: Actor;
+}
+
+export async function loadProject(request: FastifyRequest, idOrPath: string): Promise<ProjectContext> {
+  const db = request.server.kiln.db;
+  const project = await findProjectByIdOrPath(db, idOrPath);
+  if (!project) throw notFound('Project');
+  const ns = await db.selectFrom('namespaces').selectAll().where('id', '=', project.namespace_id).executeTakeFirstOrThrow();
+  const paths = (await namespacePaths(db, [ns])).get(ns.id)!;
+  const actor = await projectActor(db, request.caller?.user ?? null, project.id, paths.lineage);
+  if (!canOnProject(actor, 'read_project', project)) throw notFound('Project');
+  return { project, namespace: { namespace: ns, fullPath: paths.fullPath, fullName: paths.fullName }, lineage: paths.lineage, actor };
+}
+
+/** 403 `403 Forbidden` unless the actor may do `action` (the Service's `authorize!`). */
+export function authorizeProject(ctx: ProjectContext, action: ProjectAction): void {
+  if (!canOnProject(ctx.actor, action, ctx.project)) throw forbidden();
+}
+
+export interface GroupContext {
+  group: NamespaceRow;
+  fullPath: string;
+  fullName: string;
+  lineage: number[];
+  actor: Actor;
+}
+
+export async function loadGroup(request: FastifyRequest, idOrPath: string): Promise<GroupContext> {
+  const db = request.server.kiln.db;
+  const group = await findNamespaceByIdOrPath(db, idOrPath);
+  if (!group || group.kind !== 'group') throw notFound('Group');
+  const paths = (await namespacePaths(db, [group])).get(group.id)!;
+  const actor = await groupActor(db, request.caller?.user ?? null, paths.lineage);
+  if (!canOnGroup(actor, 'read_group', group)) throw notFound('Group');
+  return { group, fullPath: paths.fullPath, fullName: paths.fullName, lineage: paths.lineage, actor };
+}
+
+export function authorizeGroup(ctx: GroupContext, action: GroupAction): void {
+  if (!canOnGroup(ctx.actor, action, ctx.group)) throw forbidden();
+}

@@ -1,0 +1,127 @@
+/**
+ * The groups resource (CONTRACT §4): create (the creator becomes Owner; a wiki repository is
+ * created), list (GroupsFinder visibility: anonymous readers see public groups, users their
+ * groups or with all_available=true every group they may see, administrators all), and show
+ * (GroupDetail with the group's projects the caller may see).
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import { VISIBILITIES, VISIBILITY_LEVELS, visibilityLevel, type Visibility } from '../../domain/permissions/access.ts';
+import { createGroup } from '../../domain/groups/create-group.ts';
+import { canCreateTopLevelGroup, groupsQuery, PUBLIC_ONLY } from '../../domain/groups/groups.queries.ts';
+import { authorizedGroupLevels } from '../../domain/members/members.queries.ts';
+import { namespacePaths } from '../../domain/namespaces/namespaces.queries.ts';
+import { findProjects } from '../../domain/projects/project.finder.ts';
+import { forbidden, validationFailed } from '../errors.ts';
+import { defineParams, P } from '../params.ts';
+import { paginate, paginationParams } from '../pagination.ts';
+import { GroupDetailSchema, GroupSchema, presentGroup } from '../entities/group.ts';
+import { authorizeGroup, loadGroup } from '../loaders/containers.ts';
+import { presentProjectList } from '../loaders/project-list.ts';
+import type { Project } from '../entities/project.ts';
+
+const createParams = defineParams({
+  name: P.string(),
+  path: P.string(),
+  description: P.optional(P.string()),
+  visibility: P.optional(P.oneOf(VISIBILITIES, { description: 'default private' })),
+  parent_id: P.optional(P.integer({ description: 'create a sub-group of this group' })),
+});
+const listParams = defineParams({
+  all_available: P.optional(P.boolean()),
+  search: P.optional(P.string()),
+  owned: P.optional(P.boolean({ default: false })),
+  min_access_level: P.optional(P.oneOf(['10', '20', '30', '40', '50'] as const)),
+  top_level_only: P.optional(P.boolean({ default: false })),
+  skip_groups: P.optional(P.array(P.integer())),
+  order_by: P.optional(P.oneOf(['name', 'path', 'id'] as const, { default: 'name' })),
+  sort: P.optional(P.oneOf(['asc', 'desc'] as const, { default: 'asc' })),
+  ...paginationParams,
+});
+const showParams = defineParams({ id: P.string({ description: 'group id or URL-encoded full path' }) });
+
+/** GroupDetail lists at most this many projects (the Service's projects limit on the entity). */
+const DETAIL_PROJECTS_LIMIT = 100;
+
+const groups: FastifyPluginAsync = async (app) => {
+  const { db, config } = app.kiln;
+  const externalUrl = config.externalUrl;
+
+  app.post('/groups', {
+    config: { auth: 'required', params: createParams },
+    schema: { summary: 'Create a group or sub-group', tags: ['groups'], response: { 201: GroupSchema } },
+  }, async (request, reply) => {
+    const input = request.input as { name: string; path: string; description?: string; visibility?: Visibility; parent_id?: number | null };
+    const user = request.caller!.user;
+    let parent = null;
+    if (input.parent_id != null) {
+      const ctx = await loadGroup(request, String(input.parent_id));
+      authorizeGroup(ctx, 'create_subgroup');
+      parent = { row: ctx.group, fullPath: ctx.fullPath, fullName: ctx.fullName };
+    } else if (!canCreateTopLevelGroup(user)) {
+      throw forbidden();
+    }
+    const result = await createGroup(db, config.storages, {
+      creator: user, name: input.name, path: input.path, description: input.description ?? '',
+      visibilityLevel: visibilityLevel(input.visibility ?? 'private'), parent: parent ? { row: parent.row, fullPath: parent.fullPath } : null,
+    });
+    if (!result.ok) throw validationFailed(result.errors);
+    const paths = parent
+      ? { fullPath: `${parent.fullPath}/${result.group.path}`, fullName: `${parent.fullName} / ${result.group.name}` }
+      : { fullPath: result.group.path, fullName: result.group.name };
+    reply.code(201);
+    return presentGroup(result.group, paths, { externalUrl, admin: user.admin === 1 });
+  });
+
+  app.get('/groups', {
+    config: { auth: 'optional', params: listParams },
+    schema: { summary: 'List groups', tags: ['groups'], response: { 200: Type.Array(GroupSchema) } },
+  }, async (request, reply) => {
+    const input = request.input as {
+      all_available?: boolean | null; search?: string; owned: boolean; min_access_level?: string; top_level_only: boolean;
+      skip_groups?: number[]; order_by: 'name' | 'path' | 'id'; sort: 'asc' | 'desc';
+    };
+    const viewer = request.caller?.user ?? null;
+    const levels = viewer ? await authorizedGroupLevels(db, viewer.id) : new Map<number, number>();
+    const min = input.min_access_level ? Number(input.min_access_level) : null;
+    const memberIds = [...levels].filter(([, l]) => min === null || l >= min).map(([id]) => id);
+    // all_available defaults to true for anonymous readers and administrators, false for users.
+    const allAvailable = input.all_available ?? (!viewer || viewer.admin === 1);
+    let memberOf: number[] | null = memberIds;
+    let includeVisible: { minVisibility: number } | null = null;
+    if (!viewer) {
+      memberOf = [];
+      includeVisible = PUBLIC_ONLY;
+    } else if (min === null && !input.owned && allAvailable) {
+      if (viewer.admin) memberOf = null;
+      else includeVisible = { minVisibility: viewer.external ? VISIBILITY_LEVELS.public : VISIBILITY_LEVELS.internal };
+    }
+    const qb = groupsQuery(db, {
+      memberOf, includeVisible, search: input.search || undefined, topLevelOnly: input.top_level_only,
+      skipGroups: input.skip_groups ?? undefined,
+      ownedIds: input.owned ? [...levels].filter(([, l]) => l >= 50).map(([id]) => id) : undefined,
+    });
+    const ordered = input.order_by === 'id' ? qb.orderBy('id', input.sort) : qb.orderBy(input.order_by, input.sort).orderBy('id', input.sort);
+    const rows = await paginate(db, request, reply, ordered);
+    const paths = await namespacePaths(db, rows);
+    return rows.map((g) => presentGroup(g, paths.get(g.id)!, { externalUrl, admin: viewer?.admin === 1 }));
+  });
+
+  app.get('/groups/:id', {
+    config: { auth: 'optional', params: showParams },
+    schema: { summary: 'A group with its projects', tags: ['groups'], response: { 200: GroupDetailSchema } },
+  }, async (request) => {
+    const ctx = await loadGroup(request, (request.input as { id: string }).id);
+    const viewer = request.caller?.user ?? null;
+    const qb = await findProjects(db, viewer, { namespaceIds: [ctx.group.id] });
+    const rows = await qb.orderBy('projects.id', 'asc').limit(DETAIL_PROJECTS_LIMIT).execute();
+    const projects = await presentProjectList(db, rows, { externalUrl, admin: false }) as Project[];
+    return {
+      ...presentGroup(ctx.group, ctx, { externalUrl, admin: viewer?.admin === 1 }),
+      projects,
+      shared_projects: [],
+    };
+  });
+};
+
+export default groups;
