@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { health, version } from './meta.ts';
 import users from './users.ts';
+import userGpgKeys from './user-gpg-keys.ts';
 import userEmails from './user-emails.ts';
 import userStatus from './user-status.ts';
 import userPreferences from './user-preferences.ts';
@@ -24,6 +25,7 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(async (api) => {
     await api.register(version);
     await api.register(users);
+    await api.register(userGpgKeys);
     await api.register(userEmails);
     await api.register(userStatus);
     await api.register(userPreferences);

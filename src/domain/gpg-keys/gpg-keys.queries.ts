@@ -1,0 +1,48 @@
+/** Every Kysely call of the GPG keys area. */
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../../db/types.ts';
+import type { GpgKeyRow } from '../../db/tables/keys.ts';
+import { isStorableId } from '../../db/constraints.ts';
+import { nowIso } from '../clock.ts';
+import type { GpgPublicKey } from './gpg-public-key.ts';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+/** A user's GPG keys in id order (index gpg_keys_user). */
+export function userGpgKeysQuery(db: Db, userId: number) {
+  return db.selectFrom('gpg_keys').selectAll().where('user_id', '=', userId).orderBy('id');
+}
+
+export async function findUserGpgKey(db: Db, userId: number, keyId: number): Promise<GpgKeyRow | undefined> {
+  if (!isStorableId(keyId)) return undefined;
+  return db.selectFrom('gpg_keys').selectAll().where('user_id', '=', userId).where('id', '=', keyId).executeTakeFirst();
+}
+
+/** Keys that share the fingerprint or the primary key id (both unique indexes). */
+export function gpgKeysClashing(db: Db, fingerprint: string, primaryKeyid: string) {
+  return db.selectFrom('gpg_keys').select(['key', 'fingerprint', 'primary_keyid'])
+    .where((eb) => eb.or([eb('fingerprint', '=', fingerprint), eb('primary_keyid', '=', primaryKeyid)]))
+    .execute();
+}
+
+/** The key and its subkeys, in one transaction. */
+export function insertGpgKey(db: Kysely<DB>, userId: number, armored: string, parsed: GpgPublicKey): Promise<GpgKeyRow> {
+  return db.transaction().execute(async (trx) => {
+    const now = nowIso();
+    const row = await trx.insertInto('gpg_keys').values({
+      user_id: userId, key: armored, fingerprint: parsed.fingerprint, primary_keyid: parsed.primaryKeyid,
+      emails: parsed.emails.join(' '), created_at: now, updated_at: now,
+    }).returningAll().executeTakeFirstOrThrow();
+    if (parsed.subkeys.length > 0) {
+      await trx.insertInto('gpg_key_subkeys')
+        .values(parsed.subkeys.map((s) => ({ gpg_key_id: row.id, keyid: s.keyid, fingerprint: s.fingerprint })))
+        .execute();
+    }
+    return row;
+  });
+}
+
+/** Removes the key; its subkeys go with it (foreign key cascade). */
+export async function deleteGpgKey(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('gpg_keys').where('id', '=', id).execute();
+}
