@@ -1,0 +1,78 @@
+/**
+ * Rate limits (spec, Errors: 429; CONTRACT §2): a budget a minute per IP for anonymous callers
+ * and per user for authenticated ones, answered with `{"message":"Retry later"}` and Retry-After.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { createToken, createUser } from '../helpers/factories.ts';
+
+function assertLimited(res: { statusCode: number; headers: Record<string, unknown>; json(): unknown }): void {
+  assert.equal(res.statusCode, 429);
+  assert.deepEqual(res.json(), { message: 'Retry later' });
+  assert.equal(res.headers['content-type'], 'application/json');
+  const retryAfter = Number(res.headers['retry-after']);
+  assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `Retry-After ${String(res.headers['retry-after'])}`);
+}
+
+describe('rate limits', () => {
+  let t: TestApp;
+  before(async () => { t = await startTestApp({ KILN_RATE_LIMIT_PER_IP: '3', KILN_RATE_LIMIT_PER_USER: '5' }); });
+  after(async () => { await t.close(); });
+
+  const anonymous = (ip: string) => t.request({ url: '/api/v4/users/1', remoteAddress: ip });
+
+  it('lets an anonymous IP make its budget of requests, then answers 429 with Retry-After', async () => {
+    for (let i = 1; i <= 3; i++) {
+      const res = await anonymous('10.0.0.1');
+      assert.equal(res.statusCode, 200, `request ${i}`);
+      assert.equal(res.headers['x-ratelimit-limit'], '3');
+      assert.equal(res.headers['x-ratelimit-remaining'], String(3 - i));
+    }
+    assertLimited(await anonymous('10.0.0.1'));
+    assertLimited(await anonymous('10.0.0.1'));
+  });
+
+  it('keeps a separate budget for each IP', async () => {
+    for (let i = 0; i < 3; i++) assert.equal((await anonymous('10.0.0.2')).statusCode, 200);
+    assertLimited(await anonymous('10.0.0.2'));
+    assert.equal((await anonymous('10.0.0.3')).statusCode, 200);
+  });
+
+  it('does not hold an authenticated user to the budget of their IP', async () => {
+    for (let i = 0; i < 3; i++) await anonymous('10.0.0.4');
+    assertLimited(await anonymous('10.0.0.4'));
+    const token = await createToken(t.db, await createUser(t.db));
+    const res = await t.request({ url: '/api/v4/users/1', token, remoteAddress: '10.0.0.4' });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['x-ratelimit-limit'], '5');
+  });
+
+  it('keys the user budget by user, across addresses and tokens', async () => {
+    const alice = await createUser(t.db);
+    const bob = await createUser(t.db);
+    const aliceTokens = [await createToken(t.db, alice), await createToken(t.db, alice)];
+    for (let i = 0; i < 5; i++) {
+      const res = await t.request({ url: '/api/v4/user', token: aliceTokens[i % 2], remoteAddress: `10.1.0.${i}` });
+      assert.equal(res.statusCode, 200, `request ${i + 1}`);
+    }
+    assertLimited(await t.request({ url: '/api/v4/user', token: aliceTokens[0], remoteAddress: '10.1.0.99' }));
+    const bobs = await t.request({ url: '/api/v4/user', token: await createToken(t.db, bob), remoteAddress: '10.1.0.0' });
+    assert.equal(bobs.statusCode, 200, 'another user has a budget of their own');
+    assert.equal(bobs.json().id, bob.id);
+  });
+});
+
+describe('rate limits turned off', () => {
+  let t: TestApp;
+  before(async () => { t = await startTestApp({ KILN_RATE_LIMIT_PER_IP: '0', KILN_RATE_LIMIT_PER_USER: '0' }); });
+  after(async () => { await t.close(); });
+
+  it('never answers 429 and sends no rate-limit headers', async () => {
+    for (let i = 0; i < 10; i++) {
+      const res = await t.request({ url: '/api/v4/users/1' });
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.headers['x-ratelimit-limit'], undefined);
+    }
+  });
+});
