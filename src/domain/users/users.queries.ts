@@ -1,6 +1,6 @@
 /** Every Kysely call of the users area. Small functions taking (db | trx, …). */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { DB, NewUser, UserRow } from '../../db/types.ts';
+import type { DB, NewUser, UserRow, UserUpdate } from '../../db/types.ts';
 import { nowIso, todayDate } from '../clock.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -24,9 +24,10 @@ export function findUserByIdOrUsername(db: Db, identifier: string): Promise<User
   return findUserByUsername(db, identifier);
 }
 
-/** Inserts a user and their personal namespace in one transaction. */
-export async function insertUserWithNamespace(db: Kysely<DB>, user: Omit<NewUser, 'created_at' | 'updated_at'>, opts: { id?: number } = {}): Promise<UserRow> {
-  return db.transaction().execute(async (trx) => {
+/** Inserts a user and their personal namespace in one transaction (the caller's, when given one). */
+export async function insertUserWithNamespace(db: Db, user: Omit<NewUser, 'created_at' | 'updated_at'>, opts: { id?: number } = {}): Promise<UserRow> {
+  const inTransaction = (work: (trx: Db) => Promise<UserRow>) => (db.isTransaction ? work(db) : (db as Kysely<DB>).transaction().execute(work));
+  return inTransaction(async (trx) => {
     const now = nowIso();
     const row = await trx.insertInto('users')
       .values({ ...user, ...(opts.id ? { id: opts.id } : {}), created_at: now, updated_at: now })
@@ -133,4 +134,135 @@ export async function followSummaries(db: Db, userIds: number[], viewerId: numbe
   for (const r of following) out.get(r.id)!.following = Number(r.n);
   for (const r of followed) out.get(r.id)!.isFollowed = true;
   return out;
+}
+
+/** Whether `email` is any user's primary or secondary email (but `exceptUserId`'s), without regard to case. */
+export async function emailTaken(db: Db, email: string, exceptUserId: number | null): Promise<boolean> {
+  const lower = email.toLowerCase();
+  const primary = await db.selectFrom('users').select('id')
+    .where(sql`lower(email)`, '=', lower).where('id', '!=', exceptUserId ?? 0).executeTakeFirst();
+  if (primary) return true;
+  const secondary = await db.selectFrom('emails').select('id')
+    .where(sql`lower(email)`, '=', lower).where('user_id', '!=', exceptUserId ?? 0).executeTakeFirst();
+  return secondary !== undefined;
+}
+
+export async function usernameTaken(db: Db, username: string, exceptUserId: number | null): Promise<boolean> {
+  const row = await db.selectFrom('users').select('id')
+    .where(sql`lower(username)`, '=', username.toLowerCase()).where('id', '!=', exceptUserId ?? 0).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** A top-level namespace (a group, or another user's personal namespace) already has this path. */
+export async function rootPathTakenByOther(db: Db, path: string, userId: number | null): Promise<boolean> {
+  const row = await db.selectFrom('namespaces').select('id')
+    .where('parent_id', 'is', null)
+    .where(sql`lower(path)`, '=', path.toLowerCase())
+    .where((eb) => eb.or([eb('owner_id', 'is', null), eb('owner_id', '!=', userId ?? 0), eb('kind', '!=', 'user')]))
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function publicEmailTaken(db: Db, email: string, exceptUserId: number | null): Promise<boolean> {
+  const row = await db.selectFrom('users').select('id')
+    .where(sql`lower(public_email)`, '=', email.toLowerCase()).where('id', '!=', exceptUserId ?? 0).executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * The emails a user owns for public_email / commit_email (lower case): the primary email (the new
+ * one when it changes in the same request) and the confirmed secondary emails.
+ */
+export async function verifiedEmailsOf(db: Db, user: UserRow | null, newPrimary: string | undefined): Promise<Set<string>> {
+  const out = new Set<string>();
+  const primary = newPrimary ?? user?.email;
+  if (primary) out.add(primary.toLowerCase());
+  if (user) {
+    const rows = await db.selectFrom('emails').select('email')
+      .where('user_id', '=', user.id).where('confirmed_at', 'is not', null).execute();
+    for (const r of rows) out.add(r.email.toLowerCase());
+  }
+  return out;
+}
+
+export async function updateUserRow(db: Db, id: number, set: UserUpdate): Promise<UserRow> {
+  return db.updateTable('users').set({ ...set, updated_at: nowIso() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Keeps the personal namespace's name and path in step with the user's name and username. */
+export async function updatePersonalNamespace(db: Db, userId: number, set: { name?: string; path?: string }): Promise<void> {
+  if (set.name === undefined && set.path === undefined) return;
+  await db.updateTable('namespaces').set({ ...set, updated_at: nowIso() })
+    .where('owner_id', '=', userId).where('kind', '=', 'user').execute();
+}
+
+/** An identity of `provider` whose extern_uid another user already has (case-insensitive). */
+export async function externUidTaken(db: Db, provider: string, externUid: string, exceptUserId: number | null): Promise<boolean> {
+  const row = await db.selectFrom('identities').select('id')
+    .where('provider', '=', provider).where(sql`lower(extern_uid)`, '=', externUid.toLowerCase())
+    .where('user_id', '!=', exceptUserId ?? 0).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Sets the user's identity of `provider` (one per provider). */
+export async function upsertIdentity(db: Db, userId: number, provider: string, externUid: string): Promise<void> {
+  const updated = await db.updateTable('identities').set({ extern_uid: externUid })
+    .where('user_id', '=', userId).where('provider', '=', provider).executeTakeFirst();
+  if (Number(updated.numUpdatedRows) > 0) return;
+  await db.insertInto('identities').values({ user_id: userId, provider, extern_uid: externUid, saml_provider_id: null, created_at: nowIso() }).execute();
+}
+
+export function findIdentity(db: Db, userId: number, provider: string) {
+  return db.selectFrom('identities').selectAll().where('user_id', '=', userId).where('provider', '=', provider).executeTakeFirst();
+}
+
+export async function deleteIdentity(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('identities').where('id', '=', id).execute();
+}
+
+/**
+ * Moves the user from `from` to `to` unless someone else changed the state meanwhile; answers
+ * whether this call made the change.
+ */
+export async function changeUserState(db: Db, userId: number, from: string, to: string): Promise<boolean> {
+  const result = await db.updateTable('users').set({ state: to, updated_at: nowIso() })
+    .where('id', '=', userId).where('state', '=', from).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function setTwoFactorRequired(db: Db, userId: number, required: boolean): Promise<void> {
+  await db.updateTable('users').set({ otp_required_for_login: required ? 1 : 0, updated_at: nowIso() }).where('id', '=', userId).execute();
+}
+
+export function findUserByType(db: Db, userType: number): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('user_type', '=', userType).orderBy('id').limit(1).executeTakeFirst();
+}
+
+/** Deletes the user row; their namespace, credentials, keys and other owned rows go with it (ON DELETE CASCADE). */
+export async function deleteUserRow(db: Db, userId: number): Promise<void> {
+  await db.deleteFrom('users').where('id', '=', userId).execute();
+}
+
+/** A user's custom attributes in creation order, for paginate(). */
+export function customAttributesQuery(db: Kysely<DB>, userId: number) {
+  return db.selectFrom('user_custom_attributes').select(['key', 'value'])
+    .where('user_id', '=', userId).orderBy('id');
+}
+
+export function findCustomAttribute(db: Db, userId: number, key: string) {
+  return db.selectFrom('user_custom_attributes').selectAll()
+    .where('user_id', '=', userId).where('key', '=', key).executeTakeFirst();
+}
+
+/** Sets `key` to `value`, creating the attribute when the user has none by that key. */
+export async function upsertCustomAttribute(db: Db, userId: number, key: string, value: string): Promise<{ key: string; value: string }> {
+  const now = nowIso();
+  return db.insertInto('user_custom_attributes').values({ user_id: userId, key, value, created_at: now, updated_at: now })
+    .onConflict((oc) => oc.columns(['user_id', 'key']).doUpdateSet({ value, updated_at: now }))
+    .returning(['key', 'value'])
+    .executeTakeFirstOrThrow();
+}
+
+export async function deleteCustomAttribute(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('user_custom_attributes').where('id', '=', id).execute();
 }

@@ -6,6 +6,10 @@ import type { FastifyInstance } from 'fastify';
 import { health, version } from './meta.ts';
 import users from './users.ts';
 import userGpgKeys from './user-gpg-keys.ts';
+import userAccounts from './user-accounts.ts';
+import userAdminActions from './user-admin-actions.ts';
+import userCustomAttributes from './user-custom-attributes.ts';
+import userAvatars from './user-avatars.ts';
 import userEmails from './user-emails.ts';
 import userStatus from './user-status.ts';
 import userPreferences from './user-preferences.ts';
@@ -22,9 +26,13 @@ import memberships from './memberships.ts';
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(health);
+  await app.register(userAvatars);
   await app.register(async (api) => {
     await api.register(version);
     await api.register(users);
+    await api.register(userAccounts);
+    await api.register(userAdminActions);
+    await api.register(userCustomAttributes);
     await api.register(userGpgKeys);
     await api.register(userEmails);
     await api.register(userStatus);
