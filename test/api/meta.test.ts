@@ -1,6 +1,25 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import type { FastifyInstance } from 'fastify';
 import { ROOT_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
+import { createToken, createUser } from '../helpers/factories.ts';
+
+/** Every route Fastify serves, read from its route tree: full path and methods. */
+function servedRoutes(app: FastifyInstance): { path: string; methods: string[] }[] {
+  const routes: { path: string; methods: string[] }[] = [];
+  const stack: string[] = [];
+  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const m = /^((?:│   |    )*)(?:├── |└── )(.*?)(?: \(([A-Z, ]+)\))?\s*$/.exec(line);
+    if (!m) continue;
+    stack.length = m[1].length / 4;
+    stack.push(m[2]);
+    if (m[3]) routes.push({ path: stack.join(''), methods: m[3].split(', ') });
+  }
+  return routes;
+}
+
+/** `/users/:id(^\\d+$)/keys/:key_id` and `/users/{id}/keys/{key_id}` both become `/users/{}/keys/{}`. */
+const shape = (path: string) => path.replace(/:[A-Za-z0-9_]+(\([^)]*\))?|\{[^}]+\}/g, '{}');
 
 describe('health and meta', () => {
   let t: TestApp;
@@ -33,9 +52,64 @@ describe('health and meta', () => {
     assert.ok(doc.paths['/api/v4/version']);
   });
 
-  it('serves Prometheus metrics', async () => {
+  it('serves Prometheus metrics, counting requests by route pattern', async () => {
+    const user = await createUser(t.db);
+    await t.request({ url: `/api/v4/users/${user.id}`, token: ROOT_TOKEN });
+    await t.request({ url: '/api/v4/users/1', token: ROOT_TOKEN });
+    await t.request({ url: '/api/v4/no/such/route' });
     const res = await t.request({ url: '/-/metrics' });
     assert.equal(res.statusCode, 200);
-    assert.match(res.body, /kiln_http_requests_total/);
+    assert.match(String(res.headers['content-type']), /^text\/plain/);
+    const line = (route: string, status: number) => res.body.split('\n')
+      .find((l) => l.startsWith(`kiln_http_requests_total{method="GET",route="${route}",status="${status}"}`));
+    assert.equal(line('/api/v4/users/:id(^\\\\d+$)', 200)?.split(' ')[1], '2', 'both users counted under one pattern');
+    assert.equal(line('unmatched', 404)?.split(' ')[1], '1');
+    assert.ok(!res.body.includes(`/api/v4/users/${user.id}"`), 'no raw URL becomes a label');
+    assert.match(res.body, /kiln_http_request_duration_seconds_bucket/);
+    assert.match(res.body, /process_cpu_seconds_total/);
+  });
+
+  it('answers GET /version 401 to anonymous callers, and to a read_user token', async () => {
+    const anonymous = await t.request({ url: '/api/v4/version' });
+    assert.deepEqual(anonymous.json(), { message: '401 Unauthorized' });
+    const user = await createUser(t.db);
+    const readUser = await t.request({ url: '/api/v4/version', token: await createToken(t.db, user, { scopes: ['read_user'] }) });
+    assert.equal(readUser.statusCode, 200);
+    assert.deepEqual(readUser.json(), { version: '15.2.0', revision: 'test' });
+    const repoOnly = await t.request({ url: '/api/v4/version', token: await createToken(t.db, user, { scopes: ['read_repository'] }) });
+    assert.equal(repoOnly.statusCode, 403);
+    assert.equal(repoOnly.json().scope, 'api read_api read_user');
+  });
+
+  it('lists every API route and method in the OpenAPI description', async () => {
+    const doc = (await t.request({ url: '/api/v4/openapi.json' })).json();
+    const documented = new Set<string>();
+    for (const [path, ops] of Object.entries<Record<string, unknown>>(doc.paths)) {
+      for (const method of Object.keys(ops)) documented.add(`${method.toUpperCase()} ${shape(path)}`);
+    }
+    const served = servedRoutes(t.app).filter((r) => r.path.startsWith('/api/v4/') && !r.path.startsWith('/api/v4/docs')
+      && r.path !== '/api/v4/openapi.json');
+    assert.ok(served.some((r) => r.path === '/api/v4/users/:id(^\\d+$)' && r.methods.includes('GET')), 'the route tree was read');
+    const missing = served.flatMap((r) => r.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${shape(r.path)}`))
+      .filter((key) => !documented.has(key));
+    assert.deepEqual(missing, []);
+    assert.ok(documented.has('GET /api/v4/user'));
+    assert.equal(doc.paths['/api/v4/version'].get.responses['200'].content['application/json'].schema.required.sort().join(), 'revision,version');
+  });
+});
+
+describe('readiness without a database', () => {
+  let t: TestApp;
+  before(async () => { t = await startTestApp(); });
+  after(async () => { await t.close(); });
+
+  it('answers 503 once the database stops answering, while liveness stays 200', async () => {
+    assert.equal((await t.request({ url: '/-/readiness' })).statusCode, 200);
+    await t.db.destroy();
+    const res = await t.request({ url: '/-/readiness' });
+    assert.equal(res.statusCode, 503);
+    assert.deepEqual(res.json(), { status: 'failed', database: 'failed' });
+    assert.equal(res.headers['content-type'], 'application/json');
+    assert.equal((await t.request({ url: '/-/liveness' })).statusCode, 200);
   });
 });
