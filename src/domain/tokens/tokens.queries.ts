@@ -1,6 +1,7 @@
 /** Every Kysely call for personal access, impersonation and OAuth access tokens, and sessions. */
 import type { Kysely, Transaction } from 'kysely';
 import type { DB, OauthAccessTokenRow, PersonalAccessTokenRow } from '../../db/types.ts';
+import { isStorableId } from '../../db/constraints.ts';
 import { nowIso } from '../clock.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -47,4 +48,51 @@ export async function touchPersonalAccessToken(db: Db, id: number, now: Date = n
     .where('id', '=', id)
     .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', cutoff)]))
     .execute();
+}
+
+export type TokenState = 'active' | 'inactive';
+
+export interface TokenFilters {
+  /** Only this user's tokens; omitted for every user's. */
+  userId?: number;
+  /** Only impersonation tokens (true) or only personal access tokens (false). */
+  impersonation?: boolean;
+  /** active: not revoked and not expired; inactive: revoked or expired (PersonalAccessTokensFinder). */
+  state?: TokenState;
+  revoked?: boolean;
+}
+
+/**
+ * Personal access and impersonation tokens in id order. Per user the index
+ * personal_access_tokens_user (user_id, impersonation, id) serves the list; state and revoked
+ * narrow those rows. Tokens expire at the start of their expiry date (as authentication checks).
+ */
+export function tokensQuery(db: Db, f: TokenFilters, today: string) {
+  let q = db.selectFrom('personal_access_tokens').selectAll();
+  if (f.userId !== undefined) q = q.where('user_id', '=', f.userId);
+  if (f.impersonation !== undefined) q = q.where('impersonation', '=', f.impersonation ? 1 : 0);
+  if (f.revoked !== undefined) q = q.where('revoked', '=', f.revoked ? 1 : 0);
+  if (f.state === 'active') {
+    q = q.where('revoked', '=', 0).where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today)]));
+  } else if (f.state === 'inactive') {
+    q = q.where((eb) => eb.or([eb('revoked', '=', 1), eb('expires_at', '<=', today)]));
+  }
+  return q.orderBy('id');
+}
+
+export async function findPersonalAccessTokenById(db: Db, id: number): Promise<PersonalAccessTokenRow | undefined> {
+  if (!isStorableId(id)) return undefined;
+  return db.selectFrom('personal_access_tokens').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function findImpersonationToken(db: Db, userId: number, id: number): Promise<PersonalAccessTokenRow | undefined> {
+  if (!isStorableId(id)) return undefined;
+  return db.selectFrom('personal_access_tokens').selectAll()
+    .where('user_id', '=', userId).where('impersonation', '=', 1).where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** Revoking keeps the row: revoked tokens are still listed, as inactive. */
+export async function revokePersonalAccessToken(db: Db, id: number): Promise<void> {
+  await db.updateTable('personal_access_tokens').set({ revoked: 1, updated_at: nowIso() }).where('id', '=', id).execute();
 }

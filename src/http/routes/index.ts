@@ -5,6 +5,8 @@
 import type { FastifyInstance } from 'fastify';
 import { health, version } from './meta.ts';
 import users from './users.ts';
+import personalAccessTokens from './personal-access-tokens.ts';
+import userTokens from './user-tokens.ts';
 import userGpgKeys from './user-gpg-keys.ts';
 import userAccounts from './user-accounts.ts';
 import userAdminActions from './user-admin-actions.ts';
@@ -30,6 +32,8 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(async (api) => {
     await api.register(version);
     await api.register(users);
+    await api.register(personalAccessTokens);
+    await api.register(userTokens);
     await api.register(userAccounts);
     await api.register(userAdminActions);
     await api.register(userCustomAttributes);
