@@ -24,6 +24,7 @@ import { registerRoutes } from './http/routes/index.ts';
 import { redactUrl } from './http/redact.ts';
 import oauth from './oauth/index.ts';
 import web from './web/index.ts';
+import smartHttp from './git/smart-http.ts';
 
 // Request ids: a random per-process prefix and a counter, unique without a CSPRNG call per request.
 const REQUEST_ID_PREFIX = crypto.randomBytes(6).toString('hex');
@@ -102,5 +103,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await registerRoutes(app);
   await app.register(oauth);
   await app.register(web);
+  await app.register(smartHttp);
   return app;
 }

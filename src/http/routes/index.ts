@@ -25,6 +25,7 @@ import projects from './projects.ts';
 import groups from './groups.ts';
 import members from './members.ts';
 import memberships from './memberships.ts';
+import snippets from './snippets.ts';
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(health);
@@ -51,5 +52,6 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
     await api.register(groups);
     await api.register(members);
     await api.register(memberships);
+    await api.register(snippets);
   }, { prefix: '/api/v4' });
 }

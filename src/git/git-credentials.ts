@@ -1,0 +1,87 @@
+/**
+ * Who a git client is (lib/gitlab/auth.rb find_for_git_client, reduced): HTTP Basic with any
+ * username and a personal access or impersonation token; username `oauth2` with an OAuth access
+ * token; username `gitlab-ci-token` with a CI job token. What the credential may do follows its
+ * scopes (reference §9): read_repository → download, write_repository → download and push,
+ * api → both, read_api → download. Job tokens may download only.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { KilnContext } from '../http/context.ts';
+import type { UserRow } from '../db/types.ts';
+import { digest } from '../domain/tokens/secret.ts';
+import { findOauthAccessTokenByDigest, findPersonalAccessTokenByDigest } from '../domain/tokens/tokens.queries.ts';
+import { findUserById } from '../domain/users/users.queries.ts';
+import { apiAccessDeniedReason } from '../domain/users/user-kind.ts';
+import { parseScopes } from '../domain/auth/scopes.ts';
+import { todayDate } from '../domain/clock.ts';
+
+export interface GitAbilities {
+  download: boolean;
+  push: boolean;
+}
+
+export type GitIdentity =
+  | { kind: 'anonymous' }
+  | { kind: 'user'; user: UserRow; abilities: GitAbilities; username: string }
+  /** Credentials that do not authenticate (unknown, expired or revoked token). */
+  | { kind: 'invalid' }
+  /** A valid credential whose user may not use kiln now (blocked, deactivated …). */
+  | { kind: 'denied'; reason: string };
+
+export function abilitiesForScopes(scopes: string[]): GitAbilities {
+  const has = (s: string) => scopes.includes(s);
+  return {
+    download: has('api') || has('read_api') || has('read_repository') || has('write_repository'),
+    push: has('api') || has('write_repository'),
+  };
+}
+
+function basicCredentials(request: FastifyRequest): { username: string; password: string } | null {
+  const header = request.headers.authorization;
+  const m = typeof header === 'string' ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header) : null;
+  if (!m) return null;
+  const decoded = Buffer.from(m[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return null;
+  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+async function tokenUser(ctx: KilnContext, username: string, secret: string): Promise<{ user: UserRow; scopes: string[] } | 'invalid'> {
+  const tokenDigest = digest(secret);
+  const now = new Date();
+  if (username === 'oauth2') {
+    const oauth = await findOauthAccessTokenByDigest(ctx.db, tokenDigest);
+    if (oauth) {
+      const expired = oauth.expires_in !== null && Date.parse(oauth.created_at) + oauth.expires_in * 1000 <= now.getTime();
+      const revoked = oauth.revoked_at !== null && oauth.revoked_at <= now.toISOString();
+      const user = await findUserById(ctx.db, oauth.resource_owner_id);
+      return expired || revoked || !user ? 'invalid' : { user, scopes: parseScopes(oauth.scopes) };
+    }
+  }
+  const pat = await findPersonalAccessTokenByDigest(ctx.db, tokenDigest);
+  if (!pat || pat.revoked === 1 || (pat.expires_at !== null && pat.expires_at <= todayDate(now))) return 'invalid';
+  if (pat.impersonation === 1 && !ctx.config.impersonationEnabled) return 'invalid';
+  const user = await findUserById(ctx.db, pat.user_id);
+  return user ? { user, scopes: parseScopes(pat.scopes) } : 'invalid';
+}
+
+export async function identifyGitClient(ctx: KilnContext, request: FastifyRequest): Promise<GitIdentity> {
+  const creds = basicCredentials(request);
+  if (!creds) return { kind: 'anonymous' };
+  let user: UserRow | undefined;
+  let abilities: GitAbilities;
+  if (creds.username === 'gitlab-ci-token') {
+    const job = ctx.jobTokens ? await ctx.jobTokens(ctx.db, creds.password) : null;
+    user = job ? await findUserById(ctx.db, job.userId) : undefined;
+    if (!user) return { kind: 'invalid' };
+    abilities = { download: true, push: false };
+  } else {
+    const found = await tokenUser(ctx, creds.username, creds.password);
+    if (found === 'invalid') return { kind: 'invalid' };
+    user = found.user;
+    abilities = abilitiesForScopes(found.scopes);
+  }
+  const denied = apiAccessDeniedReason(user, ctx.config.externalUrl);
+  if (denied) return { kind: 'denied', reason: denied };
+  return { kind: 'user', user, abilities, username: creds.username };
+}

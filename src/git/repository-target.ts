@@ -1,0 +1,74 @@
+/**
+ * Which repository a smart-HTTP path names, and what the client may do with it:
+ * `/<namespace…>/<project>.git` (a project), `/<group…>.wiki.git` (a group wiki) and
+ * `/snippets/<id>.git` (a personal snippet).
+ */
+import type { Kysely } from 'kysely';
+import type { DB, UserRow } from '../db/types.ts';
+import { findNamespaceByFullPath, namespacePaths } from '../domain/namespaces/namespaces.queries.ts';
+import { findProjectByIdOrPath } from '../domain/projects/projects.queries.ts';
+import { findSnippetById } from '../domain/snippets/snippets.queries.ts';
+import { groupActor, projectActor } from '../domain/permissions/actors.ts';
+import { canOnProject } from '../domain/permissions/project.policy.ts';
+import { canOnGroup } from '../domain/permissions/group.policy.ts';
+import { canOnSnippet } from '../domain/snippets/snippet.policy.ts';
+import { ACCESS_LEVELS } from '../domain/permissions/access.ts';
+
+export interface RepositoryTarget {
+  kind: 'project' | 'wiki' | 'snippet';
+  id: number;
+  storage: string;
+  diskPath: string;
+  readOnly: boolean;
+  archived: boolean;
+  /** What `user` (null: anonymous) may do, by the policy of the container. */
+  permissions(user: UserRow | null): Promise<{ read: boolean; download: boolean; push: boolean }>;
+}
+
+export async function findRepositoryTarget(db: Kysely<DB>, fullPath: string): Promise<RepositoryTarget | null> {
+  const snippet = /^snippets\/(\d+)\.git$/.exec(fullPath);
+  if (snippet) {
+    const row = await findSnippetById(db, Number(snippet[1]));
+    if (!row) return null;
+    return {
+      kind: 'snippet', id: row.id, storage: row.repository_storage, diskPath: row.disk_path, readOnly: row.read_only === 1, archived: false,
+      // Snippet content changes through the API, which keeps the row and the repository in step.
+      permissions: async (user) => {
+        const read = canOnSnippet(user, 'read_snippet', row);
+        return { read, download: read, push: false };
+      },
+    };
+  }
+  if (fullPath.endsWith('.wiki.git')) {
+    const group = await findNamespaceByFullPath(db, fullPath.slice(0, -'.wiki.git'.length));
+    if (group && group.kind === 'group' && group.wiki_disk_path && group.repository_storage) {
+      const lineage = (await namespacePaths(db, [group])).get(group.id)!.lineage;
+      return {
+        kind: 'wiki', id: group.id, storage: group.repository_storage, diskPath: group.wiki_disk_path, readOnly: group.read_only === 1, archived: false,
+        permissions: async (user) => {
+          const actor = await groupActor(db, user, lineage);
+          const read = canOnGroup(actor, 'read_group', group);
+          // Group wikis: readers clone, Developers and above write (the Service's create_wiki).
+          return { read, download: read, push: Boolean(user?.admin) || actor.accessLevel >= ACCESS_LEVELS.developer };
+        },
+      };
+    }
+  }
+  if (!fullPath.endsWith('.git')) return null;
+  const project = await findProjectByIdOrPath(db, fullPath.slice(0, -'.git'.length));
+  if (!project || /^\d+$/.test(fullPath.slice(0, -'.git'.length))) return null;
+  const ns = await db.selectFrom('namespaces').selectAll().where('id', '=', project.namespace_id).executeTakeFirstOrThrow();
+  const lineage = (await namespacePaths(db, [ns])).get(ns.id)!.lineage;
+  return {
+    kind: 'project', id: project.id, storage: project.repository_storage, diskPath: project.disk_path,
+    readOnly: project.read_only === 1, archived: project.archived === 1,
+    permissions: async (user) => {
+      const actor = await projectActor(db, user, project.id, lineage);
+      return {
+        read: canOnProject(actor, 'read_project', project),
+        download: canOnProject(actor, 'download_code', project),
+        push: canOnProject(actor, 'push_code', { ...project, archived: 0 }),
+      };
+    },
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * Git over smart HTTP (CONTRACT §4): `{KILN_EXTERNAL_URL}/{full path}.git/info/refs?service=…`,
+ * `/git-upload-pack` and `/git-receive-pack`, served by `git http-backend`. These routes are
+ * outside the API (`config.web`): they authenticate git clients themselves with HTTP Basic
+ * (git-credentials.ts) and answer in text, as git prints it ("remote: …").
+ *
+ * Order of checks, as the Service's GitAccess: credentials (401 with a Basic challenge when a
+ * private repository is asked for without them), existence and read access (404), the
+ * credential's abilities and the role (403), then archived and read-only repositories (403).
+ * After a successful push the project records its default branch, README and activity.
+ */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
+import type { UserRow } from '../db/types.ts';
+import { identifyGitClient } from './git-credentials.ts';
+import { findRepositoryTarget, type RepositoryTarget } from './repository-target.ts';
+import { runHttpBackend } from './http-backend.ts';
+import { repositoryPath, shardRoot } from '../domain/repositories/storage.ts';
+import { inspectRepository } from '../domain/repositories/repositories.ts';
+import { recordPush } from '../domain/projects/projects.queries.ts';
+import { MAX_NAMESPACE_DEPTH } from '../domain/namespaces/namespaces.queries.ts';
+
+type Service = 'git-upload-pack' | 'git-receive-pack';
+
+export const MESSAGES = {
+  notFound: "The project you were looking for could not be found or you don't have permission to view it.",
+  download: 'You are not allowed to download code from this project.',
+  push: 'You are not allowed to push code to this project.',
+  archived: 'You are not allowed to push code to an archived project.',
+  readOnly: 'You are not allowed to push code to this project. The repository is temporarily read-only. Please try again later.',
+  denied: 'HTTP Basic: Access denied',
+  dumb: 'Only the smart HTTP protocol is supported.',
+} as const;
+
+function text(reply: FastifyReply, status: number, body: string, headers: Record<string, string> = {}) {
+  reply.code(status).headers(headers).type('text/plain').send(`${body}\n`);
+}
+
+const challenge = { 'www-authenticate': 'Basic realm="kiln"' };
+
+const smartHttp: FastifyPluginAsync = async (app) => {
+  const ctx = app.kiln;
+  const { db, config } = ctx;
+
+  // Pack requests stream straight into http-backend: keep them unparsed and unbuffered.
+  app.addContentTypeParser(['application/x-git-upload-pack-request', 'application/x-git-receive-pack-request'], (_request, payload, done) => done(null, payload));
+
+  async function serve(request: FastifyRequest, reply: FastifyReply, service: Service | null, suffix: string) {
+    const params = request.params as Record<string, string>;
+    const segments = Object.keys(params).filter((k) => k.startsWith('ns')).sort((a, b) => Number(a.slice(2)) - Number(b.slice(2))).map((k) => params[k]);
+    const fullPath = [...segments, params.repo].join('/');
+    if (!params.repo.endsWith('.git')) return text(reply, 404, MESSAGES.notFound);
+    if (!service) return text(reply, 403, MESSAGES.dumb);
+
+    const identity = await identifyGitClient(ctx, request);
+    if (identity.kind === 'invalid') return text(reply, 401, MESSAGES.denied, challenge);
+    if (identity.kind === 'denied') return text(reply, 403, identity.reason);
+    const user: UserRow | null = identity.kind === 'user' ? identity.user : null;
+
+    const target = await findRepositoryTarget(db, fullPath);
+    const can = target ? await target.permissions(user) : { read: false, download: false, push: false };
+    const pushing = service === 'git-receive-pack';
+    // Anonymous clients are asked for credentials rather than told the repository is missing.
+    if (!user && (pushing || !can.download)) return text(reply, 401, MESSAGES.denied, challenge);
+    if (!target || !can.read) return text(reply, 404, MESSAGES.notFound);
+    if (identity.kind === 'user' && !(pushing ? identity.abilities.push : identity.abilities.download)) {
+      return text(reply, 403, pushing ? MESSAGES.push : MESSAGES.download);
+    }
+    if (!pushing && !can.download) return text(reply, 403, MESSAGES.download);
+    if (pushing) {
+      if (!can.push) return text(reply, 403, MESSAGES.push);
+      if (target.archived) return text(reply, 403, MESSAGES.archived);
+      if (target.readOnly) return text(reply, 403, MESSAGES.readOnly);
+    }
+    return backend(request, reply, target, suffix, user, pushing && suffix !== 'info/refs');
+  }
+
+  async function backend(request: FastifyRequest, reply: FastifyReply, target: RepositoryTarget, suffix: string, user: UserRow | null, afterPush: boolean) {
+    reply.hijack();
+    const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
+    const { exitCode, stderr } = await runHttpBackend({
+      projectRoot: shardRoot(config.storages, target.storage),
+      pathInfo: `/${target.diskPath}/${suffix}`,
+      method: request.method,
+      queryString: query,
+      raw: request.raw,
+      body: (request.body as Readable | undefined) ?? null,
+      remoteUser: user?.username ?? '',
+    }, reply.raw);
+    if (exitCode !== 0) request.log.warn({ exitCode, stderr }, 'git http-backend failed');
+    if (afterPush && exitCode === 0 && target.kind === 'project') {
+      const project = await db.selectFrom('projects').select(['default_branch']).where('id', '=', target.id).executeTakeFirst();
+      if (project) {
+        const state = await inspectRepository(repositoryPath(config.storages, target.storage, target.diskPath), project.default_branch);
+        await recordPush(db, target.id, state);
+      }
+    }
+  }
+
+  // One route per nesting depth: find-my-way matches a fixed number of segments per route, and
+  // namespaces nest at most MAX_NAMESPACE_DEPTH deep (0 segments: a top-level group's wiki).
+  for (let depth = 0; depth <= MAX_NAMESPACE_DEPTH; depth += 1) {
+    const prefix = ['', ...Array.from({ length: depth }, (_, i) => `:ns${i}`), ':repo'].join('/');
+    const config = { web: true };
+    app.get(`${prefix}/info/refs`, { config, schema: { hide: true } }, async (request, reply) => {
+      const service = (request.query as Record<string, unknown>).service;
+      return serve(request, reply, service === 'git-upload-pack' || service === 'git-receive-pack' ? service : null, 'info/refs');
+    });
+    for (const service of ['git-upload-pack', 'git-receive-pack'] as const) {
+      app.post(`${prefix}/${service}`, { config, schema: { hide: true } }, async (request, reply) => serve(request, reply, service, service));
+    }
+  }
+};
+
+export default smartHttp;
