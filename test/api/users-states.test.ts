@@ -1,9 +1,12 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ROOT_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { createAdmin, createToken, createUser } from '../helpers/factories.ts';
 import type { NewUser } from '../../src/db/types.ts';
 import { addDays, nowIso, todayDate } from '../../src/domain/clock.ts';
+import { avatarDir } from '../../src/domain/users/avatar.ts';
 
 describe('user state operations', () => {
   let t: TestApp;
@@ -147,8 +150,12 @@ describe('user state operations', () => {
     assert.equal(ghost[0].username, 'ghost');
     assert.equal(ghost[0].name, 'Ghost User');
     assert.equal((await t.request({ method: 'DELETE', url: `/api/v4/users/${ghost[0].id}`, token: ROOT_TOKEN })).statusCode, 403);
-    const hard = await make();
+    const hard = await make({ avatar: 'a.png' });
+    const dir = avatarDir(t.dataDir, hard.id);
+    await fs.mkdir(dir, { recursive: true });
+    await fs.writeFile(path.join(dir, 'a.png'), 'png');
     assert.equal((await t.request({ method: 'DELETE', url: `/api/v4/users/${hard.id}?hard_delete=true`, token: ROOT_TOKEN })).statusCode, 204);
+    await assert.rejects(fs.stat(dir));
     assert.equal((await t.db.selectFrom('users').select('id').where('user_type', '=', 5).execute()).length, 1);
     assert.deepEqual((await t.request({ method: 'DELETE', url: '/api/v4/users/999999', token: ROOT_TOKEN })).json(), { message: '404 User Not Found' });
   });

@@ -10,6 +10,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB, UserRow } from '../../db/types.ts';
 import { groupsSolelyOwnedBy } from '../members/members.queries.ts';
+import { removeAvatar } from './avatar.ts';
 import { findOrCreateGhostUser } from './ghost-user.ts';
 import { USER_TYPES } from './user-kind.ts';
 import { deleteUserRow } from './users.queries.ts';
@@ -19,6 +20,8 @@ export interface DeleteOptions {
   hardDelete: boolean;
   /** Host of the instance, for the ghost user's email. */
   host: string;
+  /** KILN_DATA_DIR, where the user's avatar file is removed from. */
+  dataDir: string;
 }
 
 type Refusal = { reason: 'forbidden' } | { reason: 'conflict'; message: string };
@@ -55,5 +58,6 @@ export async function deleteUser(db: Kysely<DB>, user: UserRow, opts: DeleteOpti
     }
     await deleteUserRow(trx, user.id);
   });
+  await removeAvatar(opts.dataDir, user.id);
   return { ok: true };
 }

@@ -98,7 +98,7 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
     const user = await pendingUser(request, 'You are not allowed to reject a user');
     if (user.state !== 'blocked_pending_approval') throw conflict('User does not have a pending request');
     // A rejected sign-up is removed outright, contributions included (Users::RejectService).
-    const result = await deleteUser(db, user, { hardDelete: true, host });
+    const result = await deleteUser(db, user, { hardDelete: true, host, dataDir: config.dataDir });
     if (!result.ok) throw result.reason === 'conflict' ? conflict(result.message) : forbidden();
     app.kiln.authCache.invalidateUser(user.id);
     return reply.code(200).send({ message: 'Success' });
@@ -112,7 +112,7 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
     const input = request.input as { id: number; hard_delete?: boolean | null };
     const user = await userOr404(db, input.id);
     checkUnmodifiedSince(request, user.updated_at);
-    const result = await deleteUser(db, user, { hardDelete: input.hard_delete === true, host });
+    const result = await deleteUser(db, user, { hardDelete: input.hard_delete === true, host, dataDir: config.dataDir });
     if (!result.ok) throw result.reason === 'conflict' ? conflict(result.message) : forbidden();
     app.kiln.authCache.invalidateUser(user.id);
     return reply.code(204).send();
