@@ -21,6 +21,7 @@ import declaredParams from './http/plugins/declared-params.ts';
 import metrics from './http/plugins/metrics.ts';
 import openapi from './http/plugins/openapi.ts';
 import { registerRoutes } from './http/routes/index.ts';
+import backgroundJobs from './workers/plugin.ts';
 import { redactUrl } from './http/redact.ts';
 import oauth from './oauth/index.ts';
 import web from './web/index.ts';
@@ -100,6 +101,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     }, 'request');
   });
 
+  await app.register(backgroundJobs);
   await registerRoutes(app);
   await app.register(oauth);
   await app.register(web);

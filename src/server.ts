@@ -47,6 +47,7 @@ export async function startServer(config: Config): Promise<Running> {
     process.stdout.write(`kiln: created root with password ${boot.generatedRootPassword}\n`);
   }
   await app.listen({ port: config.port, host: config.host });
+  app.workers.start();
 
   let closing: Promise<void> | null = null;
   const close = () => {

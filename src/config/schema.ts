@@ -39,6 +39,14 @@ export interface Config {
   recaptchaSecret: string | null;
   /** Where CAPTCHA responses are verified (a reCAPTCHA v2 `siteverify` endpoint). */
   recaptchaVerifyUrl: string;
+  /** Background jobs this process runs at once; 0: this process runs none (src/workers). */
+  jobConcurrency: number;
+  /** How often idle workers look for due jobs (they also wake when this process enqueues). */
+  jobPollMs: number;
+  /** How long a claimed job is a worker's before another may take it over (renewed while it runs). */
+  jobLeaseSeconds: number;
+  /** Test-only: storage moves pause this long after copying, so tests can interrupt a move. */
+  storageMoveTestDelayMs: number;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -241,5 +249,33 @@ export const VARIABLES: Variable<keyof Config>[] = [
     doc: 'reCAPTCHA v2 compatible verify endpoint',
     default: () => 'https://www.google.com/recaptcha/api/siteverify',
     parse: url(['http:', 'https:']),
+  },
+  {
+    name: 'KILN_JOB_CONCURRENCY',
+    key: 'jobConcurrency',
+    doc: 'background jobs (e.g. storage moves) this process runs at once; 0 runs none',
+    default: () => 4,
+    parse: integer(0, 256),
+  },
+  {
+    name: 'KILN_JOB_POLL_MS',
+    key: 'jobPollMs',
+    doc: 'how often idle workers look for due background jobs, in milliseconds',
+    default: () => 1000,
+    parse: integer(10, 600_000),
+  },
+  {
+    name: 'KILN_JOB_LEASE_SECONDS',
+    key: 'jobLeaseSeconds',
+    doc: 'seconds a claimed background job stays with its worker without renewal before another worker may take it over',
+    default: () => 30,
+    parse: integer(1, 3600),
+  },
+  {
+    name: 'KILN_STORAGE_MOVE_TEST_DELAY_MS',
+    key: 'storageMoveTestDelayMs',
+    doc: 'TEST ONLY: pause each storage move this many milliseconds after copying, to interrupt it mid-move (0: off)',
+    default: () => 0,
+    parse: integer(0, 600_000),
   },
 ];

@@ -92,6 +92,7 @@ export async function startTestApp(env: Record<string, string> = {}, opts: TestA
   });
   for (const plugin of opts.plugins ?? []) await app.register(plugin);
   await app.ready();
+  app.workers.start();
   return {
     app, db: database.db, config, dataDir, dialect,
     request: ({ token, headers, ...inject }) => app.inject({ ...inject, headers: { ...(token ? { 'private-token': token } : {}), ...headers } }),

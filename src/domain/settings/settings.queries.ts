@@ -13,6 +13,8 @@ type Db = Kysely<DB> | Transaction<DB>;
 export const SETTING_DEFAULTS = {
   /** New users (POST /users) start in blocked_pending_approval until an administrator approves them. */
   require_admin_approval_after_user_signup: false as boolean,
+  /** Shard name → weight 0–100 for new repositories (read by repositories/storage.ts pickStorage). */
+  repository_storages_weighted: { default: 100 } as Record<string, number>,
 };
 
 export type SettingName = keyof typeof SETTING_DEFAULTS;

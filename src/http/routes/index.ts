@@ -26,6 +26,8 @@ import groups from './groups.ts';
 import members from './members.ts';
 import memberships from './memberships.ts';
 import snippets from './snippets.ts';
+import storageMoves from './storage-moves.ts';
+import applicationSettings from './application-settings.ts';
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(health);
@@ -53,5 +55,7 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
     await api.register(members);
     await api.register(memberships);
     await api.register(snippets);
+    await api.register(storageMoves);
+    await api.register(applicationSettings);
   }, { prefix: '/api/v4' });
 }

@@ -1,0 +1,34 @@
+/**
+ * The job queue and this process's workers as part of the app: `app.jobs` to enqueue and
+ * register handlers, `app.workers` to start them (server.ts, after listening; tests) — buildApp
+ * never starts them, so tools that build the app without serving run no jobs. Closing the app
+ * stops the workers gracefully (job-runner.ts) before the database closes.
+ */
+import fp from 'fastify-plugin';
+import { JobQueue } from '../domain/background-jobs/job-queue.ts';
+import { JobRunner } from './job-runner.ts';
+import { registerStorageMoveJobs } from './storage-move.worker.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    jobs: JobQueue;
+    workers: JobRunner;
+  }
+}
+
+export default fp(async (app) => {
+  const { db, dialect, config } = app.kiln;
+  const jobs = new JobQueue(db, dialect);
+  registerStorageMoveJobs(jobs, { db, jobs, shards: config.storages, testDelayMs: config.storageMoveTestDelayMs });
+  const workers = new JobRunner(jobs, {
+    concurrency: config.jobConcurrency,
+    pollMs: config.jobPollMs,
+    leaseMs: config.jobLeaseSeconds * 1000,
+    log: app.log,
+  });
+  app.decorate('jobs', jobs);
+  app.decorate('workers', workers);
+  app.addHook('onClose', async () => {
+    await workers.stop();
+  });
+}, { name: 'background-jobs' });
