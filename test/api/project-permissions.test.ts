@@ -1,0 +1,120 @@
+/**
+ * The permission table (issue 3, Done when): anonymous, guest, reporter, developer, maintainer,
+ * owner and administrator × read, push, update and delete, on a private project and on a
+ * public one. Read, update and delete go through the API; push is asked of the same policy the
+ * git endpoint uses (test/clients/git-http.test.ts pushes for real).
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { UserRow } from '../../src/db/types.ts';
+import { canOnProject, PROJECT_RULES, type ProjectAction } from '../../src/domain/permissions/project.policy.ts';
+import type { Actor } from '../../src/domain/permissions/access.ts';
+import { ROOT_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
+import { createToken, createUser } from '../helpers/factories.ts';
+
+type Role = 'anonymous' | 'non_member' | 'guest' | 'reporter' | 'developer' | 'maintainer' | 'owner' | 'administrator';
+const LEVELS: Partial<Record<Role, number>> = { guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 };
+
+/** Expected answers on a private project: read (GET), update (PUT), delete (DELETE). */
+const EXPECTED: Record<Role, { read: number; update: number; delete: number }> = {
+  anonymous: { read: 404, update: 401, delete: 401 },
+  non_member: { read: 404, update: 404, delete: 404 },
+  guest: { read: 200, update: 403, delete: 403 },
+  reporter: { read: 200, update: 403, delete: 403 },
+  developer: { read: 200, update: 403, delete: 403 },
+  maintainer: { read: 200, update: 200, delete: 403 },
+  owner: { read: 200, update: 200, delete: 202 },
+  administrator: { read: 200, update: 200, delete: 202 },
+};
+
+describe('project permission table', () => {
+  let t: TestApp;
+  let creatorToken: string;
+  const tokens: Partial<Record<Role, string>> = {};
+  const users: Partial<Record<Role, UserRow>> = {};
+
+  before(async () => {
+    t = await startTestApp();
+    const creator = await createUser(t.db);
+    creatorToken = await createToken(t.db, creator);
+    for (const role of Object.keys(EXPECTED) as Role[]) {
+      if (role === 'anonymous') continue;
+      if (role === 'administrator') {
+        tokens[role] = ROOT_TOKEN;
+        continue;
+      }
+      users[role] = await createUser(t.db);
+      tokens[role] = await createToken(t.db, users[role]!);
+    }
+  });
+  after(async () => { await t.close(); });
+
+  async function projectWithMembers(visibility: string): Promise<number> {
+    const res = await t.request({ method: 'POST', url: '/api/v4/projects', token: creatorToken, payload: { name: `P ${Math.random().toString(36).slice(2)}`, visibility } });
+    const id = res.json().id as number;
+    for (const [role, level] of Object.entries(LEVELS)) {
+      const add = await t.request({ method: 'POST', url: `/api/v4/projects/${id}/members`, token: creatorToken, payload: { user_id: users[role as Role]!.id, access_level: level } });
+      assert.equal(add.statusCode, 201, add.body);
+    }
+    return id;
+  }
+
+  for (const role of Object.keys(EXPECTED) as Role[]) {
+    it(`${role}: read, update and delete a private project`, async () => {
+      const id = await projectWithMembers('private');
+      const token = tokens[role];
+      const read = await t.request({ url: `/api/v4/projects/${id}`, token });
+      assert.equal(read.statusCode, EXPECTED[role].read, `read ${read.body}`);
+      const update = await t.request({ method: 'PUT', url: `/api/v4/projects/${id}`, token, payload: { description: role } });
+      assert.equal(update.statusCode, EXPECTED[role].update, `update ${update.body}`);
+      const del = await t.request({ method: 'DELETE', url: `/api/v4/projects/${id}`, token });
+      assert.equal(del.statusCode, EXPECTED[role].delete, `delete ${del.body}`);
+    });
+  }
+
+  it('everyone reads a public project; only members change it', async () => {
+    const id = await projectWithMembers('public');
+    for (const role of Object.keys(EXPECTED) as Role[]) {
+      assert.equal((await t.request({ url: `/api/v4/projects/${id}`, token: tokens[role] })).statusCode, 200, role);
+    }
+    assert.equal((await t.request({ method: 'PUT', url: `/api/v4/projects/${id}`, token: tokens.non_member, payload: { description: 'x' } })).statusCode, 403);
+    assert.equal((await t.request({ method: 'DELETE', url: `/api/v4/projects/${id}`, token: tokens.maintainer })).statusCode, 403);
+  });
+
+  it('internal projects are readable by signed-in users who are not external', async () => {
+    const id = await projectWithMembers('internal');
+    assert.equal((await t.request({ url: `/api/v4/projects/${id}` })).statusCode, 404);
+    assert.equal((await t.request({ url: `/api/v4/projects/${id}`, token: tokens.non_member })).statusCode, 200);
+    const external = await createUser(t.db, { external: 1 });
+    assert.equal((await t.request({ url: `/api/v4/projects/${id}`, token: await createToken(t.db, external) })).statusCode, 404);
+  });
+
+  describe('the policy table itself', () => {
+    const actor = (role: Role): Actor => {
+      if (role === 'anonymous') return { user: null, accessLevel: 0 };
+      return { user: { id: 1, admin: role === 'administrator' ? 1 : 0, external: 0 }, accessLevel: LEVELS[role] ?? 0 };
+    };
+    const allowed = (visibility: number, archived = 0) => (action: ProjectAction) => (Object.keys(EXPECTED) as Role[])
+      .filter((role) => canOnProject(actor(role), action, { visibility_level: visibility, archived }));
+
+    it('grants push from Developer up, and to nobody on an archived project', () => {
+      assert.deepEqual(allowed(0)('push_code'), ['developer', 'maintainer', 'owner', 'administrator']);
+      assert.deepEqual(allowed(20)('push_code'), ['developer', 'maintainer', 'owner', 'administrator']);
+      assert.deepEqual(allowed(0, 1)('push_code'), []);
+    });
+
+    it('grants download to reporters of private projects and to everyone on public ones', () => {
+      assert.deepEqual(allowed(0)('download_code'), ['reporter', 'developer', 'maintainer', 'owner', 'administrator']);
+      assert.deepEqual(allowed(20)('download_code'), Object.keys(EXPECTED));
+      assert.deepEqual(allowed(10)('download_code'), Object.keys(EXPECTED).filter((r) => r !== 'anonymous'));
+    });
+
+    it('gives CI abilities as reference §3.1: read_build Reporter, update_build Developer, admin_build Maintainer', () => {
+      assert.deepEqual(allowed(0)('read_build'), ['reporter', 'developer', 'maintainer', 'owner', 'administrator']);
+      assert.deepEqual(allowed(0)('update_build'), ['developer', 'maintainer', 'owner', 'administrator']);
+      assert.deepEqual(allowed(0)('admin_build'), ['maintainer', 'owner', 'administrator']);
+      assert.deepEqual(allowed(0)('delete_project'), ['owner', 'administrator']);
+      assert.equal(Object.keys(PROJECT_RULES).length, 11);
+    });
+  });
+});
