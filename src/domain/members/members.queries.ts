@@ -125,7 +125,10 @@ export function membershipsQuery(db: Db, userId: number, type: MemberSourceType 
     .leftJoin('projects', (j) => j.onRef('projects.id', '=', 'members.source_id').on('members.source_type', '=', 'Project'))
     .leftJoin('namespaces', (j) => j.onRef('namespaces.id', '=', 'members.source_id').on('members.source_type', '=', 'Namespace'))
     .select(['members.id', 'members.source_id', 'members.source_type', 'members.access_level', 'projects.name as project_name', 'namespaces.name as group_name'])
-    .where('members.user_id', '=', userId);
+    .where('members.user_id', '=', userId)
+    // Members are polymorphic (no foreign key): a source removed with its owner's namespace leaves
+    // rows that no longer name anything, which are not memberships.
+    .where((eb) => eb.or([eb('projects.id', 'is not', null), eb('namespaces.id', 'is not', null)]));
   if (type) q = q.where('members.source_type', '=', type);
   return q.orderBy('members.id');
 }
