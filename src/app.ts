@@ -66,6 +66,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       maxParamLength: 1000,
     },
     bodyLimit: 12 * 1024 * 1024,
+    // Node refuses request heads over 16 KiB with 431 before kiln sees them; leave room for the
+    // configured query string so that a long one meets the Service's 414 (request-defaults.ts).
+    http: { maxHeaderSize: 16 * 1024 + config.maxQueryStringBytes },
     trustProxy: false,
   });
 
