@@ -9,6 +9,7 @@ import { PassThrough } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import { ROOT_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { createToken, createUser } from '../helpers/factories.ts';
+import { startListeningApp, type ListeningTestApp } from '../helpers/listen.ts';
 
 const LEAK = 'connection to 10.0.0.7 failed with password hunter2';
 
@@ -143,17 +144,37 @@ describe('logs', () => {
     await t.request({ url: `/api/v4/user?access_token=${secret}` });
     await t.request({ url: '/api/v4/user', headers: { 'private-token': secret, authorization: `Bearer ${secret}`, cookie: `_service_session=${secret}` } });
     await t.request({ url: `/api/v4/__boom?job_token=${secret}` });
+    const encoded = await t.request({ url: `/api/v4/user?private%5Ftoken=${ROOT_TOKEN}` });
+    assert.equal(encoded.statusCode, 200, 'qs decodes the name, so this authenticates');
     await new Promise((resolve) => setImmediate(resolve));
     const text = lines.join('\n');
     assert.ok(!text.includes(ROOT_TOKEN), 'the root token never appears');
     assert.ok(!text.includes(secret), 'no secret appears');
     const requests = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
-    assert.equal(requests.length, 4);
+    assert.equal(requests.length, 5);
     assert.equal(requests[0].url, '/api/v4/user?private_token=[FILTERED]&per_page=5');
     assert.equal(requests[0].status, 200);
     assert.equal(requests[0].user, 1);
     assert.equal(requests[1].url, '/api/v4/user?access_token=[FILTERED]');
     assert.equal(requests[3].status, 500);
+    assert.equal(requests[4].url, '/api/v4/user?private%5Ftoken=[FILTERED]');
     assert.ok(lines.some((l) => l.includes(LEAK)), 'the unexpected error itself is logged for the operator');
+  });
+});
+
+describe('long query strings on a listening server', () => {
+  let t: ListeningTestApp;
+  before(async () => { t = await startListeningApp(); });
+  after(async () => { await t.close(); });
+
+  it('answers 414 in the Service\'s shape, even past Node\'s default 16 KiB header limit', async () => {
+    for (const length of [9_000, 20_000]) {
+      const res = await fetch(`${t.url}/api/v4/version?x=${'a'.repeat(length)}`, { headers: { 'private-token': ROOT_TOKEN } });
+      assert.equal(res.status, 414, String(length));
+      assert.equal(res.headers.get('content-type'), 'application/json');
+      assert.deepEqual(await res.json(), { message: '414 Request-URI Too Large' });
+    }
+    const ok = await fetch(`${t.url}/api/v4/version?x=${'a'.repeat(8_000)}`, { headers: { 'private-token': ROOT_TOKEN } });
+    assert.equal(ok.status, 200, 'under the default 8 KiB limit');
   });
 });
