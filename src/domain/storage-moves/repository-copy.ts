@@ -28,7 +28,9 @@ function run(command: string, args: string[], o: { signal?: AbortSignal; env?: N
       if (o.signal?.aborted) return reject(o.signal.reason);
       if (code === 0) return resolve(Buffer.concat(out).toString('utf8'));
       const stderr = Buffer.concat(err).toString('utf8').trim().split('\n').slice(-3).join(' ');
-      reject(new CommandFailed(`${command} ${args[0]} failed (exit ${code}): ${stderr}`));
+      // `git --git-dir <dir> <subcommand>`: name the subcommand.
+      const label = command === 'git' ? `git ${args[2]}` : command;
+      reject(new CommandFailed(`${label} failed (exit ${code}): ${stderr}`));
     });
   });
 }

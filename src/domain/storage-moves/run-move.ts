@@ -107,13 +107,14 @@ async function replicate(deps: MoveDeps, kind: ContainerKind, move: StorageMoveR
 
   // A run interrupted by a crash may have left a partial copy: start over from a clean slate.
   await removeTree(tmp);
-  await fs.mkdir(path.dirname(tmp), { recursive: true });
+  // Not recursive: a shard directory that vanished since the check must not be created anew.
+  await fs.mkdir(path.dirname(tmp)).catch((err: { code?: string }) => { if (err.code !== 'EEXIST') throw err; });
   await copyRepository(sourceRepo, tmp, job.signal);
   if (deps.testDelayMs) await pause(deps.testDelayMs, job.signal);
 
   const expected = await refSnapshot(sourceRepo, job.signal);
-  if ((await refSnapshot(tmp, job.signal)) !== expected) throw new MoveFailed('verification failed: the refs of the copy differ from the source');
   try {
+    if ((await refSnapshot(tmp, job.signal)) !== expected) throw new MoveFailed('the refs of the copy differ from the source');
     await checkConnectivity(tmp, job.signal);
   } catch (err) {
     if (job.signal.aborted) throw err;
