@@ -11,6 +11,10 @@ import { bootstrapInstance } from './domain/instance/bootstrap.ts';
 import { buildApp } from './app.ts';
 import { AuthCache } from './http/auth/cache.ts';
 import { SERVICE_VERSION, currentRevision } from './version.ts';
+import { resolveJobToken } from './domain/jobs/job-token.ts';
+import { ensureRegistrationToken } from './domain/runners/registration-token.ts';
+import { ciEnvFrom } from './domain/pipelines/ci-env.ts';
+import { CiSweeper } from './workers/ci-sweeper.ts';
 
 const INVALIDATION_CHANNEL = 'kiln:auth-invalidations';
 
@@ -39,19 +43,27 @@ export async function startServer(config: Config): Promise<Running> {
   }
 
   const app = await buildApp(config, {
-    database, secretKeyBase: boot.secretKeyBase, redis, authCache,
+    database, secretKeyBase: boot.secretKeyBase, redis, authCache, jobTokens: resolveJobToken,
     version: { version: SERVICE_VERSION, revision: currentRevision() },
   });
+  const runnerToken = await ensureRegistrationToken(database.db, config.runnerRegistrationToken);
+  if (runnerToken) {
+    // Printed once, on the boot that generated it (CONTRACT §2: KILN_RUNNER_REGISTRATION_TOKEN).
+    process.stdout.write(`kiln: runner registration token ${runnerToken}\n`);
+  }
   if (boot.generatedRootPassword) {
     // Printed once, on the boot that created root, so the operator can sign in.
     process.stdout.write(`kiln: created root with password ${boot.generatedRootPassword}\n`);
   }
   await app.listen({ port: config.port, host: config.host });
   app.workers.start();
+  const ciSweeper = new CiSweeper(ciEnvFrom(database.db, config), config.ciSweepInterval, app.log);
+  ciSweeper.start();
 
   let closing: Promise<void> | null = null;
   const close = () => {
     closing ??= (async () => {
+      await ciSweeper.stop();
       await app.close();
       await database.close();
       subscriber?.disconnect();

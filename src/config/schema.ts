@@ -47,6 +47,12 @@ export interface Config {
   jobLeaseSeconds: number;
   /** Test-only: storage moves pause this long after copying, so tests can interrupt a move. */
   storageMoveTestDelayMs: number;
+  /** Seconds a CI job may run unless its configuration sets `timeout:` (the Service's project default, 1 hour). */
+  ciJobTimeout: number;
+  /** Seconds a CI job may wait for a runner before it fails as stuck (the Service's 1 day). */
+  ciPendingTimeout: number;
+  /** Seconds between runs of the CI timeout sweeper; 0: this process runs none. */
+  ciSweepInterval: number;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -277,5 +283,26 @@ export const VARIABLES: Variable<keyof Config>[] = [
     doc: 'TEST ONLY: pause each storage move this many milliseconds after copying, to interrupt it mid-move (0: off)',
     default: () => 0,
     parse: integer(0, 600_000),
+  },
+  {
+    name: 'KILN_CI_JOB_TIMEOUT',
+    key: 'ciJobTimeout',
+    doc: 'seconds a CI job may run unless its configuration sets timeout:',
+    default: () => 3600,
+    parse: integer(60, 30 * 86_400),
+  },
+  {
+    name: 'KILN_CI_PENDING_TIMEOUT',
+    key: 'ciPendingTimeout',
+    doc: 'seconds a CI job may wait for a runner before it fails with stuck_or_timeout_failure',
+    default: () => 86_400,
+    parse: integer(60, 30 * 86_400),
+  },
+  {
+    name: 'KILN_CI_SWEEP_INTERVAL',
+    key: 'ciSweepInterval',
+    doc: 'seconds between runs of the CI timeout sweeper (0: this process runs none)',
+    default: () => 60,
+    parse: integer(0, 86_400),
   },
 ];

@@ -17,6 +17,7 @@ import { migrateToLatest } from '../../src/db/migrate.ts';
 import type { DB } from '../../src/db/types.ts';
 import { bootstrapInstance } from '../../src/domain/instance/bootstrap.ts';
 import { buildApp } from '../../src/app.ts';
+import { resolveJobToken } from '../../src/domain/jobs/job-token.ts';
 
 export const ROOT_TOKEN = 'root-token-for-tests-0001';
 
@@ -87,7 +88,7 @@ export async function startTestApp(env: Record<string, string> = {}, opts: TestA
   await migrateToLatest(database.db);
   const boot = await bootstrapInstance(database.db, { rootPassword: config.rootPassword, rootToken: config.rootToken, dialect: database.dialect });
   const app = await buildApp(config, {
-    database, secretKeyBase: boot.secretKeyBase, version: { version: '15.2.0', revision: 'test' },
+    database, secretKeyBase: boot.secretKeyBase, version: { version: '15.2.0', revision: 'test' }, jobTokens: resolveJobToken,
     ...(opts.logStream ? { logStream: opts.logStream } : { logger: false }),
   });
   for (const plugin of opts.plugins ?? []) await app.register(plugin);

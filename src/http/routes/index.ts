@@ -28,6 +28,13 @@ import memberships from './memberships.ts';
 import snippets from './snippets.ts';
 import storageMoves from './storage-moves.ts';
 import applicationSettings from './application-settings.ts';
+import pipelines from './pipelines.ts';
+import jobs from './jobs.ts';
+import jobActions from './job-actions.ts';
+import jobToken from './job-token.ts';
+import runners from './runners.ts';
+import runnerProtocol from './runner-protocol.ts';
+import runnerFiles from './runner-files.ts';
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(health);
@@ -57,5 +64,12 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
     await api.register(snippets);
     await api.register(storageMoves);
     await api.register(applicationSettings);
+    await api.register(pipelines);
+    await api.register(jobs);
+    await api.register(jobActions);
+    await api.register(jobToken);
+    await api.register(runners);
+    await api.register(runnerProtocol);
+    await api.register(runnerFiles);
   }, { prefix: '/api/v4' });
 }

@@ -1,0 +1,112 @@
+/** Every Kysely call about job (build and bridge) rows and their artifacts. */
+import type { Kysely, Transaction, Updateable } from 'kysely';
+import type { DB } from '../../db/types.ts';
+import type { BuildRow, CiBuildsTable, JobArtifactRow } from '../../db/tables/ci.ts';
+import { nowIso } from '../clock.ts';
+import { transition, type JobEvent } from './state-machine.ts';
+
+type Db = Kysely<DB> | Transaction<DB>;
+export type JobType = 'build' | 'bridge';
+
+export function findJob(db: Db, id: number): Promise<BuildRow | undefined> {
+  return db.selectFrom('ci_builds').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findJobInProject(db: Db, projectId: number, id: number, type?: JobType): Promise<BuildRow | undefined> {
+  let q = db.selectFrom('ci_builds').selectAll().where('project_id', '=', projectId).where('id', '=', id);
+  if (type) q = q.where('type', '=', type);
+  return q.executeTakeFirst();
+}
+
+export function findRunningJobByTokenDigest(db: Db, tokenDigest: string): Promise<BuildRow | undefined> {
+  return db.selectFrom('ci_builds').selectAll().where('token_digest', '=', tokenDigest).where('status', '=', 'running').executeTakeFirst();
+}
+
+export function findJobByTokenDigest(db: Db, tokenDigest: string): Promise<BuildRow | undefined> {
+  return db.selectFrom('ci_builds').selectAll().where('token_digest', '=', tokenDigest).executeTakeFirst();
+}
+
+/** The jobs of a pipeline the engine works with: the latest try of each. */
+export function latestPipelineJobs(db: Db, pipelineId: number): Promise<BuildRow[]> {
+  return db.selectFrom('ci_builds').selectAll().where('pipeline_id', '=', pipelineId).where('retried', '=', 0)
+    .orderBy('stage_idx').orderBy('id').execute();
+}
+
+/** GET /projects/:id/jobs: builds only, newest first, served by (project_id, type[, status], id). */
+export function projectJobsQuery(db: Db, projectId: number, scope: string[] | undefined) {
+  let q = db.selectFrom('ci_builds').selectAll().where('project_id', '=', projectId).where('type', '=', 'build');
+  if (scope && scope.length > 0) q = q.where('status', 'in', scope);
+  return q.orderBy('id', 'desc');
+}
+
+export function pipelineJobsQuery(db: Db, pipelineId: number, type: JobType, scope: string[] | undefined, includeRetried: boolean) {
+  let q = db.selectFrom('ci_builds').selectAll().where('pipeline_id', '=', pipelineId).where('type', '=', type);
+  if (!includeRetried) q = q.where('retried', '=', 0);
+  if (scope && scope.length > 0) q = q.where('status', 'in', scope);
+  return q.orderBy('id', 'desc');
+}
+
+/**
+ * Applies `event` if the job is still in the state it was read in: `UPDATE … WHERE status = <from>`.
+ * Returns the updated row, or null when the event does not apply or another writer got there first.
+ */
+export async function applyJobEvent(db: Db, job: BuildRow, event: JobEvent, set: Omit<Updateable<CiBuildsTable>, 'id' | 'status'> = {}): Promise<BuildRow | null> {
+  const to = transition(job.status, event);
+  if (to === null) return null;
+  const row = await db.updateTable('ci_builds').set({ ...set, status: to, updated_at: nowIso() })
+    .where('id', '=', job.id).where('status', '=', job.status)
+    .returningAll().executeTakeFirst();
+  return row ?? null;
+}
+
+export async function updateJob(db: Db, id: number, set: Omit<Updateable<CiBuildsTable>, 'id' | 'status'>): Promise<void> {
+  await db.updateTable('ci_builds').set({ ...set, updated_at: nowIso() }).where('id', '=', id).execute();
+}
+
+/** Pending builds in queue order after `afterId`, for a runner to choose from. */
+export function pendingBuilds(db: Db, afterId: number, limit: number): Promise<BuildRow[]> {
+  return db.selectFrom('ci_builds').selectAll().where('status', '=', 'pending').where('type', '=', 'build')
+    .where('id', '>', afterId).orderBy('id').limit(limit).execute();
+}
+
+/**
+ * Moves the log's end from `start` to `end` if it is still at `start` and the job still runs, so
+ * two appends can never both claim the same range.
+ */
+export async function reserveTraceRange(db: Db, id: number, start: number, end: number): Promise<boolean> {
+  const r = await db.updateTable('ci_builds').set({ trace_size: end }).where('id', '=', id)
+    .where('trace_size', '=', start).where('status', '=', 'running').executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function setTraceSizeFrom(db: Db, id: number, expected: number, actual: number): Promise<void> {
+  await db.updateTable('ci_builds').set({ trace_size: actual }).where('id', '=', id).where('trace_size', '=', expected).execute();
+}
+
+/** Running builds after `afterId`, in id order (the sweeper walks them in batches). */
+export function runningBuilds(db: Db, afterId: number, limit: number): Promise<BuildRow[]> {
+  return db.selectFrom('ci_builds').selectAll().where('status', '=', 'running').where('type', '=', 'build')
+    .where('id', '>', afterId).orderBy('id').limit(limit).execute();
+}
+
+export function pendingJobsQueuedBefore(db: Db, before: string, limit: number): Promise<BuildRow[]> {
+  return db.selectFrom('ci_builds').selectAll().where('status', '=', 'pending').where('type', '=', 'build')
+    .where('queued_at', '<', before).orderBy('id').limit(limit).execute();
+}
+
+export function jobArtifacts(db: Db, jobIds: number[]): Promise<JobArtifactRow[]> {
+  if (jobIds.length === 0) return Promise.resolve([]);
+  return db.selectFrom('ci_job_artifacts').selectAll().where('job_id', 'in', jobIds).orderBy('id').execute();
+}
+
+export function findArtifact(db: Db, jobId: number, fileType: string): Promise<JobArtifactRow | undefined> {
+  return db.selectFrom('ci_job_artifacts').selectAll().where('job_id', '=', jobId).where('file_type', '=', fileType).executeTakeFirst();
+}
+
+export async function insertArtifact(db: Db, a: Omit<JobArtifactRow, 'id' | 'created_at'>): Promise<JobArtifactRow> {
+  return db.insertInto('ci_job_artifacts').values({ ...a, created_at: nowIso() }).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function deleteArtifactsOf(db: Db, jobId: number): Promise<void> {
+  await db.deleteFrom('ci_job_artifacts').where('job_id', '=', jobId).execute();
+}

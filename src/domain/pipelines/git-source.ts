@@ -1,0 +1,71 @@
+/**
+ * What a pipeline reads from the project's bare repository, through the system git (child
+ * processes, never the event loop): the commit a ref names, files at that commit (the CI
+ * configuration and its local includes), and the commit's metadata for the job entities.
+ */
+import { runGit } from '../repositories/git-command.ts';
+
+export interface CommitData {
+  id: string;
+  short_id: string;
+  title: string;
+  message: string;
+  author_name: string;
+  author_email: string;
+  authored_date: string;
+  committer_name: string;
+  committer_email: string;
+  committed_date: string;
+  created_at: string;
+  parent_ids: string[];
+}
+
+/** The Service's "no commit" id, the before_sha of pipelines not created by a push. */
+export const BLANK_SHA = '0'.repeat(40);
+
+/** A branch of that name first, then a tag (the Service's ref resolution for pipelines). */
+export async function resolveRef(gitDir: string, ref: string): Promise<{ sha: string; tag: boolean } | null> {
+  if (ref === '' || ref.includes('..') || /[\s~^:?*[\\]/.test(ref)) return null;
+  for (const [prefix, tag] of [['refs/heads/', false], ['refs/tags/', true]] as const) {
+    const { stdout, exitCode } = await runGit(['rev-parse', '--verify', '--quiet', `${prefix}${ref}^{commit}`], { gitDir, okExitCodes: [1, 128] });
+    if (exitCode === 0 && /^[0-9a-f]{40}$/.test(stdout.trim())) return { sha: stdout.trim(), tag };
+  }
+  return null;
+}
+
+/**
+ * A file's content at `sha`, or null when there is no such file. `cat-file blob` rather than
+ * `show`: a directory of that name is "no file", not a tree listing.
+ */
+export async function readFileAt(gitDir: string, sha: string, path: string): Promise<string | null> {
+  if (path === '' || path.startsWith('-') || path.split('/').includes('..')) return null;
+  const { stdout, exitCode } = await runGit(['cat-file', 'blob', `${sha}:${path}`], { gitDir, okExitCodes: [128] });
+  return exitCode === 0 ? stdout : null;
+}
+
+const FIELD = '%x1f';
+const FORMAT = ['%H', '%P', '%an', '%ae', '%aI', '%cn', '%ce', '%cI', '%B'].join(FIELD);
+
+function utc(isoWithOffset: string): string {
+  return new Date(isoWithOffset).toISOString();
+}
+
+export async function readCommit(gitDir: string, sha: string): Promise<CommitData> {
+  const { stdout } = await runGit(['log', '-1', `--format=${FORMAT}`, sha, '--'], { gitDir });
+  const [id, parents, an, ae, ad, cn, ce, cd, ...rest] = stdout.split('\x1f');
+  const message = rest.join('\x1f').replace(/\n+$/, '');
+  return {
+    id,
+    short_id: id.slice(0, 8),
+    title: message.split('\n', 1)[0],
+    message: `${message}\n`,
+    author_name: an,
+    author_email: ae,
+    authored_date: utc(ad),
+    committer_name: cn,
+    committer_email: ce,
+    committed_date: utc(cd),
+    created_at: utc(cd),
+    parent_ids: parents.trim() === '' ? [] : parents.trim().split(' '),
+  };
+}

@@ -1,0 +1,74 @@
+/** Every Kysely call about pipeline rows. */
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../../db/types.ts';
+import type { CiBuildsTable, CiPipelinesTable, PipelineRow } from '../../db/tables/ci.ts';
+import type { Insertable } from 'kysely';
+import { nowIso } from '../clock.ts';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+export function findPipeline(db: Db, id: number): Promise<PipelineRow | undefined> {
+  return db.selectFrom('ci_pipelines').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findPipelineInProject(db: Db, projectId: number, id: number): Promise<PipelineRow | undefined> {
+  return db.selectFrom('ci_pipelines').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function findPipelinesByIds(db: Db, ids: number[]): Promise<Map<number, PipelineRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('ci_pipelines').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+export type NewPipeline = Omit<Insertable<CiPipelinesTable>, 'id' | 'iid' | 'created_at' | 'updated_at'>;
+export type NewJob = Omit<Insertable<CiBuildsTable>, 'id' | 'pipeline_id' | 'created_at' | 'updated_at'>;
+
+/** Inserts a pipeline and its jobs; the caller runs it in a transaction (iid is the next of the project). */
+export async function insertPipelineWithJobs(trx: Transaction<DB>, pipeline: NewPipeline, jobs: NewJob[]): Promise<PipelineRow> {
+  const now = nowIso();
+  const last = await trx.selectFrom('ci_pipelines').select((eb) => eb.fn.max('iid').as('iid'))
+    .where('project_id', '=', pipeline.project_id).executeTakeFirst();
+  const iid = Number(last?.iid ?? 0) + 1;
+  const row = await trx.insertInto('ci_pipelines').values({ ...pipeline, iid, created_at: now, updated_at: now })
+    .returningAll().executeTakeFirstOrThrow();
+  if (jobs.length > 0) {
+    await trx.insertInto('ci_builds').values(jobs.map((j) => ({ ...j, pipeline_id: row.id, created_at: now, updated_at: now }))).execute();
+  }
+  return row;
+}
+
+export async function updatePipelineStatus(db: Db, id: number, set: { status: string; started_at?: string | null; finished_at?: string | null }): Promise<void> {
+  await db.updateTable('ci_pipelines').set({ ...set, updated_at: nowIso() }).where('id', '=', id).execute();
+}
+
+export interface PipelineFilters {
+  status?: string;
+  ref?: string;
+  sha?: string;
+  source?: string;
+  scope?: string;
+  orderBy: 'id' | 'status' | 'ref' | 'updated_at' | 'user_id';
+  sort: 'asc' | 'desc';
+}
+
+const FINISHED = ['success', 'failed', 'canceled', 'skipped'];
+
+export function projectPipelinesQuery(db: Db, projectId: number, f: PipelineFilters) {
+  let q = db.selectFrom('ci_pipelines').selectAll().where('project_id', '=', projectId);
+  if (f.status) q = q.where('status', '=', f.status);
+  if (f.ref) q = q.where('ref', '=', f.ref);
+  if (f.sha) q = q.where('sha', '=', f.sha);
+  if (f.source) q = q.where('source', '=', f.source);
+  if (f.scope === 'running' || f.scope === 'pending') q = q.where('status', '=', f.scope);
+  if (f.scope === 'finished') q = q.where('status', 'in', FINISHED);
+  // branches / tags: the latest pipeline of each branch / tag (Ci::PipelinesFinder).
+  if (f.scope === 'branches' || f.scope === 'tags') {
+    const tag = f.scope === 'tags' ? 1 : 0;
+    q = q.where('id', 'in', db.selectFrom('ci_pipelines').select((eb) => eb.fn.max('id').as('id'))
+      .where('project_id', '=', projectId).where('tag', '=', tag).groupBy('ref'));
+  }
+  q = q.orderBy(f.orderBy, f.sort);
+  if (f.orderBy !== 'id') q = q.orderBy('id', f.sort);
+  return q;
+}

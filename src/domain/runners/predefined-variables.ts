@@ -1,0 +1,119 @@
+/**
+ * The variables a job runs with (the Service's Ci::BuildRunnerPresenter#runner_variables): the
+ * predefined CI_* variables first, then the configuration's, then those given when the job was
+ * played, later ones winning for the same key at run time.
+ *
+ * The CI_BUILD_* names are the deprecated aliases of the spec's deprecation table (removed in
+ * 16.0), still sent beside their replacements, each pair with the same value and condition.
+ */
+import type { BuildRow, PipelineRow, RunnerRow } from '../../db/tables/ci.ts';
+import type { ProjectRow } from '../../db/tables/projects.ts';
+import type { Variable } from '../ci-config/ci-config.ts';
+import type { CommitData } from '../pipelines/git-source.ts';
+import { visibilityName } from '../permissions/access.ts';
+
+export interface RunnerVariable {
+  key: string;
+  value: string;
+  public: boolean;
+  masked: boolean;
+}
+
+export interface VariableContext {
+  job: BuildRow;
+  token: string;
+  pipeline: PipelineRow;
+  project: ProjectRow;
+  projectFullPath: string;
+  namespaceFullPath: string;
+  runner: RunnerRow;
+  externalUrl: string;
+  serverVersion: string;
+}
+
+/** CI_COMMIT_REF_SLUG: lowercased, non-alphanumerics as '-', at most 63 characters, no '-' at the ends. */
+export function refSlug(ref: string): string {
+  return ref.toLowerCase().replace(/[^a-z0-9]/g, '-').slice(0, 63).replace(/^-+|-+$/g, '');
+}
+
+/** The clone URL a runner uses: the job token as the password of `gitlab-ci-token` (CONTRACT §4). */
+export function repositoryUrl(externalUrl: string, projectFullPath: string, token: string): string {
+  const u = new URL(externalUrl);
+  return `${u.protocol}//gitlab-ci-token:${token}@${u.host}${u.pathname.replace(/\/+$/, '')}/${projectFullPath}.git`;
+}
+
+export function runnerVariables(c: VariableContext): RunnerVariable[] {
+  const commit = JSON.parse(c.pipeline.commit_data) as CommitData;
+  const u = new URL(c.externalUrl);
+  const projectUrl = `${c.externalUrl}/${c.projectFullPath}`;
+  const repoUrl = repositoryUrl(c.externalUrl, c.projectFullPath, c.token);
+  const isTag = c.job.tag === 1;
+  const manual = c.job.run_when === 'manual';
+  const triggered = c.pipeline.source === 'pipeline' || c.pipeline.source === 'parent_pipeline';
+  const out: RunnerVariable[] = [];
+  const add = (key: string, value: string, o: { public?: boolean; masked?: boolean } = {}) =>
+    out.push({ key, value, public: o.public ?? true, masked: o.masked ?? false });
+  // Deprecated name and its replacement, sent together (spec, deprecations: CI_BUILD_*).
+  const pair = (oldName: string, newName: string, value: string, o: { public?: boolean; masked?: boolean } = {}) => {
+    add(newName, value, o);
+    add(oldName, value, o);
+  };
+
+  pair('CI_BUILD_TOKEN', 'CI_JOB_TOKEN', c.token, { public: false, masked: true });
+  add('CI_REGISTRY_USER', 'gitlab-ci-token');
+  add('CI', 'true');
+  add('CI_SERVER', 'yes');
+  add('CI_SERVER_URL', c.externalUrl);
+  add('CI_SERVER_HOST', u.hostname);
+  add('CI_SERVER_PORT', u.port || (u.protocol === 'https:' ? '443' : '80'));
+  add('CI_SERVER_PROTOCOL', u.protocol.replace(':', ''));
+  add('CI_SERVER_VERSION', c.serverVersion);
+  add('CI_API_V4_URL', `${c.externalUrl}/api/v4`);
+  add('CI_PROJECT_ID', String(c.project.id));
+  add('CI_PROJECT_NAME', c.project.path);
+  add('CI_PROJECT_TITLE', c.project.name);
+  add('CI_PROJECT_PATH', c.projectFullPath);
+  add('CI_PROJECT_PATH_SLUG', refSlug(c.projectFullPath));
+  add('CI_PROJECT_NAMESPACE', c.namespaceFullPath);
+  add('CI_PROJECT_ROOT_NAMESPACE', c.namespaceFullPath.split('/')[0]);
+  add('CI_PROJECT_URL', projectUrl);
+  add('CI_PROJECT_VISIBILITY', visibilityName(c.project.visibility_level));
+  add('CI_DEFAULT_BRANCH', c.project.default_branch ?? '');
+  add('CI_CONFIG_PATH', c.pipeline.config_path);
+  add('CI_PIPELINE_ID', String(c.pipeline.id));
+  add('CI_PIPELINE_IID', String(c.pipeline.iid));
+  add('CI_PIPELINE_SOURCE', c.pipeline.source);
+  add('CI_PIPELINE_URL', `${projectUrl}/-/pipelines/${c.pipeline.id}`);
+  add('CI_PIPELINE_CREATED_AT', c.pipeline.created_at.replace(/\.\d{3}Z$/, 'Z'));
+  if (triggered) pair('CI_BUILD_TRIGGERED', 'CI_PIPELINE_TRIGGERED', 'true');
+  pair('CI_BUILD_ID', 'CI_JOB_ID', String(c.job.id));
+  pair('CI_BUILD_NAME', 'CI_JOB_NAME', c.job.name);
+  pair('CI_BUILD_STAGE', 'CI_JOB_STAGE', c.job.stage);
+  if (manual) pair('CI_BUILD_MANUAL', 'CI_JOB_MANUAL', 'true');
+  add('CI_JOB_URL', `${projectUrl}/-/jobs/${c.job.id}`);
+  add('CI_JOB_STARTED_AT', (c.job.started_at ?? '').replace(/\.\d{3}Z$/, 'Z'));
+  add('CI_JOB_TIMEOUT', String(c.job.timeout));
+  pair('CI_BUILD_REF', 'CI_COMMIT_SHA', c.pipeline.sha);
+  add('CI_COMMIT_SHORT_SHA', c.pipeline.sha.slice(0, 8));
+  pair('CI_BUILD_BEFORE_SHA', 'CI_COMMIT_BEFORE_SHA', c.pipeline.before_sha);
+  pair('CI_BUILD_REF_NAME', 'CI_COMMIT_REF_NAME', c.job.ref);
+  pair('CI_BUILD_REF_SLUG', 'CI_COMMIT_REF_SLUG', refSlug(c.job.ref));
+  if (isTag) {
+    pair('CI_BUILD_TAG', 'CI_COMMIT_TAG', c.job.ref);
+  } else {
+    add('CI_COMMIT_BRANCH', c.job.ref);
+  }
+  add('CI_COMMIT_MESSAGE', commit.message);
+  add('CI_COMMIT_TITLE', commit.title);
+  add('CI_COMMIT_DESCRIPTION', commit.message.includes('\n') ? commit.message.slice(commit.message.indexOf('\n') + 1).replace(/^\n+/, '') : '');
+  add('CI_COMMIT_AUTHOR', `${commit.author_name} <${commit.author_email}>`);
+  add('CI_COMMIT_TIMESTAMP', commit.committed_date.replace(/\.\d{3}Z$/, '+00:00'));
+  pair('CI_BUILD_REPO', 'CI_REPOSITORY_URL', repoUrl);
+  add('CI_RUNNER_ID', String(c.runner.id));
+  add('CI_RUNNER_DESCRIPTION', c.runner.description ?? '');
+  add('CI_RUNNER_TAGS', JSON.stringify(c.runner.tag_list === '' ? [] : c.runner.tag_list.split(' ')));
+
+  for (const v of JSON.parse(c.job.yaml_variables) as Variable[]) add(v.key, v.value);
+  for (const v of JSON.parse(c.job.job_variables) as Variable[]) add(v.key, v.value, { public: false });
+  return out;
+}

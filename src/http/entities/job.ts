@@ -1,0 +1,132 @@
+/**
+ * Job entities (spec, Job and Bridge job; reference §3.3): JobBasic → Job (builds) and → Bridge.
+ * Everything beyond the row comes in JobExtras, loaded for a whole page at once.
+ */
+import { Type, type Static } from 'typebox';
+import type { BuildRow, JobArtifactRow, PipelineRow, RunnerRow } from '../../db/tables/ci.ts';
+import type { UserRow } from '../../db/types.ts';
+import { CommitSchema, PipelineBasicSchema, presentCommit, presentPipelineBasic } from './pipeline.ts';
+import { RunnerSchema, presentRunner } from './runner.ts';
+import { UserSchema, presentUser } from './user.ts';
+
+const NString = Type.Union([Type.String(), Type.Null()]);
+const NNumber = Type.Union([Type.Number(), Type.Null()]);
+
+export const JobArtifactSchema = Type.Object({
+  file_type: Type.String(),
+  size: Type.Integer(),
+  filename: Type.String(),
+  file_format: NString,
+});
+
+export const JobBasicSchema = Type.Object({
+  id: Type.Integer(),
+  status: Type.String(),
+  stage: Type.String(),
+  name: Type.String(),
+  ref: Type.String(),
+  tag: Type.Boolean(),
+  coverage: NNumber,
+  allow_failure: Type.Boolean(),
+  created_at: Type.String(),
+  started_at: NString,
+  finished_at: NString,
+  erased_at: NString,
+  duration: NNumber,
+  queued_duration: NNumber,
+  user: Type.Union([UserSchema, Type.Null()]),
+  commit: CommitSchema,
+  pipeline: PipelineBasicSchema,
+  failure_reason: Type.Optional(Type.String()),
+  web_url: Type.String(),
+  project: Type.Object({ ci_job_token_scope_enabled: Type.Boolean() }),
+}, { title: 'JobBasic' });
+
+export const JobSchema = Type.Object({
+  ...JobBasicSchema.properties,
+  artifacts_file: Type.Optional(Type.Object({ filename: Type.String(), size: Type.Integer() })),
+  artifacts: Type.Array(JobArtifactSchema),
+  runner: Type.Union([RunnerSchema, Type.Null()]),
+  artifacts_expire_at: NString,
+  tag_list: Type.Array(Type.String()),
+  /** Only in the erase response (spec, Job: download_url). */
+  download_url: Type.Optional(Type.Null()),
+}, { title: 'Job' });
+export type Job = Static<typeof JobSchema>;
+
+export const BridgeSchema = Type.Object({
+  ...JobBasicSchema.properties,
+  downstream_pipeline: Type.Union([PipelineBasicSchema, Type.Null()]),
+}, { title: 'Bridge' });
+export type Bridge = Static<typeof BridgeSchema>;
+
+export interface JobExtras {
+  externalUrl: string;
+  /** Web URL of each project the jobs belong to. */
+  projectWebUrls: Map<number, string>;
+  pipelines: Map<number, PipelineRow>;
+  users: Map<number, UserRow>;
+  artifacts: Map<number, JobArtifactRow[]>;
+  runners: Map<number, RunnerRow>;
+  /** Responses that carry no user (spec: null in cancel, retry, erase and play). */
+  withoutUser?: boolean;
+}
+
+const seconds = (from: string | null, to: string | null) => (from && to ? (Date.parse(to) - Date.parse(from)) / 1000 : null);
+
+function presentJobBasic(j: BuildRow, x: JobExtras) {
+  const pipeline = x.pipelines.get(j.pipeline_id)!;
+  const webUrl = x.projectWebUrls.get(j.project_id)!;
+  const user = j.user_id === null || x.withoutUser ? undefined : x.users.get(j.user_id);
+  const now = new Date().toISOString();
+  return {
+    id: j.id,
+    status: j.status,
+    stage: j.stage,
+    name: j.name,
+    ref: j.ref,
+    tag: j.tag === 1,
+    coverage: null,
+    allow_failure: j.allow_failure === 1,
+    created_at: j.created_at,
+    started_at: j.started_at,
+    finished_at: j.finished_at,
+    erased_at: j.erased_at,
+    duration: j.started_at ? seconds(j.started_at, j.finished_at ?? (j.status === 'running' ? now : null)) : null,
+    queued_duration: j.queued_at ? seconds(j.queued_at, j.started_at ?? (j.status === 'pending' ? now : null)) : null,
+    // The job's user as the User entity, with created_at (spec, Job: "the user object … also carries").
+    user: user ? { ...presentUser(user, {}, { externalUrl: x.externalUrl, canReadProfile: false }), created_at: user.created_at } : null,
+    commit: presentCommit(pipeline, webUrl),
+    pipeline: presentPipelineBasic(pipeline, webUrl),
+    ...(j.status === 'failed' ? { failure_reason: j.failure_reason ?? 'unknown_failure' } : {}),
+    web_url: `${webUrl}/-/jobs/${j.id}`,
+    project: { ci_job_token_scope_enabled: false },
+  };
+}
+
+const TRACE_ARTIFACT = { file_type: 'trace', filename: 'job.log', file_format: 'raw' };
+
+export function presentJob(j: BuildRow, x: JobExtras): Job {
+  const rows = x.artifacts.get(j.id) ?? [];
+  const archive = rows.find((a) => a.file_type === 'archive');
+  const artifacts = rows.map((a) => ({ file_type: a.file_type, size: a.size, filename: a.filename, file_format: a.file_format }));
+  // A finished job's log is listed among its artifacts, as the Service lists the archived trace.
+  if (j.trace_size > 0 && ['success', 'failed', 'canceled'].includes(j.status)) artifacts.push({ ...TRACE_ARTIFACT, size: j.trace_size });
+  const runner = j.runner_id === null ? undefined : x.runners.get(j.runner_id);
+  return {
+    ...presentJobBasic(j, x),
+    ...(archive ? { artifacts_file: { filename: archive.filename, size: archive.size } } : {}),
+    artifacts,
+    runner: runner ? presentRunner(runner) : null,
+    artifacts_expire_at: j.artifacts_expire_at,
+    tag_list: j.tag_list === '' ? [] : j.tag_list.split(' '),
+  };
+}
+
+export function presentBridge(j: BuildRow, x: JobExtras): Bridge {
+  const downstream = j.downstream_pipeline_id === null ? undefined : x.pipelines.get(j.downstream_pipeline_id);
+  return {
+    ...presentJobBasic(j, x),
+    downstream_pipeline: downstream ? presentPipelineBasic(downstream, x.projectWebUrls.get(downstream.project_id)!) : null,
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * Loading what job entities show beyond their rows, for a whole page in a handful of queries:
+ * pipelines (and downstream pipelines), users, artifacts, runners and project web URLs.
+ */
+import type { Kysely } from 'kysely';
+import type { DB, UserRow } from '../../db/types.ts';
+import type { BuildRow } from '../../db/tables/ci.ts';
+import { findPipelinesByIds } from '../../domain/pipelines/pipelines.queries.ts';
+import { jobArtifacts } from '../../domain/jobs/jobs.queries.ts';
+import { findRunnersByIds } from '../../domain/runners/runners.queries.ts';
+import { namespacePathsById } from '../../domain/namespaces/namespaces.queries.ts';
+import type { JobArtifactRow } from '../../db/tables/ci.ts';
+import type { JobExtras } from '../entities/job.ts';
+
+async function usersByIds(db: Kysely<DB>, ids: number[]): Promise<Map<number, UserRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('users').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+  return new Map(rows.map((u) => [u.id, u]));
+}
+
+/** `{external}/{namespace full path}/{project path}` of each project. */
+export async function projectWebUrls(db: Kysely<DB>, externalUrl: string, projectIds: number[]): Promise<Map<number, string>> {
+  if (projectIds.length === 0) return new Map();
+  const projects = await db.selectFrom('projects').select(['id', 'path', 'namespace_id']).where('id', 'in', [...new Set(projectIds)]).execute();
+  const paths = await namespacePathsById(db, projects.map((p) => p.namespace_id));
+  return new Map(projects.map((p) => [p.id, `${externalUrl}/${paths.get(p.namespace_id)!.fullPath}/${p.path}`]));
+}
+
+export async function loadJobExtras(db: Kysely<DB>, externalUrl: string, jobs: BuildRow[]): Promise<JobExtras> {
+  const pipelineIds = jobs.flatMap((j) => (j.downstream_pipeline_id === null ? [j.pipeline_id] : [j.pipeline_id, j.downstream_pipeline_id]));
+  const pipelines = await findPipelinesByIds(db, pipelineIds);
+  const artifacts = new Map<number, JobArtifactRow[]>();
+  for (const a of await jobArtifacts(db, jobs.filter((j) => j.type === 'build').map((j) => j.id))) {
+    const list = artifacts.get(a.job_id) ?? [];
+    list.push(a);
+    artifacts.set(a.job_id, list);
+  }
+  return {
+    externalUrl,
+    projectWebUrls: await projectWebUrls(db, externalUrl, [...jobs.map((j) => j.project_id), ...[...pipelines.values()].map((p) => p.project_id)]),
+    pipelines,
+    users: await usersByIds(db, jobs.flatMap((j) => (j.user_id === null ? [] : [j.user_id]))),
+    artifacts,
+    runners: await findRunnersByIds(db, jobs.flatMap((j) => (j.runner_id === null ? [] : [j.runner_id]))),
+  };
+}

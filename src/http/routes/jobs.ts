@@ -1,0 +1,101 @@
+/**
+ * Reading jobs (spec, Jobs table; reference §3): a project's jobs, a pipeline's jobs and bridges,
+ * one job, its log. read_build is Reporter (anyone on a public project); a job that is not in this
+ * project answers the Service's `404 Not found`.
+ */
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import path from 'node:path';
+import type { BuildRow } from '../../db/tables/ci.ts';
+import { findJobInProject, pipelineJobsQuery, projectJobsQuery, type JobType } from '../../domain/jobs/jobs.queries.ts';
+import { JOB_STATUSES } from '../../domain/jobs/state-machine.ts';
+import { fileSize, readStream, traceRelPath } from '../../domain/jobs/job-files.ts';
+import { findPipelineInProject } from '../../domain/pipelines/pipelines.queries.ts';
+import { notFound, recordNotFound } from '../errors.ts';
+import { defineParams, P } from '../params.ts';
+import { paginate, paginationParams } from '../pagination.ts';
+import { authorizeProject, loadProject, type ProjectContext } from '../loaders/containers.ts';
+import { loadJobExtras } from '../loaders/jobs.ts';
+import { BridgeSchema, JobSchema, presentBridge, presentJob } from '../entities/job.ts';
+
+const scope = P.optional(P.stringOrArray(JOB_STATUSES, { description: 'one status or an array of them' }));
+const listParams = defineParams({ id: P.string(), scope, ...paginationParams });
+const pipelineJobsParams = defineParams({
+  id: P.string(), pipeline_id: P.integer(), scope, include_retried: P.optional(P.boolean({ default: false })), ...paginationParams,
+});
+const bridgesParams = defineParams({ id: P.string(), pipeline_id: P.integer(), scope, ...paginationParams });
+export const jobParams = defineParams({ id: P.string(), job_id: P.integer() });
+
+/** The project (404), read_build (403), then the build in it (404 Not found). */
+export async function loadJob(request: FastifyRequest, action: 'read_build' | 'update_build', type: JobType | undefined = 'build'): Promise<{ ctx: ProjectContext; job: BuildRow }> {
+  const input = request.input as { id: string; job_id: number };
+  const ctx = await loadProject(request, input.id);
+  authorizeProject(ctx, action);
+  const job = await findJobInProject(request.server.kiln.db, ctx.project.id, input.job_id, type);
+  if (!job) throw recordNotFound();
+  return { ctx, job };
+}
+
+const jobs: FastifyPluginAsync = async (app) => {
+  const { db, config } = app.kiln;
+  const present = async (rows: BuildRow[]) => {
+    const extras = await loadJobExtras(db, config.externalUrl, rows);
+    return rows.map((j) => presentJob(j, extras));
+  };
+
+  app.get('/projects/:id/jobs', {
+    config: { auth: 'optional', params: listParams },
+    schema: { summary: "A project's jobs, newest first", tags: ['jobs'], response: { 200: Type.Array(JobSchema) } },
+  }, async (request, reply) => {
+    const input = request.input as { id: string; scope?: string[] };
+    const ctx = await loadProject(request, input.id);
+    authorizeProject(ctx, 'read_build');
+    return present(await paginate(db, request, reply, projectJobsQuery(db, ctx.project.id, input.scope)));
+  });
+
+  const pipelineList = (type: JobType) => async (request: FastifyRequest, reply: Parameters<typeof paginate>[2]) => {
+    const input = request.input as { id: string; pipeline_id: number; scope?: string[]; include_retried?: boolean };
+    const ctx = await loadProject(request, input.id);
+    authorizeProject(ctx, 'read_build');
+    const pipeline = await findPipelineInProject(db, ctx.project.id, input.pipeline_id);
+    if (!pipeline) throw recordNotFound();
+    const rows = await paginate(db, request, reply, pipelineJobsQuery(db, pipeline.id, type, input.scope, input.include_retried === true));
+    const extras = await loadJobExtras(db, config.externalUrl, rows);
+    return rows.map((j) => (type === 'build' ? presentJob(j, extras) : presentBridge(j, extras)));
+  };
+
+  app.get('/projects/:id/pipelines/:pipeline_id/jobs', {
+    config: { auth: 'optional', params: pipelineJobsParams },
+    schema: { summary: "A pipeline's jobs, newest first; retried ones only with include_retried", tags: ['jobs'], response: { 200: Type.Array(JobSchema) } },
+  }, pipelineList('build'));
+
+  app.get('/projects/:id/pipelines/:pipeline_id/bridges', {
+    config: { auth: 'optional', params: bridgesParams },
+    schema: { summary: "A pipeline's bridge (trigger) jobs", tags: ['jobs'], response: { 200: Type.Array(BridgeSchema) } },
+  }, pipelineList('bridge'));
+
+  app.get('/projects/:id/jobs/:job_id', {
+    config: { auth: 'optional', params: jobParams },
+    schema: { summary: 'A single job', tags: ['jobs'], response: { 200: JobSchema } },
+  }, async (request) => {
+    const { job } = await loadJob(request, 'read_build');
+    return (await present([job]))[0];
+  });
+
+  app.get('/projects/:id/jobs/:job_id/trace', {
+    config: { auth: 'optional', params: jobParams },
+    schema: { summary: "A job's log (text/plain)", tags: ['jobs'], produces: ['text/plain'] },
+  }, async (request, reply) => {
+    const { job } = await loadJob(request, 'read_build');
+    const file = path.join(config.dataDir, traceRelPath(job));
+    // 404 when the job has no log (spec, Jobs: trace).
+    const size = job.trace_size > 0 ? await fileSize(file) : null;
+    if (size === null || size === 0) throw notFound();
+    reply.header('content-disposition', `infile; filename="${job.id}.log"`);
+    reply.type('text/plain; charset=utf-8');
+    // Only the bytes the runner has finished appending (trace_size), streamed from disk.
+    return reply.send(readStream(file, Math.min(size, job.trace_size)));
+  });
+};
+
+export default jobs;
