@@ -16,6 +16,16 @@ export const QS_OPTIONS: qs.IParseOptions = { arrayLimit: 1000, parameterLimit: 
 const MAX_BUFFERED_FILE = 10 * 1024 * 1024;
 
 export default fp(async (app) => {
+  // An empty body sent as application/json is no body, as the Service's Grape reads a body only
+  // when Content-Length > 0: python-gitlab 3.12 sends every DELETE (and body-less PUTs) that way.
+  // Anything else goes to Fastify's own JSON parser, with its poisoning checks and errors.
+  const parseJson = app.getDefaultJsonParser(app.initialConfig.onProtoPoisoning ?? 'error', app.initialConfig.onConstructorPoisoning ?? 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.length === 0) return done(null, undefined);
+    return parseJson(request, text, done);
+  });
   await app.register(formbody, { parser: (body) => qs.parse(body, QS_OPTIONS) });
   await app.register(multipart, { limits: { fileSize: MAX_BUFFERED_FILE, files: 10, fields: 200 } });
 
