@@ -17,7 +17,7 @@ const MAX_BUFFERED_FILE = 10 * 1024 * 1024;
 
 export default fp(async (app) => {
   // An empty body sent as application/json is no body, as the Service's Grape reads a body only
-  // when Content-Length > 0: python-gitlab 3.12 sends every DELETE (and body-less PUTs) that way.
+  // when Content-Length > 0: python-gitlab 3.12 sends every DELETE that way.
   // Anything else goes to Fastify's own JSON parser, with its poisoning checks and errors.
   const parseJson = app.getDefaultJsonParser(app.initialConfig.onProtoPoisoning ?? 'error', app.initialConfig.onConstructorPoisoning ?? 'error');
   app.removeContentTypeParser('application/json');
