@@ -113,7 +113,7 @@ test('stop() aborts running handlers and hands their jobs back unchanged', async
 test('a lease is renewed while its handler runs', async () => {
   await clear();
   const queue = new JobQueue(t.db, t.dialect);
-  let finish!: () => void;
+  let finish: (() => void) | null = null;
   queue.registerHandler('test.long', () => new Promise<void>((resolve) => { finish = resolve; }));
   const runner = new JobRunner(queue, { concurrency: 1, pollMs: 20, leaseMs: 300, log });
   runner.start();
@@ -123,7 +123,7 @@ test('a lease is renewed while its handler runs', async () => {
     await new Promise((resolve) => setTimeout(resolve, 700));
     // Past two lease lengths, nobody may take it over.
     assert.equal(await claimJob(t.db, t.dialect, { owner: 'thief', leaseMs: 300, kinds: ['test.long'] }), null);
-    finish();
+    finish!();
     await waitFor('the job to leave the table', async () => ((await t.db.selectFrom('background_jobs').select('id').execute()).length === 0 ? true : undefined));
   } finally {
     await runner.stop();
