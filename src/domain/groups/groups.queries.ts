@@ -4,6 +4,7 @@ import type { DB, NamespaceRow, UserRow } from '../../db/types.ts';
 import { nowIso } from '../clock.ts';
 import { VISIBILITY_LEVELS } from '../permissions/access.ts';
 import { containsPattern } from '../projects/project.finder.ts';
+import { descendantGroupIds } from '../namespaces/namespaces.queries.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -57,9 +58,48 @@ export function groupsQuery(db: Db, f: GroupFilters) {
   return qb;
 }
 
+/**
+ * The offset order of GET /groups; names compare case-insensitively (the namespaces_kind_name
+ * index, lower(name) then id), the same on both engines; id breaks ties.
+ */
+export function orderGroups(qb: ReturnType<typeof groupsQuery>, orderBy: 'name' | 'path' | 'id', sort: 'asc' | 'desc') {
+  if (orderBy === 'id') return qb.orderBy('id', sort);
+  const column = orderBy === 'name' ? sql<string>`lower(name)` : sql.ref<string>('path');
+  return qb.orderBy(column, sort).orderBy('id', sort);
+}
+
 /** Whether the user may create top-level groups (users.can_create_group; administrators always). */
 export function canCreateTopLevelGroup(user: UserRow): boolean {
   return user.admin === 1 || user.can_create_group === 1;
 }
 
 export const PUBLIC_ONLY = { minVisibility: VISIBILITY_LEVELS.public };
+
+/**
+ * The groups `rootIds` with every sub-group below them, and the projects they hold: what a
+ * group's removal takes with it.
+ */
+export async function groupTrees(db: Db, rootIds: number[]): Promise<{ groups: NamespaceRow[]; projects: { id: number; repository_storage: string; disk_path: string }[] }> {
+  if (rootIds.length === 0) return { groups: [], projects: [] };
+  const below = await descendantGroupIds(db, rootIds);
+  const ids = [...new Set([...rootIds, ...below.keys()])];
+  const [groups, projects] = await Promise.all([
+    db.selectFrom('namespaces').selectAll().where('kind', '=', 'group').where('id', 'in', ids).execute(),
+    db.selectFrom('projects').select(['id', 'repository_storage', 'disk_path']).where('namespace_id', 'in', ids).execute(),
+  ]);
+  return { groups, projects };
+}
+
+/**
+ * Removes groups and their projects with the membership rows of both (members carry no foreign
+ * key). Run inside the caller's transaction; sub-groups must be listed too (groupTrees).
+ */
+export async function deleteGroupsWithProjects(trx: Transaction<DB>, groupIds: number[], projectIds: number[]): Promise<void> {
+  if (groupIds.length === 0) return;
+  if (projectIds.length > 0) {
+    await trx.deleteFrom('members').where('source_type', '=', 'Project').where('source_id', 'in', projectIds).execute();
+    await trx.deleteFrom('projects').where('id', 'in', projectIds).execute();
+  }
+  await trx.deleteFrom('members').where('source_type', '=', 'Namespace').where('source_id', 'in', groupIds).execute();
+  await trx.deleteFrom('namespaces').where('id', 'in', groupIds).execute();
+}

@@ -7,7 +7,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { MemberRow, MemberSourceType } from '../../db/tables/projects.ts';
 import { nowIso } from '../clock.ts';
-import { descendantGroupIds, MAX_NAMESPACE_DEPTH } from '../namespaces/namespaces.queries.ts';
+import { descendantGroupIds, MAX_NAMESPACE_DEPTH, namespacePathsById } from '../namespaces/namespaces.queries.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -59,13 +59,44 @@ export async function countOwners(db: Db, groupId: number): Promise<number> {
   return Number(row.n);
 }
 
-/** Groups in which `userId` is the only owner (a user who is cannot be deleted: 409). */
+/**
+ * Groups the user directly owns and where nobody else is an owner, directly or through an
+ * ancestor group (the Service's solo_owned_groups: `last_owner?` counts the owners of the group
+ * and its parents). A user who has any cannot be deleted without hard_delete (409); with it,
+ * these groups go too. Rows whose group no longer exists are not ownerships.
+ */
 export async function groupsSolelyOwnedBy(db: Db, userId: number): Promise<number[]> {
   const owned = await db.selectFrom('members').select('source_id')
     .where('user_id', '=', userId).where('source_type', '=', 'Namespace').where('access_level', '=', 50).execute();
+  if (owned.length === 0) return [];
+  const paths = await namespacePathsById(db, owned.map((o) => o.source_id));
   const sole: number[] = [];
-  for (const { source_id } of owned) if ((await countOwners(db, source_id)) === 1) sole.push(source_id);
+  for (const { source_id } of owned) {
+    const lineage = paths.get(source_id)?.lineage;
+    if (!lineage) continue;
+    const other = await db.selectFrom('members').select('id')
+      .where('source_type', '=', 'Namespace').where('source_id', 'in', lineage)
+      .where('access_level', '=', 50).where('user_id', '!=', userId)
+      .limit(1).executeTakeFirst();
+    if (!other) sole.push(source_id);
+  }
   return sole;
+}
+
+/**
+ * The user's highest access level over all their memberships, projects and groups alike
+ * (UserHighestRole; 0 when they have none). Rows whose source went with its owner's namespace
+ * are not memberships. Served by members_user (user_id, source_type, source_id, access_level).
+ */
+export async function highestRoleOf(db: Db, userId: number): Promise<number> {
+  const row = await db.selectFrom('members')
+    .leftJoin('projects', (j) => j.onRef('projects.id', '=', 'members.source_id').on('members.source_type', '=', 'Project'))
+    .leftJoin('namespaces', (j) => j.onRef('namespaces.id', '=', 'members.source_id').on('members.source_type', '=', 'Namespace'))
+    .select((eb) => eb.fn.max<number>('members.access_level').as('level'))
+    .where('members.user_id', '=', userId)
+    .where((eb) => eb.or([eb('projects.id', 'is not', null), eb('namespaces.id', 'is not', null)]))
+    .executeTakeFirst();
+  return Number(row?.level ?? 0);
 }
 
 /** Highest level among direct memberships of the given groups. */
@@ -89,6 +120,12 @@ export async function projectAccessLevel(db: Db, userId: number, projectId: numb
     highestDirect(db, userId, 'Namespace', namespaceLineage),
   ]);
   return Math.max(direct, inherited);
+}
+
+/** The user's direct group memberships (group id and level), in membership order. */
+export function directGroupMemberships(db: Db, userId: number): Promise<{ source_id: number; access_level: number }[]> {
+  return db.selectFrom('members').select(['source_id', 'access_level'])
+    .where('user_id', '=', userId).where('source_type', '=', 'Namespace').orderBy('id').execute();
 }
 
 /**

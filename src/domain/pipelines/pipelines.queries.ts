@@ -72,3 +72,9 @@ export function projectPipelinesQuery(db: Db, projectId: number, f: PipelineFilt
   if (f.orderBy !== 'id') q = q.orderBy('id', f.sort);
   return q;
 }
+
+/** A deleted user's pipelines and jobs go to the ghost user (soft delete; ci_*_user indexes). */
+export async function reassignPipelinesAndJobs(trx: Transaction<DB>, fromUserId: number, toUserId: number): Promise<void> {
+  await trx.updateTable('ci_pipelines').set({ user_id: toUserId }).where('user_id', '=', fromUserId).execute();
+  await trx.updateTable('ci_builds').set({ user_id: toUserId }).where('user_id', '=', fromUserId).execute();
+}

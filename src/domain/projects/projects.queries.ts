@@ -76,3 +76,10 @@ export async function personalProjectIds(db: Db, userId: number): Promise<number
     .select('projects.id').where('namespaces.kind', '=', 'user').where('namespaces.owner_id', '=', userId).execute();
   return rows.map((r) => r.id);
 }
+
+/** Where the repositories of the user's personal projects live, for the user's deletion. */
+export function personalProjectRepositories(db: Db, userId: number): Promise<{ id: number; repository_storage: string; disk_path: string }[]> {
+  return db.selectFrom('projects').innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
+    .select(['projects.id', 'projects.repository_storage', 'projects.disk_path'])
+    .where('namespaces.kind', '=', 'user').where('namespaces.owner_id', '=', userId).execute();
+}

@@ -2,14 +2,25 @@
  * DELETE /users/:id and reject (spec, Users; reference §1.7). Guards first: each may refuse the
  * deletion with a 409 message. Then, in one transaction, a soft delete hands the user's
  * contributions to the ghost user (created on demand) before the account goes; a hard delete
- * removes them with it.
+ * removes them with it, and with them the groups the user solely owns (their sub-groups and
+ * projects too). The account takes its personal namespace's projects and its snippets along
+ * (foreign keys), and the membership rows of everything removed go in the same transaction.
+ * Only after the commit are the repositories of all of it (projects, snippets, group wikis)
+ * and the avatar removed from disk, as DELETE /projects/:id does.
  *
  * Other areas extend the two tables below: a guard for what must block a deletion, a
  * contribution mover for rows that outlive their author.
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { DB, UserRow } from '../../db/types.ts';
-import { groupsSolelyOwnedBy } from '../members/members.queries.ts';
+import type { StorageShard } from '../../config/schema.ts';
+import { deleteGroupsWithProjects, groupTrees } from '../groups/groups.queries.ts';
+import { deleteMembersOf, groupsSolelyOwnedBy } from '../members/members.queries.ts';
+import { reassignPipelinesAndJobs } from '../pipelines/pipelines.queries.ts';
+import { personalProjectRepositories } from '../projects/projects.queries.ts';
+import { removeRepository } from '../repositories/repositories.ts';
+import { repositoryPath } from '../repositories/storage.ts';
+import { snippetsByAuthor } from '../snippets/snippets.queries.ts';
 import { removeAvatar } from './avatar.ts';
 import { findOrCreateGhostUser } from './ghost-user.ts';
 import { USER_TYPES } from './user-kind.ts';
@@ -22,6 +33,8 @@ export interface DeleteOptions {
   host: string;
   /** KILN_DATA_DIR, where the user's avatar file is removed from. */
   dataDir: string;
+  /** KILN_STORAGES, where the removed repositories live. */
+  shards: StorageShard[];
 }
 
 type Refusal = { reason: 'forbidden' } | { reason: 'conflict'; message: string };
@@ -40,24 +53,79 @@ const GUARDS: DeleteGuard[] = [
 /**
  * Rows authored by the user that must survive a soft delete, re-pointed at the ghost user
  * (Users::MigrateToGhostUserService). Personal snippets, keys, emails, tokens and memberships
- * are the user's own and go with the account.
+ * are the user's own and go with the account. On a hard delete the foreign keys that outlive
+ * the user (pipelines, jobs, project creators) are cleared instead.
  */
-const CONTRIBUTION_MOVERS: ContributionMover[] = [];
+const CONTRIBUTION_MOVERS: ContributionMover[] = [
+  // Pipelines and jobs the user started stay with their projects, started by the ghost user.
+  (trx, from, ghost) => reassignPipelinesAndJobs(trx, from.id, ghost.id),
+];
 
-export type DeleteUserResult = { ok: true } | ({ ok: false } & Refusal);
+/** A repository to remove from disk once the rows naming it are gone. */
+interface RepositoryLocation {
+  storage: string;
+  diskPath: string;
+}
+
+/** A repository left on disk because removing it failed; the rows are gone all the same. */
+export interface LeftoverRepository extends RepositoryLocation {
+  error: unknown;
+}
+
+export type DeleteUserResult = { ok: true; leftovers: LeftoverRepository[] } | ({ ok: false } & Refusal);
+
+/**
+ * Deletes the rows that go with the user besides those their foreign keys cascade to, and
+ * answers which repositories they named.
+ */
+async function deleteOwnedContainers(trx: Transaction<DB>, user: UserRow, opts: DeleteOptions): Promise<RepositoryLocation[]> {
+  const projects = await personalProjectRepositories(trx, user.id);
+  const snippets = await snippetsByAuthor(trx, user.id).execute();
+  // Other users' memberships of the personal projects (the projects go with the namespace).
+  await deleteMembersOf(trx, 'Project', projects.map((p) => p.id));
+  const repositories: RepositoryLocation[] = [
+    ...projects.map((p) => ({ storage: p.repository_storage, diskPath: p.disk_path })),
+    ...snippets.map((s) => ({ storage: s.repository_storage, diskPath: s.disk_path })),
+  ];
+  if (opts.hardDelete) {
+    const trees = await groupTrees(trx, await groupsSolelyOwnedBy(trx, user.id));
+    await deleteGroupsWithProjects(trx, trees.groups.map((g) => g.id), trees.projects.map((p) => p.id));
+    repositories.push(...trees.projects.map((p) => ({ storage: p.repository_storage, diskPath: p.disk_path })));
+    for (const g of trees.groups) {
+      if (g.repository_storage && g.wiki_disk_path) repositories.push({ storage: g.repository_storage, diskPath: g.wiki_disk_path });
+    }
+  }
+  return repositories;
+}
+
+/** One at a time, so a user with many projects does not open as many removals at once. */
+async function removeRepositories(shards: StorageShard[], repositories: RepositoryLocation[]): Promise<LeftoverRepository[]> {
+  const leftovers: LeftoverRepository[] = [];
+  for (const r of repositories) {
+    try {
+      await removeRepository(repositoryPath(shards, r.storage, r.diskPath));
+    } catch (error) {
+      leftovers.push({ ...r, error });
+    }
+  }
+  return leftovers;
+}
 
 export async function deleteUser(db: Kysely<DB>, user: UserRow, opts: DeleteOptions): Promise<DeleteUserResult> {
   for (const guard of GUARDS) {
     const refusal = await guard(db, user, opts);
     if (refusal) return { ok: false, ...refusal };
   }
-  await db.transaction().execute(async (trx) => {
+  const repositories = await db.transaction().execute(async (trx) => {
     if (!opts.hardDelete) {
       const ghost = await findOrCreateGhostUser(trx, opts.host);
       for (const move of CONTRIBUTION_MOVERS) await move(trx, user, ghost);
     }
+    const doomed = await deleteOwnedContainers(trx, user, opts);
     await deleteUserRow(trx, user.id);
+    return doomed;
   });
+  const leftovers = await removeRepositories(opts.shards, repositories);
   await removeAvatar(opts.dataDir, user.id);
-  return { ok: true };
+  return { ok: true, leftovers };
 }

@@ -113,10 +113,17 @@ const byCustomAttributes: Filter = (qb, p) => {
 };
 
 /**
- * Users without any project membership. kiln has no projects yet, so no user has one and the
- * filter selects everyone; the projects area adds its NOT EXISTS on its membership table here.
+ * Users without any project membership (the owner of a personal project is its member), as the
+ * Service's `without_projects` scope. A row whose project went with its owner's namespace is no
+ * membership. Served by members_user (user_id, source_type, …) and the projects primary key.
  */
-const byWithoutProjects: Filter = (qb) => qb;
+const byWithoutProjects: Filter = (qb, p) => (p.withoutProjects
+  ? qb.where((eb) => eb.not(eb.exists(eb.selectFrom('members')
+    .innerJoin('projects', 'projects.id', 'members.source_id')
+    .select('members.id')
+    .whereRef('members.user_id', '=', 'users.id')
+    .where('members.source_type', '=', 'Project'))))
+  : qb);
 
 /** `created_at` orders by id, as the Service does; id is always the tie-breaker (reference §1.4). */
 const ordered: Filter = (qb, p) => {

@@ -8,7 +8,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { UserRow } from '../../db/types.ts';
-import { deleteUser } from '../../domain/users/delete-user.ts';
+import { deleteUser, type LeftoverRepository } from '../../domain/users/delete-user.ts';
 import { DECIDE, type StateOperation } from '../../domain/users/state-operations.ts';
 import { transition } from '../../domain/users/state-machine.ts';
 import { changeUserState, setTwoFactorRequired } from '../../domain/users/users.queries.ts';
@@ -30,6 +30,11 @@ const Message = Type.Object({ message: Type.String() });
 /** A bare `true` / `false` / `null` body (CONTRIBUTING, HTTP). */
 function sendLiteral(reply: FastifyReply, value: boolean | null): FastifyReply {
   return reply.code(201).type('application/json').send(JSON.stringify(value));
+}
+
+/** The user is gone either way; a repository that could not be removed is an operator's matter. */
+function logLeftovers(request: FastifyRequest, leftovers: LeftoverRepository[]): void {
+  for (const { storage, diskPath, error } of leftovers) request.log.error({ err: error, storage, diskPath }, 'repository of a deleted user left on disk');
 }
 
 const STATE_OPERATIONS: { path: string; operation: StateOperation; summary: string }[] = [
@@ -98,8 +103,9 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
     const user = await pendingUser(request, 'You are not allowed to reject a user');
     if (user.state !== 'blocked_pending_approval') throw conflict('User does not have a pending request');
     // A rejected sign-up is removed outright, contributions included (Users::RejectService).
-    const result = await deleteUser(db, user, { hardDelete: true, host, dataDir: config.dataDir });
+    const result = await deleteUser(db, user, { hardDelete: true, host, dataDir: config.dataDir, shards: config.storages });
     if (!result.ok) throw result.reason === 'conflict' ? conflict(result.message) : forbidden();
+    logLeftovers(request, result.leftovers);
     app.kiln.authCache.invalidateUser(user.id);
     return reply.code(200).send({ message: 'Success' });
   });
@@ -112,8 +118,9 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
     const input = request.input as { id: number; hard_delete?: boolean | null };
     const user = await userOr404(db, input.id);
     checkUnmodifiedSince(request, user.updated_at);
-    const result = await deleteUser(db, user, { hardDelete: input.hard_delete === true, host, dataDir: config.dataDir });
+    const result = await deleteUser(db, user, { hardDelete: input.hard_delete === true, host, dataDir: config.dataDir, shards: config.storages });
     if (!result.ok) throw result.reason === 'conflict' ? conflict(result.message) : forbidden();
+    logLeftovers(request, result.leftovers);
     app.kiln.authCache.invalidateUser(user.id);
     return reply.code(204).send();
   });

@@ -9,6 +9,7 @@ import {
   customAttributesOf, findUserProfile, followSummaries, identitiesOf, personalNamespaceId, personalNamespaceIds, type UserProfileRow,
 } from '../../domain/users/users.queries.ts';
 import { findUsers, type UsersOrderBy } from '../../domain/users/users.finder.ts';
+import { highestRoleOf } from '../../domain/members/members.queries.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { defineParams, P, type ParamsOf } from '../params.ts';
 import { paginate, paginationParams } from '../pagination.ts';
@@ -169,7 +170,8 @@ const users: FastifyPluginAsync = async (app) => {
       return presentUser(row, extras, o);
     }
     serializeWith(reply, serialize.UserDetailsWithAdmin);
-    const details = { ...extras, ...(await privateExtras(db, row)) };
+    const [privateFields, highestRole] = await Promise.all([privateExtras(db, row), highestRoleOf(db, row.id)]);
+    const details: UserExtras = { ...extras, ...privateFields, highestRole };
     if (input.with_custom_attributes) details.customAttributes = (await customAttributesOf(db, [row.id])).map(({ key, value }) => ({ key, value }));
     return presentUserDetailsWithAdmin(row, details, o);
   });
