@@ -2,10 +2,11 @@
  * OpenID Connect claims about a user, as the Service configures doorkeeper-openid_connect
  * (reference gitlab-behavior §8.4): `sub` is the user id as a string; `email` is the primary
  * email when the token has the `email` scope and the public email otherwise; absent values are
- * omitted rather than sent as null.
+ * omitted rather than sent as null. Userinfo also carries the group claims (group-claims.ts).
  */
 import crypto from 'node:crypto';
 import type { UserRow } from '../db/types.ts';
+import { DEVELOPER_GROUPS_CLAIM, MAINTAINER_GROUPS_CLAIM, OWNER_GROUPS_CLAIM, type GroupClaims } from './group-claims.ts';
 
 export interface ClaimContext {
   externalUrl: string;
@@ -38,8 +39,8 @@ export function sharedClaims(user: UserRow, scopes: string[], ctx: ClaimContext)
   return compact({ sub_legacy: subLegacy(user, ctx), ...emailClaims(user, scopes) });
 }
 
-/** The /oauth/userinfo body: `sub` and every user_info claim. */
-export function userinfoClaims(user: UserRow, scopes: string[], ctx: ClaimContext) {
+/** The /oauth/userinfo body: `sub` and every user_info claim, the group claims last. */
+export function userinfoClaims(user: UserRow, scopes: string[], ctx: ClaimContext, groupClaims: GroupClaims) {
   const shared = sharedClaims(user, scopes, ctx);
   return compact({
     sub: String(user.id),
@@ -52,11 +53,13 @@ export function userinfoClaims(user: UserRow, scopes: string[], ctx: ClaimContex
     website: websiteUrl(user.website_url),
     profile: `${ctx.externalUrl}/${user.username}`,
     picture: user.avatar ? `${ctx.externalUrl}/uploads/-/system/user/avatar/${user.id}/${encodeURIComponent(user.avatar)}` : null,
+    groups: groupClaims.groups,
+    ...groupClaims.byRole,
   });
 }
 
 /** Names for the discovery document's claims_supported. */
 export const CLAIMS_SUPPORTED = [
   'iss', 'sub', 'aud', 'exp', 'iat', 'sub_legacy', 'name', 'nickname', 'preferred_username', 'email', 'email_verified',
-  'website', 'profile', 'picture',
+  'website', 'profile', 'picture', 'groups', 'groups_direct', OWNER_GROUPS_CLAIM, MAINTAINER_GROUPS_CLAIM, DEVELOPER_GROUPS_CLAIM,
 ];

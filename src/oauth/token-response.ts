@@ -7,6 +7,7 @@
 import type { FastifyReply } from 'fastify';
 import type { UserRow } from '../db/types.ts';
 import type { IssuedToken } from '../domain/oauth/issue-access-token.ts';
+import { loadGroupClaims } from './group-claims.ts';
 import { signIdToken } from './id-token.ts';
 import type { OAuthServer } from './server.ts';
 
@@ -32,8 +33,9 @@ export async function tokenResponseBody(server: OAuthServer, issued: IssuedToken
     created_at: Math.floor(createdAt.getTime() / 1000),
   };
   if (scopes.includes('openid') && o.clientUid) {
+    const { groupsDirect } = await loadGroupClaims(server.ctx.db, o.user.id);
     body.id_token = await signIdToken(server.keys.oidc, { issuer: server.issuer, externalUrl: server.ctx.config.externalUrl, secretKeyBase: server.ctx.secretKeyBase }, {
-      user: o.user, clientUid: o.clientUid, scopes, nonce: o.nonce, issuedAt: new Date(),
+      user: o.user, clientUid: o.clientUid, scopes, nonce: o.nonce, issuedAt: new Date(), groupsDirect,
     });
   }
   return body;

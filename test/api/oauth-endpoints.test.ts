@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { importJWK, jwtVerify } from 'jose';
+import { decodeJwt, importJWK, jwtVerify } from 'jose';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { createOauthToken, createUser } from '../helpers/factories.ts';
+import { createOauthToken, createToken, createUser } from '../helpers/factories.ts';
 import { obtainTokens, postForm, registerClient, signedInBrowser, type Browser, type TestClient } from '../helpers/oauth.ts';
 import type { UserRow } from '../../src/db/types.ts';
 
@@ -179,6 +179,56 @@ describe('token info, revoke, userinfo, discovery, keys and CORS', () => {
     const fs = await import('node:fs');
     assert.ok(fs.existsSync(`${t.dataDir}/keys/oidc.pem`));
     assert.ok(fs.existsSync(`${t.dataDir}/keys/ci_jwt.pem`));
+  });
+
+  it('group claims: groups and the role claims in userinfo, groups_direct in the id_token', async () => {
+    const OWNER = 'https://gitlab.org/claims/groups/owner';
+    const MAINTAINER = 'https://gitlab.org/claims/groups/maintainer';
+    const DEVELOPER = 'https://gitlab.org/claims/groups/developer';
+    const member = await createUser(t.db);
+    const memberBrowser = await signedInBrowser(t, member);
+    const claimsNow = async () => {
+      const tokens = await obtainTokens(t, memberBrowser, confidential, 'openid');
+      const info = (await t.request({ url: '/oauth/userinfo', headers: bearer(tokens.access_token) })).json();
+      return { info, idToken: decodeJwt(tokens.id_token as string) };
+    };
+    // Without any membership: empty lists, and no role claim at all.
+    const none = await claimsNow();
+    assert.deepEqual(none.info.groups, []);
+    for (const claim of [OWNER, MAINTAINER, DEVELOPER]) assert.equal(claim in none.info, false, claim);
+    assert.deepEqual(none.idToken.groups_direct, []);
+    assert.equal('groups' in none.idToken, false);
+
+    const creator = await createUser(t.db);
+    const creatorToken = await createToken(t.db, creator);
+    const group = async (path: string, level: number | null, parentId?: number) => {
+      const res = await t.request({ method: 'POST', url: '/api/v4/groups', token: creatorToken, payload: { name: path, path, ...(parentId ? { parent_id: parentId } : {}) } });
+      assert.equal(res.statusCode, 201, res.body);
+      const g = res.json();
+      if (level !== null) {
+        const added = await t.request({ method: 'POST', url: `/api/v4/groups/${g.id}/members`, token: creatorToken, payload: { user_id: member.id, access_level: level } });
+        assert.equal(added.statusCode, 201, added.body);
+      }
+      return g;
+    };
+    const top = await group('oidc-top', 50);
+    await group('sub', null, top.id);
+    await group('oidc-maint', 40);
+    await group('oidc-dev', 30);
+    await group('oidc-rep', 20);
+    await group('oidc-elsewhere', null);
+
+    const { info, idToken } = await claimsNow();
+    assert.deepEqual(info.groups, ['oidc-top', 'oidc-top/sub', 'oidc-maint', 'oidc-dev', 'oidc-rep']);
+    assert.deepEqual(info[OWNER], ['oidc-top']);
+    assert.deepEqual(info[MAINTAINER], ['oidc-maint']);
+    assert.deepEqual(info[DEVELOPER], ['oidc-dev']);
+    assert.equal('groups_direct' in info, false);
+    assert.deepEqual(idToken.groups_direct, ['oidc-top', 'oidc-maint', 'oidc-dev', 'oidc-rep']);
+    for (const claim of ['groups', OWNER, MAINTAINER, DEVELOPER]) assert.equal(claim in idToken, false, claim);
+
+    const doc = (await t.request({ url: '/.well-known/openid-configuration' })).json();
+    for (const claim of ['groups', 'groups_direct', OWNER, MAINTAINER, DEVELOPER]) assert.ok(doc.claims_supported.includes(claim), claim);
   });
 
   it('CORS preflights: Authorization allowed, X-Requested-With refused, on token, revoke and userinfo', async () => {

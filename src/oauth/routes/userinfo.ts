@@ -8,6 +8,7 @@ import { findUsableOauthToken } from '../../domain/oauth/find-usable-token.ts';
 import { apiAccessDeniedReason } from '../../domain/users/user-kind.ts';
 import { bearerToken } from '../bearer.ts';
 import { userinfoClaims } from '../claims.ts';
+import { loadGroupClaims } from '../group-claims.ts';
 import { applyCors, answerPreflight, USERINFO_CORS } from '../cors.ts';
 import { insufficientScopeError, invalidTokenError } from '../errors.ts';
 import type { OAuthServer } from '../server.ts';
@@ -23,7 +24,8 @@ const userinfo: FastifyPluginAsync<{ server: OAuthServer }> = async (app, { serv
     if (!found.ok) throw invalidTokenError(found.reason);
     if (!found.token.scopes.split(' ').includes('openid')) throw insufficientScopeError(['openid']);
     if (apiAccessDeniedReason(found.user, ctx.config.externalUrl) !== null) throw invalidTokenError('unknown');
-    const claims = userinfoClaims(found.user, found.token.scopes.split(' '), { externalUrl: ctx.config.externalUrl, secretKeyBase: ctx.secretKeyBase });
+    const groupClaims = await loadGroupClaims(ctx.db, found.user.id);
+    const claims = userinfoClaims(found.user, found.token.scopes.split(' '), { externalUrl: ctx.config.externalUrl, secretKeyBase: ctx.secretKeyBase }, groupClaims);
     reply.header('cache-control', 'no-store');
     return reply.type('application/json').send(JSON.stringify(claims));
   }
