@@ -5,11 +5,13 @@
  * last URLs built from KILN_EXTERNAL_URL and every declared parameter; totals come from a count
  * capped at 10,001 rows, and past 10,000 the totals and rel="last" are dropped.
  * Keyset: order by id, `id_after`/`id_before` cursors, a Link with rel="next" only, absent at the end.
+ * Cursor keyset: any order ending in a unique column, an opaque `cursor` (base64url JSON of the
+ * last row's order values), the same lone rel="next" Link.
  */
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type Expression, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DB } from '../db/types.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, invalidParams } from './errors.ts';
 import { P } from './params.ts';
 
 export const MAX_COUNT = 10_000;
@@ -27,6 +29,12 @@ export const keysetParams = {
   pagination: P.optional(P.oneOf(['offset', 'keyset'] as const, { description: 'keyset selects keyset pagination' })),
   id_after: P.optional(P.integer({ description: 'keyset cursor: ids greater than this' })),
   id_before: P.optional(P.integer({ description: 'keyset cursor: ids less than this' })),
+};
+
+/** Declared on routes whose keyset pagination takes an opaque cursor (groups: name asc). */
+export const cursorKeysetParams = {
+  pagination: keysetParams.pagination,
+  cursor: P.optional(P.string({ description: 'keyset cursor: the value of `cursor` in the previous page\'s Link' })),
 };
 
 /** Parameters never copied into Link URLs: credentials. */
@@ -177,9 +185,7 @@ export async function paginateKeyset<O extends { id: number }>(
   qb: SelectQueryBuilder<DB, any, O>,
   opts: KeysetOptions,
 ): Promise<O[]> {
-  if (!opts.supported.includes(opts.orderBy)) {
-    throw new ApiError(405, { error: 'Keyset pagination is not yet available for this type of request' });
-  }
+  if (!opts.supported.includes(opts.orderBy)) throw keysetUnavailable();
   const perPage = perPageOf(request.input);
   const input = request.input;
   let q = qb as SelectQueryBuilder<any, any, O>;
@@ -192,6 +198,82 @@ export async function paginateKeyset<O extends { id: number }>(
     const last = rows[rows.length - 1].id;
     const cursor = opts.sort === 'asc' ? { id_after: last, id_before: undefined } : { id_before: last, id_after: undefined };
     const params = { ...linkParams(request), per_page: perPage, page: undefined, ...cursor };
+    reply.header('link', `<${linkBase(request)}?${toQuery(params)}>; rel="next"`);
+  }
+  return rows;
+}
+
+/** One column of a cursor-paginated order; the last key must be unique (the id). */
+export interface CursorKey<O> {
+  /** Its name in the cursor. */
+  name: string;
+  /** The column ordered by. */
+  column: string;
+  /** Order and compare by lower(column), on both sides, so engines agree whatever the characters. */
+  lower?: boolean;
+  /** Its value in a row of the page. */
+  value: (row: O) => string | number;
+  type: 'string' | 'number';
+}
+
+const KEYSET_UNAVAILABLE = 'Keyset pagination is not yet available for this type of request';
+
+/** The 405 a keyset request gets when the type does not support its order (reference §7.5). */
+export function keysetUnavailable(): ApiError {
+  return new ApiError(405, { error: KEYSET_UNAVAILABLE });
+}
+
+export function encodeCursor(values: Record<string, string | number>): string {
+  return Buffer.from(JSON.stringify(values)).toString('base64url');
+}
+
+/** The cursor's values, or a 400 when it is not one this order could have written. */
+function decodeCursor<O>(raw: string, keys: CursorKey<O>[]): Record<string, string | number> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+  } catch {
+    throw invalidParams(['cursor is invalid']);
+  }
+  const valid = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+    && keys.every((k) => typeof (parsed as Record<string, unknown>)[k.name] === k.type
+      && (k.type !== 'number' || Number.isSafeInteger((parsed as Record<string, unknown>)[k.name])));
+  if (!valid) throw invalidParams(['cursor is invalid']);
+  return parsed as Record<string, string | number>;
+}
+
+/**
+ * Keyset pages in the order of `keys` (all `sort`), resuming after the row named by `cursor`:
+ * `qb` must be filtered but not ordered. Sets only `Link: <…cursor=…>; rel="next"`, none on the
+ * last page. The comparison is the row-value one written out, `(a > x) or (a = x and b > y)`,
+ * so an index on the keys serves it on both engines.
+ */
+export async function paginateCursor<O>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  qb: SelectQueryBuilder<DB, any, O>,
+  opts: { keys: CursorKey<O>[]; sort: 'asc' | 'desc' },
+): Promise<O[]> {
+  const perPage = perPageOf(request.input);
+  const expr = (k: CursorKey<O>): Expression<unknown> => (k.lower ? sql`lower(${sql.ref(k.column)})` : sql.ref(k.column));
+  const operand = (k: CursorKey<O>, v: string | number): Expression<unknown> => (k.lower ? sql`lower(${v})` : sql`${v}`);
+  let q = qb as SelectQueryBuilder<any, any, O>;
+  const raw = request.input.cursor;
+  if (typeof raw === 'string' && raw !== '') {
+    const after = decodeCursor(raw, opts.keys);
+    const op = opts.sort === 'asc' ? '>' : '<';
+    q = q.where((eb) => eb.or(opts.keys.map((k, i) => eb.and([
+      ...opts.keys.slice(0, i).map((prev) => eb(expr(prev), '=', operand(prev, after[prev.name]))),
+      eb(expr(k), op, operand(k, after[k.name])),
+    ]))));
+  }
+  for (const k of opts.keys) q = q.orderBy(expr(k), opts.sort);
+  const rows = await q.limit(perPage + 1).execute();
+  if (rows.length > perPage) {
+    rows.pop();
+    const last = rows[rows.length - 1];
+    const cursor = encodeCursor(Object.fromEntries(opts.keys.map((k) => [k.name, k.value(last)])));
+    const params = { ...linkParams(request), per_page: perPage, page: undefined, cursor };
     reply.header('link', `<${linkBase(request)}?${toQuery(params)}>; rel="next"`);
   }
   return rows;

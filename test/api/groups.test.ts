@@ -111,4 +111,52 @@ describe('groups', () => {
     const tooling = await t.request({ url: '/api/v4/projects/platform%2Ftools%2Ftooling', token: aliceToken });
     assert.equal(tooling.statusCode, 200);
   });
+  it('pages anonymous readers by keyset in name order with an opaque cursor, and only that order', async () => {
+    for (const [name, visibility] of [['ks-beta', 'public'], ['KS-Alpha', 'public'], ['ks-delta', 'public'], ['Ks-Gamma', 'public'], ['ks-epsilon', 'public'], ['ks-hidden', 'private']]) {
+      assert.equal((await create(aliceToken, { name, path: name.toLowerCase(), visibility })).statusCode, 201);
+    }
+    const expected = ['KS-Alpha', 'ks-beta', 'ks-delta', 'ks-epsilon', 'Ks-Gamma'];
+    // Offset pages use the same case-insensitive order on both engines.
+    const offset = await t.request({ url: '/api/v4/groups?search=ks-' });
+    assert.deepEqual(offset.json().map((g: { name: string }) => g.name), expected);
+
+    const seen: string[] = [];
+    let url: string | null = '/api/v4/groups?search=ks-&pagination=keyset&per_page=2';
+    let pages = 0;
+    while (url) {
+      const res = await t.request({ url });
+      assert.equal(res.statusCode, 200, res.body);
+      seen.push(...res.json().map((g: { name: string }) => g.name));
+      for (const h of ['x-page', 'x-per-page', 'x-next-page', 'x-prev-page', 'x-total', 'x-total-pages']) assert.equal(res.headers[h], undefined, h);
+      pages += 1;
+      const linkHeader = res.headers.link as string | undefined;
+      if (!linkHeader) break;
+      const m = /^<http:\/\/kiln\.test(\/api\/v4\/groups\?[^>]+)>; rel="next"$/.exec(linkHeader);
+      assert.ok(m, linkHeader);
+      const next = new URL(`http://kiln.test${m[1]}`);
+      assert.equal(next.searchParams.get('pagination'), 'keyset');
+      assert.equal(next.searchParams.get('search'), 'ks-');
+      assert.equal(next.searchParams.has('page'), false);
+      const cursor = JSON.parse(Buffer.from(next.searchParams.get('cursor')!, 'base64url').toString());
+      assert.deepEqual(Object.keys(cursor), ['name', 'id']);
+      assert.equal(cursor.name, seen[seen.length - 1]);
+      url = m[1];
+    }
+    assert.deepEqual(seen, expected);
+    assert.equal(pages, 3);
+
+    for (const query of ['order_by=id', 'order_by=path', 'sort=desc', 'order_by=name&sort=desc']) {
+      const res = await t.request({ url: `/api/v4/groups?pagination=keyset&${query}` });
+      assert.equal(res.statusCode, 405, query);
+      assert.deepEqual(res.json(), { error: 'Keyset pagination is not yet available for this type of request' });
+    }
+    const bad = await t.request({ url: '/api/v4/groups?pagination=keyset&cursor=not-a-cursor' });
+    assert.equal(bad.statusCode, 400);
+    assert.deepEqual(bad.json(), { error: 'cursor is invalid' });
+    // Signed-in callers get offset pages whatever they ask for.
+    const signedIn = await t.request({ url: '/api/v4/groups?search=ks-&pagination=keyset&order_by=id&per_page=2', token: aliceToken });
+    assert.equal(signedIn.statusCode, 200);
+    assert.equal(signedIn.headers['x-page'], '1');
+    assert.equal(signedIn.headers['x-total'], '6');
+  });
 });

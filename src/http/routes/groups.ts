@@ -3,18 +3,24 @@
  * created), list (GroupsFinder visibility: anonymous readers see public groups, users their
  * groups or with all_available=true every group they may see, administrators all), and show
  * (GroupDetail with the group's projects the caller may see).
+ *
+ * Names order case-insensitively (lower(name), then id: the namespaces_kind_name index), so
+ * both engines agree. Anonymous readers may page by keyset with an opaque cursor, in name order
+ * ascending only (spec, Limits; reference §7.5); signed-in callers always get offset pages, as
+ * the Service presents their groups without pagination strategies.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
+import type { NamespaceRow } from '../../db/types.ts';
 import { VISIBILITIES, VISIBILITY_LEVELS, visibilityLevel, type Visibility } from '../../domain/permissions/access.ts';
 import { createGroup } from '../../domain/groups/create-group.ts';
-import { canCreateTopLevelGroup, groupsQuery, PUBLIC_ONLY } from '../../domain/groups/groups.queries.ts';
+import { canCreateTopLevelGroup, groupsQuery, orderGroups, PUBLIC_ONLY } from '../../domain/groups/groups.queries.ts';
 import { authorizedGroupLevels } from '../../domain/members/members.queries.ts';
 import { namespacePaths } from '../../domain/namespaces/namespaces.queries.ts';
 import { findProjects } from '../../domain/projects/project.finder.ts';
 import { forbidden, validationFailed } from '../errors.ts';
 import { defineParams, P } from '../params.ts';
-import { paginate, paginationParams } from '../pagination.ts';
+import { cursorKeysetParams, keysetRequested, keysetUnavailable, paginate, paginateCursor, paginationParams, type CursorKey } from '../pagination.ts';
 import { GroupDetailSchema, GroupSchema, presentGroup } from '../entities/group.ts';
 import { authorizeGroup, loadGroup } from '../loaders/containers.ts';
 import { presentProjectList } from '../loaders/project-list.ts';
@@ -37,7 +43,14 @@ const listParams = defineParams({
   order_by: P.optional(P.oneOf(['name', 'path', 'id'] as const, { default: 'name' })),
   sort: P.optional(P.oneOf(['asc', 'desc'] as const, { default: 'asc' })),
   ...paginationParams,
+  ...cursorKeysetParams,
 });
+/** The keyset order of groups: name (case-insensitively), then id. */
+const NAME_KEYS: CursorKey<NamespaceRow>[] = [
+  { name: 'name', column: 'name', lower: true, value: (g) => g.name, type: 'string' },
+  { name: 'id', column: 'id', value: (g) => g.id, type: 'number' },
+];
+
 const showParams = defineParams({ id: P.string({ description: 'group id or URL-encoded full path' }) });
 
 /** GroupDetail lists at most this many projects (the Service's projects limit on the entity). */
@@ -101,8 +114,13 @@ const groups: FastifyPluginAsync = async (app) => {
       skipGroups: input.skip_groups ?? undefined,
       ownedIds: input.owned ? [...levels].filter(([, l]) => l >= 50).map(([id]) => id) : undefined,
     });
-    const ordered = input.order_by === 'id' ? qb.orderBy('id', input.sort) : qb.orderBy(input.order_by, input.sort).orderBy('id', input.sort);
-    const rows = await paginate(db, request, reply, ordered);
+    let rows: NamespaceRow[];
+    if (!viewer && keysetRequested(request.input)) {
+      if (input.order_by !== 'name' || input.sort !== 'asc') throw keysetUnavailable();
+      rows = await paginateCursor(request, reply, qb, { keys: NAME_KEYS, sort: 'asc' });
+    } else {
+      rows = await paginate(db, request, reply, orderGroups(qb, input.order_by, input.sort));
+    }
     const paths = await namespacePaths(db, rows);
     return rows.map((g) => presentGroup(g, paths.get(g.id)!, { externalUrl, admin: viewer?.admin === 1 }));
   });
