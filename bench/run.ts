@@ -6,6 +6,7 @@
  *
  *   npm run bench                      # SQLite, 100k users
  *   BENCH_USERS=10000 npm run bench     # smaller seed
+ *   BENCH_JOBS=100000                   # jobs of the CI project (GET /projects/:id/jobs)
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench   # PostgreSQL
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -18,6 +19,7 @@ import autocannon from 'autocannon';
 import { seedDatabase } from './seed.ts';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100_000);
+const JOBS = Number(process.env.BENCH_JOBS ?? 100_000);
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ROOT_TOKEN = 'bench-root-token-0000000001';
@@ -84,9 +86,9 @@ async function main(): Promise<void> {
     };
   }
   const engine = databaseUrl ? 'PostgreSQL' : 'SQLite';
-  process.stdout.write(`seeding ${USERS} users on ${engine}…\n`);
+  process.stdout.write(`seeding ${USERS} users and a project with ${JOBS} jobs on ${engine}…\n`);
   const seedStart = Date.now();
-  await seedDatabase({ dataDir, databaseUrl, users: USERS, rootToken: ROOT_TOKEN, userToken: USER_TOKEN });
+  const { ciProjectId } = await seedDatabase({ dataDir, databaseUrl, users: USERS, jobs: JOBS, rootToken: ROOT_TOKEN, userToken: USER_TOKEN });
   process.stdout.write(`seeded in ${((Date.now() - seedStart) / 1000).toFixed(1)} s\n`);
 
   const bare = await startProcess(path.join(import.meta.dirname, 'bare-server.ts'), { PORT: '0' });
@@ -111,6 +113,8 @@ async function main(): Promise<void> {
       { name: 'GET /api/v4/users/:id (admin)', path: `/api/v4/users/${mid}`, headers: auth },
       { name: 'GET /api/v4/user', path: '/api/v4/user', headers: auth },
       { name: 'GET /api/v4/users?per_page=20', path: '/api/v4/users?per_page=20', headers: auth },
+      { name: `GET /api/v4/projects/:id/jobs (${JOBS} jobs)`, path: `/api/v4/projects/${ciProjectId}/jobs`, headers: auth },
+      { name: 'GET /api/v4/projects/:id/jobs?scope=failed', path: `/api/v4/projects/${ciProjectId}/jobs?scope=failed`, headers: auth },
     ];
     const baseline = await measure(`http://127.0.0.1:${bare.port}`, { name: 'bare node:http', path: '/' });
     const rows: string[][] = [['bare node:http (same JSON)', baseline.rps.toFixed(0), baseline.p99.toFixed(1), '100 %']];

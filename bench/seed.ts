@@ -1,6 +1,7 @@
 /**
- * Seeds a kiln database for benchmarks: migrations, root with a known token, and `count` users
- * (each with a personal namespace), inserted in chunks inside one transaction.
+ * Seeds a kiln database for benchmarks: migrations, root with a known token, `count` users
+ * (each with a personal namespace), and a CI project with many jobs, inserted in chunks inside
+ * one transaction each.
  */
 import type { Kysely } from 'kysely';
 import { openDatabase } from '../src/db/database.ts';
@@ -35,8 +36,55 @@ export async function seedUsers(db: Kysely<DB>, count: number): Promise<void> {
   });
 }
 
-/** Seeds the database; `userToken` becomes an api token of the plain user `bench0`. */
-export async function seedDatabase(opts: { dataDir: string; databaseUrl: string | null; users: number; rootToken: string; userToken: string }): Promise<void> {
+const JOB_CHUNK = 1000;
+const JOB_STATUSES = ['success', 'failed', 'canceled', 'skipped', 'success', 'success', 'manual', 'pending'];
+
+/**
+ * A private project of root with one pipeline and `jobs` jobs in mixed statuses, bulk-inserted in
+ * chunks inside one transaction, for GET /projects/:id/jobs on a big project. Returns its id.
+ */
+export async function seedCiProject(db: Kysely<DB>, jobs: number): Promise<number> {
+  const at = new Date('2026-01-01T00:00:00Z').toISOString();
+  const sha = 'a'.repeat(40);
+  return db.transaction().execute(async (trx) => {
+    const ns = await trx.selectFrom('namespaces').select('id').where('owner_id', '=', 1).where('kind', '=', 'user').executeTakeFirstOrThrow();
+    const project = await trx.insertInto('projects').values({
+      name: 'bench-ci', path: 'bench-ci', namespace_id: ns.id, creator_id: 1, description: null, default_branch: 'main', readme_path: null,
+      repository_storage: 'default', disk_path: 'root/bench-ci.git', last_activity_at: at, created_at: at, updated_at: at,
+    }).returning('id').executeTakeFirstOrThrow();
+    const commit = JSON.stringify({
+      id: sha, short_id: sha.slice(0, 8), title: 'Bench', message: 'Bench\n', author_name: 'Bench', author_email: 'bench@example.com',
+      authored_date: at, committer_name: 'Bench', committer_email: 'bench@example.com', committed_date: at, created_at: at, parent_ids: [],
+    });
+    const pipeline = await trx.insertInto('ci_pipelines').values({
+      iid: 1, project_id: project.id, ref: 'main', tag: 0, sha, before_sha: '0'.repeat(40), source: 'api', status: 'running', user_id: 1,
+      upstream_bridge_id: null, config_path: '.gitlab-ci.yml', commit_data: commit, created_at: at, updated_at: at, started_at: at, finished_at: null,
+    }).returning('id').executeTakeFirstOrThrow();
+    const options = JSON.stringify({ script: ['make'], before_script: [], after_script: [], image: null, artifacts: null, trigger: null });
+    for (let start = 0; start < jobs; start += JOB_CHUNK) {
+      const rows = Array.from({ length: Math.min(JOB_CHUNK, jobs - start) }, (_, i) => {
+        const k = start + i;
+        const status = JOB_STATUSES[k % JOB_STATUSES.length];
+        const done = !['pending', 'manual'].includes(status);
+        return {
+          type: 'build', project_id: project.id, pipeline_id: pipeline.id, name: `job ${k}`, stage: 'test', stage_idx: 2, status,
+          run_when: status === 'manual' ? 'manual' : 'on_success', allow_failure: 0 as const, failure_reason: status === 'failed' ? 'script_failure' : null,
+          ref: 'main', tag: 0 as const, user_id: 1, runner_id: null, token_digest: null, options, yaml_variables: '[]', job_variables: '[]',
+          tag_list: '', needs: null, timeout: 3600, downstream_pipeline_id: null, created_at: at, updated_at: at,
+          queued_at: at, started_at: done ? at : null, finished_at: done ? at : null, erased_at: null, artifacts_expire_at: null,
+        };
+      });
+      await trx.insertInto('ci_builds').values(rows).execute();
+    }
+    return project.id;
+  });
+}
+
+/**
+ * Seeds the database; `userToken` becomes an api token of the plain user `bench0`. Returns the
+ * id of the CI project with `jobs` jobs.
+ */
+export async function seedDatabase(opts: { dataDir: string; databaseUrl: string | null; users: number; jobs: number; rootToken: string; userToken: string }): Promise<{ ciProjectId: number }> {
   const database = openDatabase({ dataDir: opts.dataDir, databaseUrl: opts.databaseUrl });
   try {
     await migrateToLatest(database.db);
@@ -47,6 +95,7 @@ export async function seedDatabase(opts: { dataDir: string; databaseUrl: string 
     await insertPersonalAccessToken(database.db, {
       userId: plain.id, name: 'bench', tokenDigest: digest(opts.userToken), scopes: 'api', impersonation: false, expiresAt: null,
     });
+    return { ciProjectId: await seedCiProject(database.db, opts.jobs) };
   } finally {
     await database.close();
   }

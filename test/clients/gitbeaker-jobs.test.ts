@@ -59,7 +59,7 @@ describe('@gitbeaker/rest: Jobs and Pipelines', () => {
     await runner.update(job, 'success');
     const jobs = await api.Jobs.all(p.project.id, { pipelineId });
     assert.deepEqual(jobs.map((j) => j.name), ['deploy', 'test', 'build']);
-    const success = await api.Jobs.all(p.project.id, { scope: ['success'] });
+    const success = await api.Jobs.all(p.project.id, { scope: 'success' });
     assert.deepEqual(success.map((j) => j.id), [job.id]);
     const shown = await api.Jobs.show(p.project.id, job.id);
     assert.equal(shown.status, 'success');
@@ -82,7 +82,7 @@ describe('@gitbeaker/rest: Jobs and Pipelines', () => {
   });
 
   it('retries, cancels, plays and erases jobs; lists bridges', async () => {
-    const failed = (await api.Jobs.all(p.project.id, { pipelineId, scope: ['failed'] }))[0];
+    const failed = (await api.Jobs.all(p.project.id, { pipelineId, scope: 'failed' }))[0];
     assert.equal(failed.failure_reason, 'script_failure');
     const retried = await api.Jobs.retry(p.project.id, failed.id);
     assert.notEqual(retried.id, failed.id);
@@ -106,7 +106,7 @@ describe('@gitbeaker/rest: Jobs and Pipelines', () => {
     const other = await api.Pipelines.create(p.project.id, 'main');
     await runner.run();
     await runner.run();
-    const deploy = (await api.Jobs.all(p.project.id, { pipelineId: other.id, scope: ['manual'] }))[0];
+    const deploy = (await api.Jobs.all(p.project.id, { pipelineId: other.id, scope: 'manual' }))[0];
     const played = await api.Jobs.play(p.project.id, deploy.id, { jobVariablesAttributes: [{ key: 'TARGET', value: 'prod' }] });
     assert.equal(played.status, 'pending');
     const job = await runner.requestJob();
