@@ -40,10 +40,15 @@ export async function copyRepository(from: string, to: string, signal?: AbortSig
   await run('cp', ['-a', '--', from, to], { signal, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C' } });
 }
 
-/** `<objectname> <refname>` of every ref, sorted, and what HEAD points at. */
+/**
+ * `<objectname> <refname>` of every ref, sorted, and what HEAD says. HEAD of a bare repository
+ * is a small file (`ref: refs/heads/main`, or an object id when detached): read, not spawned for.
+ */
 export async function refSnapshot(gitDir: string, signal?: AbortSignal): Promise<string> {
-  const refs = await run('git', ['--git-dir', gitDir, 'for-each-ref', '--format=%(objectname) %(refname)'], { signal });
-  const head = await run('git', ['--git-dir', gitDir, 'symbolic-ref', '-q', 'HEAD'], { signal }).catch(() => 'detached');
+  const [refs, head] = await Promise.all([
+    run('git', ['--git-dir', gitDir, 'for-each-ref', '--format=%(objectname) %(refname)'], { signal }),
+    fs.readFile(`${gitDir}/HEAD`, 'utf8'),
+  ]);
   return `HEAD ${head.trim()}\n${refs}`;
 }
 

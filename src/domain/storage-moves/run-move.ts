@@ -109,19 +109,22 @@ async function replicate(deps: MoveDeps, kind: ContainerKind, move: StorageMoveR
   await removeTree(tmp);
   // Not recursive: a shard directory that vanished since the check must not be created anew.
   await fs.mkdir(path.dirname(tmp)).catch((err: { code?: string }) => { if (err.code !== 'EEXIST') throw err; });
-  await copyRepository(sourceRepo, tmp, job.signal);
+  // The source is read-only now: its refs can be read while it is being copied.
+  const [expected] = await Promise.all([refSnapshot(sourceRepo, job.signal), copyRepository(sourceRepo, tmp, job.signal)]);
   if (deps.testDelayMs) await pause(deps.testDelayMs, job.signal);
 
-  const expected = await refSnapshot(sourceRepo, job.signal);
   try {
-    if ((await refSnapshot(tmp, job.signal)) !== expected) throw new MoveFailed('the refs of the copy differ from the source');
-    await checkConnectivity(tmp, job.signal);
+    const [copied] = await Promise.all([refSnapshot(tmp, job.signal), checkConnectivity(tmp, job.signal)]);
+    if (copied !== expected) throw new MoveFailed('the refs of the copy differ from the source');
   } catch (err) {
     if (job.signal.aborted) throw err;
     throw new MoveFailed(`verification failed: ${errorText(err)}`);
   }
 
-  await job.holdLease();
+  // A push accepted just before the repository became read-only may have finished since the
+  // copy: compare once more before the copy takes the source's place.
+  const [current] = await Promise.all([refSnapshot(sourceRepo, job.signal), job.holdLease()]);
+  if (current !== expected) throw new MoveFailed('the source repository changed during the move');
   if (await exists(finalPath)) {
     // Another container's repository is never replaced. An unreferenced one is what a run that
     // crashed between placing its copy and switching the storage left behind.
@@ -133,9 +136,6 @@ async function replicate(deps: MoveDeps, kind: ContainerKind, move: StorageMoveR
   await fs.mkdir(path.dirname(finalPath), { recursive: true });
   await fs.rename(tmp, finalPath);
   try {
-    // A push accepted just before the repository became read-only may have finished since the
-    // copy: compare once more, right before the switch.
-    if ((await refSnapshot(sourceRepo, job.signal)) !== expected) throw new MoveFailed('the source repository changed during the move');
     await job.holdLease();
     if (!(await fire(deps, kind, move, 'finish_replication'))) throw new MoveFailed('the move was changed by another worker');
   } catch (err) {

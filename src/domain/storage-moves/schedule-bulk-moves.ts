@@ -6,7 +6,7 @@
  * the same shard moves nothing twice. Re-running after a crash is safe for the same reason.
  */
 import { containersOnStorage, type ContainerKind } from './storage-moves.queries.ts';
-import { scheduleMove, type MoveDeps } from './schedule-move.ts';
+import { scheduleMove, type MoveDeps, type ShardChecks } from './schedule-move.ts';
 
 export const SCHEDULE_BULK_JOB = 'storage_moves.schedule_bulk';
 
@@ -22,6 +22,7 @@ export async function scheduleBulkMoves(deps: MoveDeps, p: BulkPayload, signal: 
   let scheduled = 0;
   let skipped = 0;
   let afterId = 0;
+  const checks: ShardChecks = new Map();
   for (;;) {
     signal.throwIfAborted();
     const page = await containersOnStorage(deps.db, p.kind, p.source, afterId, PAGE);
@@ -31,7 +32,7 @@ export async function scheduleBulkMoves(deps: MoveDeps, p: BulkPayload, signal: 
         skipped += 1;
         continue;
       }
-      const result = await scheduleMove(deps, p.kind, container, p.destination ?? undefined);
+      const result = await scheduleMove(deps, p.kind, container, p.destination ?? undefined, checks);
       if (result.ok) scheduled += 1;
       else skipped += 1;
     }

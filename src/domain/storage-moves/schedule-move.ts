@@ -49,14 +49,27 @@ export async function pickDestination(deps: MoveDeps, source: ShardCheck & { ok:
   return candidates.some((c) => c.name === picked) ? picked : null;
 }
 
-export async function scheduleMove(deps: MoveDeps, kind: ContainerKind, container: Container, destinationName?: string): Promise<ScheduleResult> {
+/**
+ * Shard checks by name, shared by the many schedules of one bulk request: the shards do not
+ * change between two containers, and each check costs a few file-system calls.
+ */
+export type ShardChecks = Map<string, Promise<ShardCheck>>;
+
+function checkOnce(deps: MoveDeps, checks: ShardChecks | undefined, name: string): Promise<ShardCheck> {
+  if (!checks) return checkShard(deps.shards, name);
+  let check = checks.get(name);
+  if (!check) checks.set(name, check = checkShard(deps.shards, name));
+  return check;
+}
+
+export async function scheduleMove(deps: MoveDeps, kind: ContainerKind, container: Container, destinationName?: string, checks?: ShardChecks): Promise<ScheduleResult> {
   const errors: ModelErrors = {};
   const add = (field: string, message: string) => { (errors[field] ??= []).push(message); };
-  const source = await checkShard(deps.shards, container.repository_storage);
+  const source = await checkOnce(deps, checks, container.repository_storage);
   if (!source.ok) add('source_storage_name', shardError(source));
   let destination = destinationName ?? null;
   if (destination !== null) {
-    const check = await checkShard(deps.shards, destination);
+    const check = await checkOnce(deps, checks, destination);
     if (!check.ok) add('destination_storage_name', shardError(check));
     // The same shard, or another name for the same directory: refused, never copied onto itself.
     else if (source.ok && isSamePlace(check, source)) add('destination_storage_name', 'must be a different storage than source_storage_name (both are the same directory)');

@@ -100,10 +100,10 @@ function moveQuery(db: Db, kind: ContainerKind) {
 export async function insertMove(db: Db, kind: ContainerKind, m: { containerId: number; state: number; source: string; destination: string }): Promise<StorageMoveRow> {
   const c = CONTAINERS[kind];
   const now = nowIso();
-  const { id } = await any(db).insertInto(c.moves).values({
+  const row = await any(db).insertInto(c.moves).values({
     [c.fk]: m.containerId, state: m.state, source_storage_name: m.source, destination_storage_name: m.destination, created_at: now, updated_at: now,
-  }).returning('id').executeTakeFirstOrThrow() as { id: number };
-  return (await findMove(db, kind, id))!;
+  }).returning(['id', 'state', 'source_storage_name', 'destination_storage_name', 'error_message', 'created_at', 'updated_at']).executeTakeFirstOrThrow();
+  return { ...row, container_id: m.containerId } as StorageMoveRow;
 }
 
 export async function findMove(db: Db, kind: ContainerKind, id: number, containerId?: number): Promise<StorageMoveRow | undefined> {
