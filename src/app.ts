@@ -95,14 +95,16 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(rateLimit, { redis: deps.redis ?? null });
   await app.register(declaredParams);
 
-  const logRequests = ['info', 'debug', 'trace'].includes(config.logLevel);
-  app.addHook('onResponse', async (request, reply) => {
-    if (!logRequests) return;
-    request.log.info({
-      method: request.method, url: redactUrl(request.url), status: reply.statusCode,
-      ms: Math.round(reply.elapsedTime * 10) / 10, user: request.caller?.initialUser.id,
-    }, 'request');
-  });
+  // One line per request at info, with secrets masked; below info the hook is not installed.
+  if (['info', 'debug', 'trace'].includes(config.logLevel)) {
+    app.addHook('onResponse', (request, reply, done) => {
+      request.log.info({
+        method: request.method, url: redactUrl(request.url), status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10, user: request.caller?.initialUser.id,
+      }, 'request');
+      done();
+    });
+  }
 
   await app.register(backgroundJobs);
   await registerRoutes(app);

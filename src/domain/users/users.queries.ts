@@ -1,12 +1,15 @@
 /** Every Kysely call of the users area. Small functions taking (db | trx, …). */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB, NewUser, UserRow, UserUpdate } from '../../db/types.ts';
+import { param, prepared } from '../../db/prepared.ts';
 import { nowIso, todayDate } from '../clock.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
+const userByIdQuery = prepared((db) => db.selectFrom('users').selectAll().where('id', '=', param<number>(0)));
+
 export function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  return userByIdQuery.first(db, [id]);
 }
 
 export function findUserByUsername(db: Db, username: string): Promise<UserRow | undefined> {
@@ -94,18 +97,19 @@ export interface UserProfileRow extends UserRow {
   is_followed: number;
 }
 
-/** A user with follower counts and whether `viewerId` follows them, in one round trip. */
+const userProfileQuery = prepared((db) => db.selectFrom('users')
+  .selectAll('users')
+  .select((eb) => [
+    eb.selectFrom('user_follows').select((e) => e.fn.countAll<number>().as('c')).whereRef('followee_id', '=', 'users.id').as('followers'),
+    eb.selectFrom('user_follows').select((e) => e.fn.countAll<number>().as('c')).whereRef('follower_id', '=', 'users.id').as('following'),
+    eb.selectFrom('user_follows').select((e) => e.fn.countAll<number>().as('c'))
+      .whereRef('followee_id', '=', 'users.id').where('follower_id', '=', param<number>(1)).as('is_followed'),
+  ])
+  .where('users.id', '=', param<number>(0)));
+
+/** A user with follower counts and whether `viewerId` follows them, in one round trip (a hot path: compiled once). */
 export async function findUserProfile(db: Db, id: number, viewerId: number | null): Promise<UserProfileRow | undefined> {
-  const row = await db.selectFrom('users')
-    .selectAll('users')
-    .select((eb) => [
-      eb.selectFrom('user_follows').select((e) => e.fn.countAll<number>().as('c')).whereRef('followee_id', '=', 'users.id').as('followers'),
-      eb.selectFrom('user_follows').select((e) => e.fn.countAll<number>().as('c')).whereRef('follower_id', '=', 'users.id').as('following'),
-      eb.selectFrom('user_follows').select((e) => e.fn.countAll<number>().as('c'))
-        .whereRef('followee_id', '=', 'users.id').where('follower_id', '=', viewerId ?? 0).as('is_followed'),
-    ])
-    .where('users.id', '=', id)
-    .executeTakeFirst();
+  const row = await userProfileQuery.first(db, [id, viewerId ?? 0]);
   if (!row) return undefined;
   return { ...row, followers: Number(row.followers), following: Number(row.following), is_followed: Number(row.is_followed) } as UserProfileRow;
 }

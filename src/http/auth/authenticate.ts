@@ -157,6 +157,18 @@ async function recordUse(ctx: KilnContext, found: CachedCredential, now: Date): 
   }
 }
 
+// Route scope lists are fixed per route and method: computed once, not per request.
+const scopeLists = new Map<string, string[]>();
+function allowedScopes(method: string, extras: string[] | undefined): string[] {
+  const key = `${method} ${extras?.join(' ') ?? ''}`;
+  let scopes = scopeLists.get(key);
+  if (!scopes) {
+    scopes = routeScopes(method, extras);
+    scopeLists.set(key, scopes);
+  }
+  return scopes;
+}
+
 export async function authenticate(request: FastifyRequest): Promise<void> {
   const config = request.routeOptions.config;
   const ctx = request.server.kiln;

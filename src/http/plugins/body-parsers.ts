@@ -5,6 +5,7 @@
  * the parts themselves.
  */
 import fp from 'fastify-plugin';
+import type { FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import qs from 'qs';
@@ -30,8 +31,16 @@ export default fp(async (app) => {
   await app.register(multipart, { limits: { fileSize: MAX_BUFFERED_FILE, files: 10, fields: 200 } });
 
   // Gather buffered multipart bodies into request.body before authentication reads it.
-  app.addHook('preValidation', async (request) => {
-    if (!request.isMultipart() || request.routeOptions.config.multipart === 'stream') return;
+  app.addHook('preValidation', (request, _reply, done) => {
+    // Most requests are not multipart: answer them without entering the async gatherer.
+    if (!request.isMultipart() || request.routeOptions.config.multipart === 'stream') {
+      done();
+      return;
+    }
+    gatherMultipart(request).then(() => done(), done);
+  });
+
+  async function gatherMultipart(request: FastifyRequest): Promise<void> {
     // Text fields stay a list of pairs: a name may repeat (`ids[]=1`, `ids[]=2`).
     const text: string[] = [];
     const files: Record<string, UploadedFile> = {};
@@ -50,5 +59,5 @@ export default fp(async (app) => {
     const parsed = qs.parse(text.join('&'), QS_OPTIONS) as Record<string, unknown>;
     Object.assign(parsed, files);
     request.body = parsed;
-  });
+  }
 }, { name: 'body-parsers' });

@@ -10,19 +10,22 @@ import { ApiError } from '../errors.ts';
 export default fp(async (app) => {
   const maxQuery = app.kiln.config.maxQueryStringBytes;
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Both hooks run on every request: callback style, which Fastify runs without a promise each.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     reply.header('x-frame-options', 'SAMEORIGIN');
     reply.header('x-content-type-options', 'nosniff');
     const q = request.url.indexOf('?');
     if (q >= 0 && request.url.length - q - 1 > maxQuery) {
-      throw new ApiError(414, { message: '414 Request-URI Too Large' });
+      done(new ApiError(414, { message: '414 Request-URI Too Large' }));
+      return;
     }
+    done();
   });
 
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     const type = reply.getHeader('content-type');
     if (typeof type === 'string' && type.startsWith('application/json;')) reply.header('content-type', 'application/json');
-    return payload;
+    done(null, payload);
   });
 }, { name: 'request-defaults' });

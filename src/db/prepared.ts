@@ -1,0 +1,58 @@
+/**
+ * Queries compiled once. Building and compiling a Kysely query costs more than running a point
+ * read on SQLite (measured on GET /users/:id: ~40 µs of builder work per request against ~20 µs
+ * in SQLite). A hot query is written once with `param(i)` placeholders; it is compiled on first
+ * use per engine and afterwards only its parameter list is rebuilt.
+ *
+ *   const byId = prepared((db) => db.selectFrom('users').selectAll().where('id', '=', param<number>(0)));
+ *   const row = await byId.first(db, [42]);
+ */
+import { CompiledQuery, PostgresAdapter, type Compilable, type Kysely } from 'kysely';
+import type { DB } from './types.ts';
+
+const PREFIX = '\u0000kiln-param:';
+
+/** A placeholder for the i-th argument; typed as the value it stands for. */
+export function param<T>(index: number): T {
+  return `${PREFIX}${index}` as unknown as T;
+}
+
+interface Compiled {
+  query: CompiledQuery;
+  /** For each compiled parameter: the argument index it takes, or -1 for a literal. */
+  slots: number[];
+}
+
+export interface Prepared<O> {
+  all(db: Kysely<DB>, args: readonly unknown[]): Promise<O[]>;
+  first(db: Kysely<DB>, args: readonly unknown[]): Promise<O | undefined>;
+}
+
+export function prepared<O>(build: (db: Kysely<DB>) => Compilable<O>): Prepared<O> {
+  let sqlite: Compiled | null = null;
+  let postgres: Compiled | null = null;
+
+  function compiled(db: Kysely<DB>): Compiled {
+    const isPostgres = db.getExecutor().adapter instanceof PostgresAdapter;
+    const cached = isPostgres ? postgres : sqlite;
+    if (cached) return cached;
+    const query = build(db).compile();
+    const slots = query.parameters.map((p) => (typeof p === 'string' && p.startsWith(PREFIX) ? Number(p.slice(PREFIX.length)) : -1));
+    const fresh = { query, slots };
+    if (isPostgres) postgres = fresh;
+    else sqlite = fresh;
+    return fresh;
+  }
+
+  async function all(db: Kysely<DB>, args: readonly unknown[]): Promise<O[]> {
+    const c = compiled(db);
+    const parameters = c.slots.map((slot, i) => (slot >= 0 ? args[slot] : c.query.parameters[i]));
+    const result = await db.executeQuery<O>(CompiledQuery.raw(c.query.sql, parameters));
+    return result.rows;
+  }
+
+  return {
+    all,
+    first: async (db, args) => (await all(db, args))[0],
+  };
+}
