@@ -202,7 +202,7 @@ export async function authenticate(request: FastifyRequest): Promise<void> {
     if (!target) throw notFound(`User with ID or username '${sudo}'`);
     effective = target;
   } else if (tokenAuth) {
-    const allowed = routeScopes(request.method, config.scopes);
+    const allowed = allowedScopes(request.method, config.scopes);
     if (!allowed.some((s) => credential.scopes.includes(s))) throw insufficientScope(allowed);
   }
   await recordUse(ctx, found, now);
