@@ -2,10 +2,14 @@
  * Request rate limits (spec, Errors: 429): per authenticated user, or per IP for anonymous
  * callers, each a configurable number of requests a minute (0 turns one off). Counters live in
  * Redis when KILN_REDIS_URL is set, so every server process shares them. Runs after
- * authentication so that a user's limit follows the user, not the address.
+ * authentication so that a user's limit follows the user, not the address, and before parameter
+ * validation so that invalid requests count too. Requests whose credential is refused never reach
+ * the route's hook: authentication counts them against their IP through
+ * `limitRefusedCredential`.
  */
 import fp from 'fastify-plugin';
 import rateLimit from '@fastify/rate-limit';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { ApiError } from '../errors.ts';
 
@@ -15,7 +19,7 @@ export default fp<{ redis: Redis | null }>(async (app, opts) => {
   const { rateLimitPerIp, rateLimitPerUser } = app.kiln.config;
   if (rateLimitPerIp === 0 && rateLimitPerUser === 0) return;
   await app.register(rateLimit, {
-    hook: 'preHandler',
+    hook: 'preValidation',
     timeWindow: 60_000,
     max: (request) => {
       const limit = request.caller ? rateLimitPerUser : rateLimitPerIp;
@@ -28,4 +32,18 @@ export default fp<{ redis: Redis | null }>(async (app, opts) => {
     addHeadersOnExceeding: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true },
     addHeaders: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true, 'retry-after': true },
   });
+  if (rateLimitPerIp > 0) {
+    const limit = app.rateLimit();
+    const limitRefused = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+      await limit.call(app, request, reply);
+    };
+    app.decorate('limitRefusedCredential', limitRefused);
+  }
 }, { name: 'rate-limit' });
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** With a per-IP limit: counts a request whose credential was refused; throws 429 past the budget. */
+    limitRefusedCredential?: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  }
+}
