@@ -48,6 +48,27 @@ describe('rate limits', () => {
     assert.equal(res.headers['x-ratelimit-limit'], '5');
   });
 
+  it('counts refused credentials against the IP, then answers 429 instead of 401', async () => {
+    const ip = '10.2.0.1';
+    for (let i = 0; i < 3; i++) {
+      const res = await t.request({ url: '/api/v4/user', headers: { 'private-token': `guess-${i}-000000000000` }, remoteAddress: ip });
+      assert.equal(res.statusCode, 401, `guess ${i + 1}`);
+      assert.deepEqual(res.json(), { message: '401 Unauthorized' });
+    }
+    assertLimited(await t.request({ url: '/api/v4/user', headers: { 'private-token': 'guess-4-000000000000' }, remoteAddress: ip }));
+    const blocked = await createToken(t.db, await createUser(t.db, { state: 'blocked' }));
+    assertLimited(await t.request({ url: '/api/v4/user', token: blocked, remoteAddress: ip }));
+    assertLimited(await anonymous(ip));
+    const token = await createToken(t.db, await createUser(t.db));
+    assert.equal((await t.request({ url: '/api/v4/user', token, remoteAddress: ip })).statusCode, 200, 'a valid credential has its own budget');
+  });
+
+  it('counts requests with invalid parameters', async () => {
+    const ip = '10.3.0.1';
+    for (let i = 0; i < 3; i++) assert.equal((await t.request({ url: '/api/v4/users/1?with_custom_attributes=maybe', remoteAddress: ip })).statusCode, 400);
+    assertLimited(await t.request({ url: '/api/v4/users/1?with_custom_attributes=maybe', remoteAddress: ip }));
+  });
+
   it('keys the user budget by user, across addresses and tokens', async () => {
     const alice = await createUser(t.db);
     const bob = await createUser(t.db);
