@@ -51,7 +51,10 @@ function pageOf(input: Record<string, unknown>): number {
   return typeof raw === 'number' && raw >= 1 ? raw : 1;
 }
 
-/** Rails `to_query`: keys sorted, arrays as `k[]=v`, hashes as `k[sub]=v`. */
+/**
+ * Rails `to_query`: keys sorted, arrays as `k[]=v`, hashes as `k[sub]=v`; arrays of hashes as
+ * `k[0][sub]=v`, the spec's spelling, which qs reads back as the same array (`k[][sub]` it does not).
+ */
 export function toQuery(params: Record<string, unknown>, prefix?: string): string {
   const parts: string[] = [];
   for (const key of Object.keys(params).sort()) {
@@ -59,7 +62,14 @@ export function toQuery(params: Record<string, unknown>, prefix?: string): strin
     const name = prefix ? `${prefix}[${key}]` : key;
     if (value === undefined) continue;
     if (Array.isArray(value)) {
-      for (const item of value) parts.push(`${encodeURIComponent(`${name}[]`)}=${encodeURIComponent(String(item ?? ''))}`);
+      value.forEach((item, i) => {
+        if (item !== null && typeof item === 'object') {
+          const nested = toQuery(item as Record<string, unknown>, `${name}[${i}]`);
+          if (nested) parts.push(nested);
+        } else {
+          parts.push(`${encodeURIComponent(`${name}[]`)}=${encodeURIComponent(String(item ?? ''))}`);
+        }
+      });
     } else if (value !== null && typeof value === 'object') {
       const nested = toQuery(value as Record<string, unknown>, name);
       if (nested) parts.push(nested);
