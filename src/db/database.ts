@@ -10,12 +10,15 @@ import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import type { DB } from './types.ts';
+import { WriteEpoch } from './write-epoch.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
 export interface Database {
   db: Kysely<DB>;
   dialect: Dialect;
+  /** Moves on every write through `db` (db/write-epoch.ts). */
+  writes: WriteEpoch;
   close(): Promise<void>;
 }
 
@@ -26,8 +29,9 @@ pg.types.setTypeParser(20, (v: string) => Number(v));
 export function openDatabase(opts: { databaseUrl: string | null; dataDir: string }): Database {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: 'postgres', close: () => db.destroy() };
+    const writes = new WriteEpoch();
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [writes] });
+    return { db, dialect: 'postgres', writes, close: () => db.destroy() };
   }
   fs.mkdirSync(opts.dataDir, { recursive: true });
   const file = new SQLite(path.join(opts.dataDir, 'kiln.sqlite3'));
@@ -35,8 +39,9 @@ export function openDatabase(opts: { databaseUrl: string | null; dataDir: string
   file.pragma('synchronous = NORMAL');
   file.pragma('foreign_keys = ON');
   file.pragma('busy_timeout = 5000');
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  const writes = new WriteEpoch();
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(file) }), plugins: [writes] });
+  return { db, dialect: 'sqlite', writes, close: () => db.destroy() };
 }
 
 const STATEMENT_CACHE_SIZE = 1000;

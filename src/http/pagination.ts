@@ -136,8 +136,13 @@ export async function paginate<O>(
     total = rows.length;
   } else {
     const capped = qb.clearSelect().clearOrderBy().select(sql<number>`1`.as('one')).limit(MAX_COUNT + 1).as('capped');
-    const row = await db.selectFrom(capped).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    total = Number(row.n) > MAX_COUNT ? null : Number(row.n);
+    const countQuery = db.selectFrom(capped).select((eb) => eb.fn.countAll<number>().as('n'));
+    const compiled = countQuery.compile();
+    const n = await request.server.kiln.countCache.count(`${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`, async () => {
+      const result = await db.executeQuery(compiled);
+      return Number(result.rows[0]?.n ?? 0);
+    });
+    total = n > MAX_COUNT ? null : n;
   }
   setOffsetHeaders(request, reply, { page, perPage, hasNext, total });
   return rows;

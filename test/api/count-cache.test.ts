@@ -1,0 +1,32 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ROOT_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
+import { createUser } from '../helpers/factories.ts';
+
+// Totals come from a remembered capped count (src/http/count-cache.ts); a write must show at once.
+describe('pagination totals after writes', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+    for (let i = 0; i < 5; i++) await createUser(t.db);
+  });
+  after(async () => { await t.close(); });
+
+  const total = async () => {
+    // page 2 forces a count query (page 1 short enough to count itself would not).
+    const res = await t.request({ url: '/api/v4/users?per_page=2&page=2', token: ROOT_TOKEN });
+    assert.equal(res.statusCode, 200);
+    return Number(res.headers['x-total']);
+  };
+
+  it('reuses the count between reads and recounts after every kind of write', async () => {
+    const first = await total();
+    assert.equal(first, 6);
+    assert.equal(await total(), 6);
+    const created = await createUser(t.db);
+    assert.equal(await total(), 7);
+    const res = await t.request({ method: 'DELETE', url: `/api/v4/users/${created.id}?hard_delete=true`, token: ROOT_TOKEN });
+    assert.equal(res.statusCode, 204);
+    assert.equal(await total(), 6);
+  });
+});
