@@ -16,7 +16,7 @@ import { identifyGitClient } from './git-credentials.ts';
 import { findRepositoryTarget, type RepositoryTarget } from './repository-target.ts';
 import { runHttpBackend } from './http-backend.ts';
 import { repositoryPath, shardRoot } from '../domain/repositories/storage.ts';
-import { inspectRepository } from '../domain/repositories/repositories.ts';
+import { inspectRepository, READ_ONLY_MESSAGE } from '../domain/repositories/repositories.ts';
 import { recordPush } from '../domain/projects/projects.queries.ts';
 import { MAX_NAMESPACE_DEPTH } from '../domain/namespaces/namespaces.queries.ts';
 
@@ -27,7 +27,7 @@ export const MESSAGES = {
   download: 'You are not allowed to download code from this project.',
   push: 'You are not allowed to push code to this project.',
   archived: 'You are not allowed to push code to an archived project.',
-  readOnly: 'You are not allowed to push code to this project. The repository is temporarily read-only. Please try again later.',
+  readOnly: `You are not allowed to push code to this project. ${READ_ONLY_MESSAGE}`,
   denied: 'HTTP Basic: Access denied',
   dumb: 'Only the smart HTTP protocol is supported.',
 } as const;

@@ -1,22 +1,33 @@
 /**
- * Removes a project (Projects::DestroyService): its membership rows and the project row in one
- * transaction, then its repository on disk. The row is first marked pending_delete so no
- * request finds it while the rest happens.
+ * Removes a project (Projects::DestroyService): in one transaction, the row is claimed
+ * (pending_delete) and locked, its membership rows and the row itself go; then its repository
+ * on disk, where the locked row said it is. Refused while the repository is read-only for a
+ * move: removing it mid-move would leave the copy behind on the destination or pull the source
+ * from under the copy, and the lock (`lockContainers`) keeps a move from being scheduled until
+ * the deletion has committed.
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
-import type { ProjectRow } from '../../db/tables/projects.ts';
 import type { StorageShard } from '../../config/schema.ts';
 import { deleteMembersOf } from '../members/members.queries.ts';
 import { deleteProjectRow, updateProjectRow } from './projects.queries.ts';
 import { removeRepository } from '../repositories/repositories.ts';
 import { repositoryPath } from '../repositories/storage.ts';
+import { lockContainers, type LockedContainer } from '../storage-moves/storage-moves.queries.ts';
 
-export async function deleteProject(db: Kysely<DB>, shards: StorageShard[], project: ProjectRow): Promise<void> {
-  await updateProjectRow(db, project.id, { pending_delete: 1 });
-  await db.transaction().execute(async (trx) => {
-    await deleteMembersOf(trx, 'Project', [project.id]);
-    await deleteProjectRow(trx, project.id);
+export type DeleteProjectResult = { ok: true } | { ok: false; reason: 'read_only' | 'not_found' };
+
+export async function deleteProject(db: Kysely<DB>, shards: StorageShard[], id: number): Promise<DeleteProjectResult> {
+  const found = await db.transaction().execute(async (trx): Promise<LockedContainer | DeleteProjectResult> => {
+    const [locked] = await lockContainers(trx, 'project', [id]);
+    if (!locked) return { ok: false, reason: 'not_found' };
+    if (locked.read_only === 1) return { ok: false, reason: 'read_only' };
+    await updateProjectRow(trx, id, { pending_delete: 1 });
+    await deleteMembersOf(trx, 'Project', [id]);
+    await deleteProjectRow(trx, id);
+    return locked;
   });
-  await removeRepository(repositoryPath(shards, project.repository_storage, project.disk_path));
+  if ('ok' in found) return found;
+  await removeRepository(repositoryPath(shards, found.repository_storage, found.disk_path));
+  return { ok: true };
 }

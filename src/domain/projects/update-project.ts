@@ -1,11 +1,11 @@
 /**
  * Changes a project's attributes (Projects::UpdateService): name and path keep their rules and
- * uniqueness, the default branch must exist in the repository (HEAD follows it), and the
- * visibility may not exceed the group's.
+ * uniqueness, the default branch must exist in the repository (HEAD follows it; refused while
+ * the repository moves to another storage), and the visibility may not exceed the group's.
  */
-import type { Kysely } from 'kysely';
+import type { Kysely, Updateable } from 'kysely';
 import type { DB, NamespaceRow } from '../../db/types.ts';
-import type { ProjectRow } from '../../db/tables/projects.ts';
+import type { ProjectRow, ProjectsTable } from '../../db/tables/projects.ts';
 import type { StorageShard } from '../../config/schema.ts';
 import { projectNameError, projectPathError } from '../namespaces/paths.ts';
 import { takenInNamespace, updateProjectRow } from './projects.queries.ts';
@@ -13,6 +13,7 @@ import { addError, visibilityAllowedIn, type FieldErrors } from './create-projec
 import { findReadme, listBranches, setHeadBranch } from '../repositories/repositories.ts';
 import { repositoryPath } from '../repositories/storage.ts';
 import { isUniqueViolation } from '../../db/constraints.ts';
+import { lockContainers } from '../storage-moves/storage-moves.queries.ts';
 
 export interface UpdateProjectInput {
   name?: string;
@@ -25,7 +26,9 @@ export interface UpdateProjectInput {
 export type UpdateProjectResult =
   | { ok: true; project: ProjectRow }
   | { ok: false; reason: 'invalid'; errors: FieldErrors }
-  | { ok: false; reason: 'default_branch' };
+  | { ok: false; reason: 'default_branch' }
+  | { ok: false; reason: 'read_only' }
+  | { ok: false; reason: 'not_found' };
 
 export async function updateProject(db: Kysely<DB>, shards: StorageShard[], project: ProjectRow, namespace: NamespaceRow, input: UpdateProjectInput): Promise<UpdateProjectResult> {
   const errors: FieldErrors = {};
@@ -50,24 +53,39 @@ export async function updateProject(db: Kysely<DB>, shards: StorageShard[], proj
   }
   if (Object.keys(errors).length > 0) return { ok: false, reason: 'invalid', errors };
 
-  let readme: string | null | undefined;
-  if (input.defaultBranch !== undefined && input.defaultBranch !== project.default_branch) {
-    const absPath = repositoryPath(shards, project.repository_storage, project.disk_path);
-    if (!(await listBranches(absPath)).includes(input.defaultBranch)) return { ok: false, reason: 'default_branch' };
-    await setHeadBranch(absPath, input.defaultBranch);
-    readme = await findReadme(absPath, input.defaultBranch);
-  }
+  const set = {
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(input.path !== undefined ? { path: input.path } : {}),
+    ...(input.description !== undefined ? { description: input.description } : {}),
+    ...(input.visibilityLevel !== undefined ? { visibility_level: input.visibilityLevel } : {}),
+  };
   try {
-    const updated = await updateProjectRow(db, project.id, {
-      ...(input.name !== undefined ? { name: input.name } : {}),
-      ...(input.path !== undefined ? { path: input.path } : {}),
-      ...(input.description !== undefined ? { description: input.description } : {}),
-      ...(input.visibilityLevel !== undefined ? { visibility_level: input.visibilityLevel } : {}),
-      ...(readme !== undefined ? { default_branch: input.defaultBranch, readme_path: readme } : {}),
-    });
-    return { ok: true, project: updated };
+    if (input.defaultBranch === undefined || input.defaultBranch === project.default_branch) {
+      return { ok: true, project: await updateProjectRow(db, project.id, set) };
+    }
+    return await changeDefaultBranch(db, shards, project.id, input.defaultBranch, set);
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
     return { ok: false, reason: 'invalid', errors: { path: ['has already been taken'] } };
   }
+}
+
+/**
+ * A new default branch moves the repository's HEAD, which a move would lose: refused while the
+ * repository is read-only, and checked, written and recorded in one transaction holding the
+ * project's row (`lockContainers`), so no move can copy the repository in between. HEAD moves
+ * last, once the row is written (a taken path rolls back before the repository is touched).
+ */
+async function changeDefaultBranch(db: Kysely<DB>, shards: StorageShard[], id: number, branch: string, set: Omit<Updateable<ProjectsTable>, 'id' | 'created_at'>): Promise<UpdateProjectResult> {
+  return db.transaction().execute(async (trx): Promise<UpdateProjectResult> => {
+    const [locked] = await lockContainers(trx, 'project', [id]);
+    if (!locked) return { ok: false, reason: 'not_found' };
+    if (locked.read_only === 1) return { ok: false, reason: 'read_only' };
+    const absPath = repositoryPath(shards, locked.repository_storage, locked.disk_path);
+    if (!(await listBranches(absPath)).includes(branch)) return { ok: false, reason: 'default_branch' };
+    const readme = await findReadme(absPath, branch);
+    const updated = await updateProjectRow(trx, id, { ...set, default_branch: branch, readme_path: readme });
+    await setHeadBranch(absPath, branch);
+    return { ok: true, project: updated };
+  });
 }

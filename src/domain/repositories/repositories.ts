@@ -6,6 +6,12 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { runGit } from './git-command.ts';
 
+/**
+ * Why a write to a repository that is moving to another storage is refused (the Service's
+ * GitAccess `read_only` message, which the git layer and the API both give).
+ */
+export const READ_ONLY_MESSAGE = 'The repository is temporarily read-only. Please try again later.';
+
 /** The branch HEAD names in a new repository until a push says otherwise. */
 export const INITIAL_BRANCH = 'main';
 

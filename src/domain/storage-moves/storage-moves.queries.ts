@@ -72,6 +72,28 @@ export async function markWritable(db: Db, kind: ContainerKind, id: number): Pro
   await any(db).updateTable(CONTAINERS[kind].table).set({ read_only: 0 }).where('id', '=', id).execute();
 }
 
+/** A container as a write to its repository finds it, its row locked (`lockContainers`). */
+export type LockedContainer = Omit<Container, 'archived'>;
+
+/**
+ * Locks the containers' rows for a write a move would lose (a commit, a new HEAD, removing the
+ * repository) and answers them as they are now: the caller refuses the write if one is
+ * `read_only`, and otherwise makes it, on the repository these rows name, before its
+ * transaction ends. Scheduling a move marks the container read-only with a conditional UPDATE
+ * of the same row (`markReadOnly`), so the two are serialised: on PostgreSQL the row lock makes
+ * the schedule wait until the write has committed (the copy then includes it) or the write
+ * wait until the schedule has (it then sees `read_only`); SQLite has one writer at a time. A
+ * write thus never lands between a move's copy, its last ref check and its switch.
+ */
+export async function lockContainers(trx: Transaction<DB>, kind: ContainerKind, ids: number[]): Promise<LockedContainer[]> {
+  if (ids.length === 0) return [];
+  const c = CONTAINERS[kind];
+  let qb = any(trx).updateTable(c.table).set((eb) => ({ read_only: eb.ref('read_only') })).where('id', 'in', ids);
+  // A group without a wiki has no repository to write to.
+  if (kind === 'group') qb = qb.where('wiki_disk_path', 'is not', null);
+  return qb.returning(['id', 'repository_storage', `${c.pathColumn} as disk_path`, 'read_only']).execute() as Promise<LockedContainer[]>;
+}
+
 /** Points the container at `to` and makes it writable, only if it still points at `from`. */
 export async function switchStorage(db: Db, kind: ContainerKind, id: number, from: string, to: string): Promise<boolean> {
   const r = await any(db).updateTable(CONTAINERS[kind].table).set({ repository_storage: to, read_only: 0 })

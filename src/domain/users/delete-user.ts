@@ -6,7 +6,8 @@
  * projects too). The account takes its personal namespace's projects and its snippets along
  * (foreign keys), and the membership rows of everything removed go in the same transaction.
  * Only after the commit are the repositories of all of it (projects, snippets, group wikis)
- * and the avatar removed from disk, as DELETE /projects/:id does.
+ * and the avatar removed from disk, as DELETE /projects/:id does; and as there, the deletion is
+ * refused (409) while one of those repositories is read-only for a storage move.
  *
  * Other areas extend the two tables below: a guard for what must block a deletion, a
  * contribution mover for rows that outlive their author.
@@ -21,6 +22,7 @@ import { personalProjectRepositories } from '../projects/projects.queries.ts';
 import { removeRepository } from '../repositories/repositories.ts';
 import { repositoryPath } from '../repositories/storage.ts';
 import { snippetsByAuthor } from '../snippets/snippets.queries.ts';
+import { lockContainers, type ContainerKind } from '../storage-moves/storage-moves.queries.ts';
 import { removeAvatar } from './avatar.ts';
 import { findOrCreateGhostUser } from './ghost-user.ts';
 import { USER_TYPES } from './user-kind.ts';
@@ -74,6 +76,23 @@ export interface LeftoverRepository extends RepositoryLocation {
 
 export type DeleteUserResult = { ok: true; leftovers: LeftoverRepository[] } | ({ ok: false } & Refusal);
 
+/** A container of the user's being moved to another storage: the whole deletion rolls back. */
+class RepositoryReadOnly extends Error {}
+
+export const READ_ONLY_REFUSAL = 'User cannot be removed while a repository of theirs is temporarily read-only. Please try again later.';
+
+/**
+ * Locks the containers whose repositories go with the user and answers where those are now;
+ * refused (RepositoryReadOnly) if one is read-only for a move, which would otherwise copy a
+ * repository removed under it, or leave its copy behind. Held until the transaction ends, the
+ * locks keep a move from being scheduled in between (`lockContainers`).
+ */
+async function lockRepositories(trx: Transaction<DB>, kind: ContainerKind, ids: number[]): Promise<RepositoryLocation[]> {
+  const locked = await lockContainers(trx, kind, ids);
+  if (locked.some((c) => c.read_only === 1)) throw new RepositoryReadOnly();
+  return locked.map((c) => ({ storage: c.repository_storage, diskPath: c.disk_path }));
+}
+
 /**
  * Deletes the rows that go with the user besides those their foreign keys cascade to, and
  * answers which repositories they named.
@@ -81,19 +100,20 @@ export type DeleteUserResult = { ok: true; leftovers: LeftoverRepository[] } | (
 async function deleteOwnedContainers(trx: Transaction<DB>, user: UserRow, opts: DeleteOptions): Promise<RepositoryLocation[]> {
   const projects = await personalProjectRepositories(trx, user.id);
   const snippets = await snippetsByAuthor(trx, user.id).execute();
+  const repositories: RepositoryLocation[] = [
+    ...await lockRepositories(trx, 'project', projects.map((p) => p.id)),
+    ...await lockRepositories(trx, 'snippet', snippets.map((s) => s.id)),
+  ];
   // Other users' memberships of the personal projects (the projects go with the namespace).
   await deleteMembersOf(trx, 'Project', projects.map((p) => p.id));
-  const repositories: RepositoryLocation[] = [
-    ...projects.map((p) => ({ storage: p.repository_storage, diskPath: p.disk_path })),
-    ...snippets.map((s) => ({ storage: s.repository_storage, diskPath: s.disk_path })),
-  ];
   if (opts.hardDelete) {
     const trees = await groupTrees(trx, await groupsSolelyOwnedBy(trx, user.id));
+    repositories.push(
+      ...await lockRepositories(trx, 'project', trees.projects.map((p) => p.id)),
+      // Groups with a wiki: the only ones with a repository.
+      ...await lockRepositories(trx, 'group', trees.groups.map((g) => g.id)),
+    );
     await deleteGroupsWithProjects(trx, trees.groups.map((g) => g.id), trees.projects.map((p) => p.id));
-    repositories.push(...trees.projects.map((p) => ({ storage: p.repository_storage, diskPath: p.disk_path })));
-    for (const g of trees.groups) {
-      if (g.repository_storage && g.wiki_disk_path) repositories.push({ storage: g.repository_storage, diskPath: g.wiki_disk_path });
-    }
   }
   return repositories;
 }
@@ -116,15 +136,21 @@ export async function deleteUser(db: Kysely<DB>, user: UserRow, opts: DeleteOpti
     const refusal = await guard(db, user, opts);
     if (refusal) return { ok: false, ...refusal };
   }
-  const repositories = await db.transaction().execute(async (trx) => {
-    if (!opts.hardDelete) {
-      const ghost = await findOrCreateGhostUser(trx, opts.host);
-      for (const move of CONTRIBUTION_MOVERS) await move(trx, user, ghost);
-    }
-    const doomed = await deleteOwnedContainers(trx, user, opts);
-    await deleteUserRow(trx, user.id);
-    return doomed;
-  });
+  let repositories: RepositoryLocation[];
+  try {
+    repositories = await db.transaction().execute(async (trx) => {
+      if (!opts.hardDelete) {
+        const ghost = await findOrCreateGhostUser(trx, opts.host);
+        for (const move of CONTRIBUTION_MOVERS) await move(trx, user, ghost);
+      }
+      const doomed = await deleteOwnedContainers(trx, user, opts);
+      await deleteUserRow(trx, user.id);
+      return doomed;
+    });
+  } catch (err) {
+    if (err instanceof RepositoryReadOnly) return { ok: false, reason: 'conflict', message: READ_ONLY_REFUSAL };
+    throw err;
+  }
   const leftovers = await removeRepositories(opts.shards, repositories);
   await removeAvatar(opts.dataDir, user.id);
   return { ok: true, leftovers };

@@ -1,4 +1,8 @@
-/** The personal snippet entity (lib/api/entities/snippet.rb, PersonalSnippet). */
+/**
+ * The personal snippet entity (lib/api/entities/snippet.rb, PersonalSnippet), and
+ * PersonalSnippetWithAdmin adding the repository's storage shard for administrators (the
+ * Service exposes `repository_storage` to those who may change it).
+ */
 import { Type, type Static } from 'typebox';
 import type { UserRow } from '../../db/types.ts';
 import type { SnippetRow } from '../../db/tables/snippets.ts';
@@ -22,7 +26,13 @@ export const SnippetSchema = Type.Object({
   files: Type.Array(Type.Object({ path: Type.String(), raw_url: Type.String() })),
 }, { title: 'PersonalSnippet' });
 
+export const SnippetWithAdminSchema = Type.Object({
+  ...SnippetSchema.properties,
+  repository_storage: Type.String(),
+}, { title: 'PersonalSnippetWithAdmin' });
+
 export type Snippet = Static<typeof SnippetSchema>;
+export type SnippetWithAdmin = Static<typeof SnippetWithAdminSchema>;
 
 export function presentSnippet(s: SnippetRow, author: UserRow, externalUrl: string): Snippet {
   const webUrl = `${externalUrl}/-/snippets/${s.id}`;
@@ -42,4 +52,8 @@ export function presentSnippet(s: SnippetRow, author: UserRow, externalUrl: stri
     file_name: s.file_name,
     files: [{ path: s.file_name, raw_url: `${webUrl}/raw/main/${encodeURIComponent(s.file_name)}` }],
   };
+}
+
+export function presentSnippetWithAdmin(s: SnippetRow, author: UserRow, externalUrl: string): SnippetWithAdmin {
+  return { ...presentSnippet(s, author, externalUrl), repository_storage: s.repository_storage };
 }

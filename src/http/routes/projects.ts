@@ -17,7 +17,8 @@ import { updateProject } from '../../domain/projects/update-project.ts';
 import { deleteProject } from '../../domain/projects/delete-project.ts';
 import { findProjects } from '../../domain/projects/project.finder.ts';
 import { updateProjectRow } from '../../domain/projects/projects.queries.ts';
-import { badRequest, notFound, validationFailed } from '../errors.ts';
+import { badRequest, conflict, notFound, validationFailed } from '../errors.ts';
+import { READ_ONLY_MESSAGE } from '../../domain/repositories/repositories.ts';
 import { authenticatedAsAdmin } from '../auth/admin.ts';
 import { defineParams, P } from '../params.ts';
 import { keysetParams, keysetRequested, paginate, paginateKeyset, paginationParams } from '../pagination.ts';
@@ -34,6 +35,14 @@ const serialize = {
   ProjectsWithAdmin: compileSerializer(Type.Array(ProjectWithAdminSchema)),
 };
 const OneProject = Type.Union([ProjectWithAdminSchema, ProjectSchema]);
+
+/**
+ * A new default branch or a deletion while the repository moves to another storage. The
+ * Service has no API-level refusal for either (it moves HEAD or removes the repository under
+ * the move); kiln refuses them as a conflict with the move under way, in the words the git layer
+ * uses for a push, so that the move neither loses the write nor copies a removed repository.
+ */
+const readOnly = () => conflict(READ_ONLY_MESSAGE);
 
 /** The Service's project offset ceiling (reference §7.4). */
 const PROJECT_MAX_OFFSET = { limit: 50_000, typeName: 'Project' };
@@ -196,6 +205,8 @@ const projects: FastifyPluginAsync = async (app) => {
     });
     if (!result.ok) {
       if (result.reason === 'default_branch') throw badRequest('Could not set the default branch');
+      if (result.reason === 'not_found') throw notFound('Project');
+      if (result.reason === 'read_only') throw readOnly();
       throw validationFailed(result.errors);
     }
     return send(reply, request.caller!.user, result.project, ctx.namespace);
@@ -220,7 +231,8 @@ const projects: FastifyPluginAsync = async (app) => {
   }, async (request, reply) => {
     const ctx = await loadProject(request, (request.input as { id: string }).id);
     authorizeProject(ctx, 'delete_project');
-    await deleteProject(db, config.storages, ctx.project);
+    const result = await deleteProject(db, config.storages, ctx.project.id);
+    if (!result.ok) throw result.reason === 'not_found' ? notFound('Project') : readOnly();
     // The Service's `accepted!`: 202 {"message":"202 Accepted"} (reference §6.1).
     reply.code(202);
     return { message: '202 Accepted' };
