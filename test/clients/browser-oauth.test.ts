@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
-import { startListeningApp, type ListeningApp } from '../helpers/listening-app.ts';
+import { startListeningApp, type ListeningTestApp } from '../helpers/listen.ts';
 import { createUser } from '../helpers/factories.ts';
 import { hashPassword } from '../../src/domain/users/password.ts';
 
@@ -23,7 +23,7 @@ describe('OAuth in a real browser', () => {
     it('needs chromium', (t) => t.skip(`${CHROMIUM} is not installed (apt-get install chromium)`));
     return;
   }
-  let t: ListeningApp;
+  let t: ListeningTestApp;
   let browser: Browser;
   let callbackServer: http.Server;
   let callbackBase: string;
@@ -50,10 +50,10 @@ describe('OAuth in a real browser', () => {
     const user = await createUser(t.db, { encrypted_password: await hashPassword(PASSWORD) });
     const page = await browser.newPage();
 
-    await page.goto(`${t.baseUrl}/users/sign_in`);
+    await page.goto(`${t.url}/users/sign_in`);
     await page.fill('input[name="user[login]"]', user.username);
     await page.fill('input[name="user[password]"]', PASSWORD);
-    await Promise.all([page.waitForURL(`${t.baseUrl}/profile/applications`), page.click('button[type=submit][value="Sign in"]')]);
+    await Promise.all([page.waitForURL(`${t.url}/profile/applications`), page.click('button[type=submit][value="Sign in"]')]);
 
     const redirectUri = `${callbackBase}/callback`;
     await page.fill('#doorkeeper_application_name', 'Browser test app');
@@ -70,7 +70,7 @@ describe('OAuth in a real browser', () => {
     const challenge = crypto.createHash('sha256').update(verifier).digest('base64url');
     const state = crypto.randomBytes(8).toString('hex');
     const query = new URLSearchParams({ client_id: clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'api openid', state, code_challenge: challenge, code_challenge_method: 'S256' });
-    await page.goto(`${t.baseUrl}/oauth/authorize?${query}`);
+    await page.goto(`${t.url}/oauth/authorize?${query}`);
     assert.equal((await page.textContent('#application-name'))!.trim(), 'Browser test app');
     assert.match((await page.textContent('#scopes'))!, /openid/);
     await Promise.all([page.waitForURL((url) => url.href.startsWith(redirectUri)), page.click('button[value="Authorize"]')]);
@@ -82,7 +82,7 @@ describe('OAuth in a real browser', () => {
     assert.match(code, /^[0-9a-f]{64}$/);
     assert.equal(await page.textContent('body'), 'callback reached');
 
-    const exchange = await fetch(`${t.baseUrl}/oauth/token`, {
+    const exchange = await fetch(`${t.url}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` },
       body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier }),
@@ -90,7 +90,7 @@ describe('OAuth in a real browser', () => {
     assert.equal(exchange.status, 200);
     const tokens = await exchange.json() as { access_token: string; id_token?: string };
     assert.ok(tokens.id_token);
-    const me = await fetch(`${t.baseUrl}/api/v4/user`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const me = await fetch(`${t.url}/api/v4/user`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
     assert.equal(((await me.json()) as { username: string }).username, user.username);
     await page.close();
   });

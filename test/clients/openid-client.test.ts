@@ -8,7 +8,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as client from 'openid-client';
-import { startListeningApp, type ListeningApp } from '../helpers/listening-app.ts';
+import { startListeningApp, type ListeningTestApp } from '../helpers/listen.ts';
 import { createUser } from '../helpers/factories.ts';
 import { registerClient, type TestClient } from '../helpers/oauth.ts';
 import { hashPassword } from '../../src/domain/users/password.ts';
@@ -46,7 +46,7 @@ function hiddenFields(formHtml: string): Record<string, string> {
 }
 
 describe('openid-client against kiln', () => {
-  let t: ListeningApp;
+  let t: ListeningTestApp;
   let user: UserRow;
   let rp: TestClient;
   let config: client.Configuration;
@@ -55,14 +55,14 @@ describe('openid-client against kiln', () => {
     t = await startListeningApp();
     user = await createUser(t.db, { encrypted_password: await hashPassword(PASSWORD), name: 'Grace Hopper' });
     rp = await registerClient(t, { redirectUri: REDIRECT, scopes: ['openid', 'profile', 'email', 'api'] });
-    config = await client.discovery(new URL(t.baseUrl), rp.clientId, rp.secret, client.ClientSecretBasic(rp.secret), { execute: [client.allowInsecureRequests] });
+    config = await client.discovery(new URL(t.url), rp.clientId, rp.secret, client.ClientSecretBasic(rp.secret), { execute: [client.allowInsecureRequests] });
   });
   after(async () => { await t.close(); });
 
   it('discovers the provider', () => {
     const meta = config.serverMetadata();
-    assert.equal(meta.issuer, t.baseUrl);
-    assert.equal(meta.token_endpoint, `${t.baseUrl}/oauth/token`);
+    assert.equal(meta.issuer, t.url);
+    assert.equal(meta.token_endpoint, `${t.url}/oauth/token`);
     assert.ok(meta.code_challenge_methods_supported?.includes('S256'));
   });
 
@@ -79,17 +79,17 @@ describe('openid-client against kiln', () => {
     const browser = new Browser();
     const toSignIn = await browser.fetch(authUrl.href);
     assert.equal(toSignIn.status, 302);
-    const signInUrl = new URL(toSignIn.headers.get('location')!, t.baseUrl);
+    const signInUrl = new URL(toSignIn.headers.get('location')!, t.url);
     const form = await browser.fetch(signInUrl.href);
-    const signedIn = await browser.submit(`${t.baseUrl}/users/sign_in`, { ...hiddenFields(await form.text()), 'user[login]': user.username, 'user[password]': PASSWORD });
+    const signedIn = await browser.submit(`${t.url}/users/sign_in`, { ...hiddenFields(await form.text()), 'user[login]': user.username, 'user[password]': PASSWORD });
     assert.equal(signedIn.status, 303);
-    const back = new URL(signedIn.headers.get('location')!, t.baseUrl);
+    const back = new URL(signedIn.headers.get('location')!, t.url);
     assert.equal(back.pathname, '/oauth/authorize');
     const consent = await browser.fetch(back.href);
     assert.equal(consent.status, 200);
     const page = await consent.text();
     const authorizeForm = page.slice(page.indexOf('<form class="inline" method="post" action="/oauth/authorize">'), page.indexOf('value="Authorize"'));
-    const approved = await browser.submit(`${t.baseUrl}/oauth/authorize`, hiddenFields(authorizeForm));
+    const approved = await browser.submit(`${t.url}/oauth/authorize`, hiddenFields(authorizeForm));
     assert.equal(approved.status, 303);
     const callback = new URL(approved.headers.get('location')!);
 
@@ -98,7 +98,7 @@ describe('openid-client against kiln', () => {
     assert.equal(tokens.expires_in, 7200);
     const claims = tokens.claims()!;
     assert.equal(claims.sub, String(user.id));
-    assert.equal(claims.iss, t.baseUrl);
+    assert.equal(claims.iss, t.url);
     assert.equal(claims.aud, rp.clientId);
     assert.equal(claims.nonce, nonce);
     assert.equal(claims.email, user.email);
@@ -107,20 +107,20 @@ describe('openid-client against kiln', () => {
     assert.equal(info.preferred_username, user.username);
     assert.equal(info.name, 'Grace Hopper');
 
-    const api = await fetch(`${t.baseUrl}/api/v4/user`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const api = await fetch(`${t.url}/api/v4/user`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
     assert.equal(api.status, 200);
 
     const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
     assert.notEqual(refreshed.access_token, tokens.access_token);
     assert.equal(refreshed.claims()?.sub, claims.sub);
-    const old = await fetch(`${t.baseUrl}/api/v4/user`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const old = await fetch(`${t.url}/api/v4/user`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
     assert.equal(old.status, 401);
     // Doorkeeper sends its errors with a WWW-Authenticate challenge too, which the library reports as such.
     await assert.rejects(client.refreshTokenGrant(config, tokens.refresh_token!), (err: client.WWWAuthenticateChallengeError) =>
       err.status === 400 && err.cause[0].parameters.error === 'invalid_grant');
 
     await client.tokenRevocation(config, refreshed.access_token);
-    const revoked = await fetch(`${t.baseUrl}/api/v4/user`, { headers: { authorization: `Bearer ${refreshed.access_token}` } });
+    const revoked = await fetch(`${t.url}/api/v4/user`, { headers: { authorization: `Bearer ${refreshed.access_token}` } });
     assert.equal(revoked.status, 401);
     await assert.rejects(client.fetchUserInfo(config, refreshed.access_token, claims.sub));
   });
