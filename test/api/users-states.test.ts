@@ -106,7 +106,7 @@ describe('user state operations', () => {
     assert.deepEqual((await act((await make({ state: 'blocked_pending_approval' })).id, 'ban')).json(), { message: 'You cannot ban blocked pending approval users.' });
   });
 
-  it('approves pending users (201) and refuses the rest (409, 403 without prefix, 404)', async () => {
+  it('approves pending users (201) and refuses the rest (403 blocked, 409 not pending, 404)', async () => {
     const u = await make({ state: 'blocked_pending_approval' });
     const denied = await act(u.id, 'approve', userToken);
     assert.equal(denied.statusCode, 403);
@@ -115,10 +115,13 @@ describe('user state operations', () => {
     assert.equal(res.statusCode, 201);
     assert.deepEqual(res.json(), { message: 'Success' });
     assert.equal(await stateOf(u.id), 'active');
-    for (const state of ['active', 'blocked', 'deactivated']) {
-      const other = await act((await make({ state })).id, 'approve');
-      assert.equal(other.statusCode, 409);
+    // The spec's guard table: blocked by an administrator or LDAP → 403; deactivated or not pending → 409.
+    for (const [state, status] of [['active', 409], ['deactivated', 409], ['banned', 409], ['blocked', 403], ['ldap_blocked', 403]] as const) {
+      const target = await make({ state });
+      const other = await act(target.id, 'approve');
+      assert.equal(other.statusCode, status, state);
       assert.deepEqual(other.json(), { message: 'The user you are trying to approve is not pending approval' });
+      assert.equal(await stateOf(target.id), state);
     }
     assert.deepEqual((await act(999999, 'approve')).json(), { message: '404 User Not Found' });
   });

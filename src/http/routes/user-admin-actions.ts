@@ -89,10 +89,12 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
     schema: { summary: 'Approve a user pending approval (administrators)', tags: ['users'], response: { 201: Message } },
   }, async (request, reply) => {
     const user = await pendingUser(request, 'You are not allowed to approve a user');
-    // Active, blocked, LDAP-blocked, banned and deactivated users alike are "not pending" (reference §0.3).
-    if (user.state !== 'blocked_pending_approval' || !(await fireEvent(user, 'activate'))) {
-      throw conflict('The user you are trying to approve is not pending approval');
-    }
+    // The spec's guard table is explicit that a user blocked by an administrator or by LDAP is
+    // refused with 403, and a deactivated (or otherwise not pending) user with 409; the text is
+    // the Service's one message for a user who is not pending approval (reference §0.3).
+    const notPending = 'The user you are trying to approve is not pending approval';
+    if (user.state === 'blocked' || user.state === 'ldap_blocked') throw forbiddenMessage(notPending);
+    if (user.state !== 'blocked_pending_approval' || !(await fireEvent(user, 'activate'))) throw conflict(notPending);
     return reply.code(201).send({ message: 'Success' });
   });
 
