@@ -129,13 +129,13 @@ describe('errors and response conventions', () => {
   });
 });
 
-describe('logs', () => {
-  let t: TestApp;
+describe('logs and long query strings, on a listening server', () => {
+  let t: ListeningTestApp;
   const lines: string[] = [];
   const stream = new PassThrough();
   stream.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\n').filter(Boolean)));
 
-  before(async () => { t = await startTestApp({ LOG_LEVEL: 'info' }, { plugins: [failing], logStream: stream }); });
+  before(async () => { t = await startListeningApp({ LOG_LEVEL: 'info' }, { plugins: [failing], logStream: stream }); });
   after(async () => { await t.close(); });
 
   it('logs each request with its URL, but never a credential', async () => {
@@ -160,12 +160,6 @@ describe('logs', () => {
     assert.equal(requests[4].url, '/api/v4/user?private%5Ftoken=[FILTERED]');
     assert.ok(lines.some((l) => l.includes(LEAK)), 'the unexpected error itself is logged for the operator');
   });
-});
-
-describe('long query strings on a listening server', () => {
-  let t: ListeningTestApp;
-  before(async () => { t = await startListeningApp(); });
-  after(async () => { await t.close(); });
 
   it('answers 414 in the Service\'s shape, even past Node\'s default 16 KiB header limit', async () => {
     for (const length of [9_000, 20_000]) {

@@ -9,7 +9,7 @@ import { keysetParams, keysetRequested, paginate, paginateKeyset, paginationPara
 import { defineParams, P } from '../../src/http/params.ts';
 import { ROOT_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { createUser } from '../helpers/factories.ts';
-import { followNext, parseLink } from '../helpers/pagination.ts';
+import { followNext, injectable, parseLink } from '../helpers/pagination.ts';
 import { insertUsersBulk } from '../helpers/seed.ts';
 
 const peopleParams = defineParams({
@@ -17,6 +17,7 @@ const peopleParams = defineParams({
   ...keysetParams,
   search: P.optional(P.string()),
   labels: P.optional(P.array(P.string())),
+  items: P.optional(P.array(P.object({ key: P.string() }))),
   order_by: P.optional(P.oneOf(['id', 'name'] as const, { default: 'id' })),
   sort: P.optional(P.oneOf(['asc', 'desc'] as const, { default: 'asc' })),
 });
@@ -36,14 +37,17 @@ const people: FastifyPluginAsync = async (app) => {
 
 const BASE = 'http://kiln.test/api/v4/__people';
 
-describe('offset pagination', () => {
+describe('offset and keyset pagination', () => {
   let t: TestApp;
   let ids: number[];
+  let kids: number[];
 
   before(async () => {
     t = await startTestApp({}, { plugins: [people] });
     ids = [];
     for (let i = 1; i <= 25; i++) ids.push((await createUser(t.db, { username: `pg-${String(i).padStart(2, '0')}` })).id);
+    kids = [];
+    for (let i = 1; i <= 12; i++) kids.push((await createUser(t.db, { username: `ks-${String(i).padStart(2, '0')}` })).id);
   });
   after(async () => { await t.close(); });
 
@@ -126,10 +130,16 @@ describe('offset pagination', () => {
   });
 
   it('carries every filter in Link, sorted, with sudo and without credentials', async () => {
-    const res = await t.request({ url: `/api/v4/__people?sort=desc&private_token=${ROOT_TOKEN}&labels[]=b&labels[]=a&search=pg-&sudo=root&per_page=5` });
+    const res = await t.request({
+      url: `/api/v4/__people?sort=desc&private_token=${ROOT_TOKEN}&labels[]=b&labels[]=a&items[0][key]=x&items[1][key]=y&search=pg-&sudo=root&per_page=5`,
+    });
     assert.equal(res.statusCode, 200);
-    const next = parseLink(res.headers.link).get('next');
-    assert.equal(next, `${BASE}?labels%5B%5D=b&labels%5B%5D=a&order_by=id&page=2&per_page=5&search=pg-&sort=desc&sudo=root`);
+    const next = parseLink(res.headers.link).get('next')!;
+    assert.equal(next, `${BASE}?items%5B0%5D%5Bkey%5D=x&items%5B1%5D%5Bkey%5D=y&labels%5B%5D=b&labels%5B%5D=a&order_by=id&page=2&per_page=5` +
+      '&search=pg-&sort=desc&sudo=root');
+    const followed = await t.request({ url: injectable(next, t.config.externalUrl), token: ROOT_TOKEN });
+    assert.equal(followed.statusCode, 200);
+    assert.equal(parseLink(followed.headers.link).get('prev'), next.replace('page=2', 'page=1'), 'the filters survive the round trip');
     assert.ok(!String(res.headers.link).includes(ROOT_TOKEN));
   });
 
@@ -149,56 +159,47 @@ describe('offset pagination', () => {
   });
 
   it('pages through the real GET /users the same way', async () => {
-    const all = await followNext(t, '/api/v4/users?per_page=4&active=true', { 'private-token': ROOT_TOKEN });
+    const all = await followNext(t, '/api/v4/users?per_page=4&active=true&search=pg-', { 'private-token': ROOT_TOKEN });
     const seen = all.flatMap((p) => p.json().map((u: { id: number }) => u.id));
     assert.equal(new Set(seen).size, seen.length, 'no user twice');
-    assert.deepEqual([...seen].sort((a, b) => a - b), [1, ...ids]);
+    assert.deepEqual(seen, [...ids].reverse(), 'newest first, every one');
     const first = all[0];
-    assert.equal(first.headers['x-total'], '26');
+    assert.equal(first.headers['x-total'], '25');
     assert.equal(first.headers['x-total-pages'], '7');
     const next = parseLink(first.headers.link).get('next')!;
     assert.ok(next.startsWith('http://kiln.test/api/v4/users?'), next);
     assert.match(next, /[?&]active=true(&|$)/);
     assert.match(next, /[?&]page=2&per_page=4(&|$)/);
+    assert.match(next, /[?&]search=pg-(&|$)/);
     assert.ok(!next.includes('private_token'));
   });
-});
 
-describe('keyset pagination', () => {
-  let t: TestApp;
-  let ids: number[];
+  describe('keyset', () => {
+    it('sends only Link rel="next" with id_after, follows to the end, and omits Link on the last page', async () => {
+      const pages = await followNext(t, '/api/v4/__people?pagination=keyset&order_by=id&sort=asc&per_page=5&search=ks-', {});
+      assert.equal(pages.length, 3);
+      assert.deepEqual(pages.flatMap((p) => p.json().map((r: { id: number }) => r.id)), kids);
+      const first = pages[0];
+      assert.equal(first.headers.link, `<${BASE}?id_after=${kids[4]}&order_by=id&pagination=keyset&per_page=5&search=ks-&sort=asc>; rel="next"`);
+      for (const p of pages) {
+        for (const h of ['x-total', 'x-total-pages', 'x-page', 'x-next-page', 'x-prev-page']) assert.equal(p.headers[h], undefined, h);
+      }
+      assert.equal(pages[2].headers.link, undefined);
+    });
 
-  before(async () => {
-    t = await startTestApp({}, { plugins: [people] });
-    ids = [];
-    for (let i = 1; i <= 12; i++) ids.push((await createUser(t.db, { username: `ks-${String(i).padStart(2, '0')}` })).id);
-  });
-  after(async () => { await t.close(); });
+    it('walks down with id_before when sorted desc', async () => {
+      const pages = await followNext(t, '/api/v4/__people?pagination=keyset&order_by=id&sort=desc&per_page=4&search=ks-', {});
+      assert.deepEqual(pages.flatMap((p) => p.json().map((r: { id: number }) => r.id)), [...kids].reverse());
+      assert.equal(parseLink(pages[0].headers.link).get('next'),
+        `${BASE}?id_before=${kids[8]}&order_by=id&pagination=keyset&per_page=4&search=ks-&sort=desc`);
+      assert.equal(pages.length, 3, 'an exactly full last page has no rel="next" after it');
+    });
 
-  it('sends only Link rel="next" with id_after, follows to the end, and omits Link on the last page', async () => {
-    const pages = await followNext(t, '/api/v4/__people?pagination=keyset&order_by=id&sort=asc&per_page=5&search=ks-', {});
-    assert.equal(pages.length, 3);
-    assert.deepEqual(pages.flatMap((p) => p.json().map((r: { id: number }) => r.id)), ids);
-    const first = pages[0];
-    assert.equal(first.headers.link, `<${BASE}?id_after=${ids[4]}&order_by=id&pagination=keyset&per_page=5&search=ks-&sort=asc>; rel="next"`);
-    for (const p of pages) {
-      for (const h of ['x-total', 'x-total-pages', 'x-page', 'x-next-page', 'x-prev-page']) assert.equal(p.headers[h], undefined, h);
-    }
-    assert.equal(pages[2].headers.link, undefined);
-  });
-
-  it('walks down with id_before when sorted desc', async () => {
-    const pages = await followNext(t, '/api/v4/__people?pagination=keyset&order_by=id&sort=desc&per_page=4&search=ks-', {});
-    assert.deepEqual(pages.flatMap((p) => p.json().map((r: { id: number }) => r.id)), [...ids].reverse());
-    assert.equal(parseLink(pages[0].headers.link).get('next'),
-      `${BASE}?id_before=${ids[8]}&order_by=id&pagination=keyset&per_page=4&search=ks-&sort=desc`);
-    assert.equal(pages.length, 3, 'an exactly full last page has no rel="next" after it');
-  });
-
-  it('answers 405 for an order keyset pagination does not support', async () => {
-    const res = await t.request({ url: '/api/v4/__people?pagination=keyset&order_by=name' });
-    assert.equal(res.statusCode, 405);
-    assert.deepEqual(res.json(), { error: 'Keyset pagination is not yet available for this type of request' });
+    it('answers 405 for an order keyset pagination does not support', async () => {
+      const res = await t.request({ url: '/api/v4/__people?pagination=keyset&order_by=name' });
+      assert.equal(res.statusCode, 405);
+      assert.deepEqual(res.json(), { error: 'Keyset pagination is not yet available for this type of request' });
+    });
   });
 });
 
