@@ -28,7 +28,9 @@ pg.types.setTypeParser(20, (v: string) => Number(v));
 
 export function openDatabase(opts: { databaseUrl: string | null; dataDir: string }): Database {
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+    // A bounded wait for a connection: an unreachable server fails requests (and readiness)
+    // instead of hanging them.
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10, connectionTimeoutMillis: 5_000 });
     const writes = new WriteEpoch();
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [writes] });
     return { db, dialect: 'postgres', writes, close: () => db.destroy() };
@@ -72,11 +74,12 @@ function withStatementCache(file: SQLite.Database): SQLite.Database {
 }
 
 /** True when the database answers a trivial query; used by /-/readiness. */
-export async function ping(db: Kysely<DB>): Promise<boolean> {
+export async function ping(db: Kysely<DB>, timeoutMs = 3_000): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); });
   try {
-    await sql`select 1`.execute(db);
-    return true;
-  } catch {
-    return false;
+    return await Promise.race([sql`select 1`.execute(db).then(() => true, () => false), timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -113,3 +113,21 @@ describe('readiness without a database', () => {
     assert.equal((await t.request({ url: '/-/liveness' })).statusCode, 200);
   });
 });
+
+describe('API v3', () => {
+  let t: TestApp;
+  before(async () => { t = await startTestApp(); });
+  after(async () => { await t.close(); });
+
+  it('answers 410 for everything but GET /api/v3/user, which still serves the current user', async () => {
+    const gone = await t.request({ url: '/api/v3/projects', token: ROOT_TOKEN });
+    assert.equal(gone.statusCode, 410);
+    assert.deepEqual(gone.json(), { error: 'API V3 is no longer supported. Use API V4 instead.' });
+    const post = await t.request({ method: 'POST', url: '/api/v3/users', token: ROOT_TOKEN });
+    assert.equal(post.statusCode, 410);
+    const user = await t.request({ url: '/api/v3/user', token: ROOT_TOKEN });
+    assert.equal(user.statusCode, 200);
+    assert.equal(user.json().username, 'root');
+    assert.equal((await t.request({ url: '/api/v3/user' })).statusCode, 401);
+  });
+});

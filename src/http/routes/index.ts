@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { health, version } from './meta.ts';
+import apiV3 from './api-v3.ts';
 import users from './users.ts';
 import personalAccessTokens from './personal-access-tokens.ts';
 import userTokens from './user-tokens.ts';
@@ -72,4 +73,5 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
     await api.register(runnerProtocol);
     await api.register(runnerFiles);
   }, { prefix: '/api/v4' });
+  await app.register(apiV3, { prefix: '/api/v3' });
 }

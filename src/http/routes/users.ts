@@ -2,7 +2,7 @@
  * The users resource, reads (spec, Users): GET /users, GET /users/:id, GET /user. Writes live in
  * user-accounts.ts, state operations in user-admin-actions.ts.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, RouteHandlerMethod, RouteShorthandOptions } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB, UserRow } from '../../db/types.ts';
 import {
@@ -74,6 +74,36 @@ function profileExtras(row: UserProfileRow, viewer: UserRow | null): UserExtras 
   };
 }
 
+/**
+ * GET /user: UserWithAdmin for administrators, UserPublic otherwise. Exported because the
+ * Service still serves it under /api/v3 too, for OAuth clients (reference §11).
+ */
+export function currentUserRoute(app: FastifyInstance): RouteShorthandOptions & { handler: RouteHandlerMethod } {
+  const { db, config } = app.kiln;
+  const externalUrl = config.externalUrl;
+  return {
+    config: { auth: 'required', scopes: ['read_user'] },
+    schema: {
+      summary: 'The current user (UserWithAdmin for administrators, UserPublic otherwise)',
+      tags: ['users'],
+      response: { 200: Type.Union([UserWithAdminSchema, UserPublicSchema]) },
+    },
+    handler: async (request, reply) => {
+      const viewer = request.caller!.user;
+      const row = await findUserProfile(db, viewer.id, viewer.id);
+      if (!row) throw notFound('User');
+      const extras = { ...profileExtras(row, viewer), ...(await privateExtras(db, row)) };
+      const o = { externalUrl, canReadProfile: true };
+      if (viewer.admin) {
+        serializeWith(reply, serialize.UserWithAdmin);
+        return presentUserWithAdmin(row, extras, o);
+      }
+      serializeWith(reply, serialize.UserPublic);
+      return presentUserPublic(row, extras, o);
+    },
+  };
+}
+
 const users: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
   const externalUrl = config.externalUrl;
@@ -129,26 +159,7 @@ const users: FastifyPluginAsync = async (app) => {
     });
   });
 
-  app.get('/user', {
-    config: { auth: 'required', scopes: ['read_user'] },
-    schema: {
-      summary: 'The current user (UserWithAdmin for administrators, UserPublic otherwise)',
-      tags: ['users'],
-      response: { 200: Type.Union([UserWithAdminSchema, UserPublicSchema]) },
-    },
-  }, async (request, reply) => {
-    const viewer = request.caller!.user;
-    const row = await findUserProfile(db, viewer.id, viewer.id);
-    if (!row) throw notFound('User');
-    const extras = { ...profileExtras(row, viewer), ...(await privateExtras(db, row)) };
-    const o = { externalUrl, canReadProfile: true };
-    if (viewer.admin) {
-      serializeWith(reply, serialize.UserWithAdmin);
-      return presentUserWithAdmin(row, extras, o);
-    }
-    serializeWith(reply, serialize.UserPublic);
-    return presentUserPublic(row, extras, o);
-  });
+  app.get('/user', currentUserRoute(app));
 
   app.get('/users/:id(^\\d+$)', {
     config: { auth: 'optional', scopes: ['read_user'], params: showUserParams },
