@@ -53,6 +53,11 @@ export interface Config {
   ciPendingTimeout: number;
   /** Seconds between runs of the CI timeout sweeper; 0: this process runs none. */
   ciSweepInterval: number;
+  /**
+   * Seconds a git push may run before kiln ends it; also how long (plus a grace period) the
+   * record of a push whose process died keeps a storage move from being scheduled.
+   */
+  gitPushTimeLimit: number;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -304,5 +309,12 @@ export const VARIABLES: Variable<keyof Config>[] = [
     doc: 'seconds between runs of the CI timeout sweeper (0: this process runs none)',
     default: () => 60,
     parse: integer(0, 86_400),
+  },
+  {
+    name: 'KILN_GIT_PUSH_TIME_LIMIT',
+    key: 'gitPushTimeLimit',
+    doc: 'seconds a git push may run before it is ended; a push that is running keeps its repository from being scheduled for a storage move',
+    default: () => 3600,
+    parse: integer(1, 86_400),
   },
 ];

@@ -4,6 +4,13 @@
  * and headers, and the rest of its stdout streams back to the client. Nothing is buffered
  * whole and nothing blocks the event loop. Gzip request bodies pass through: http-backend
  * inflates them itself when told the Content-Encoding.
+ *
+ * The backend runs in a process group of its own with everything it starts (receive-pack,
+ * upload-pack, hooks), and ending a request ends the whole group: when the client goes away,
+ * or when the request outlives its time limit. The backend counts as finished only once it has
+ * exited and every process holding its output has closed it (receive-pack writes to it
+ * directly): then the repository is no longer being written. `finish` runs at that moment,
+ * before the response ends, so a client that sees its push answered sees what came after it.
  */
 import { spawn } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -20,9 +27,13 @@ export interface BackendRequest {
   raw: IncomingMessage;
   body: Readable | null;
   remoteUser: string;
+  /** End the backend (and the response) after this many milliseconds; no limit when absent. */
+  timeLimitMs?: number;
+  /** Runs once the backend has finished (see above), before the response ends; must not throw. */
+  finish?: (exitCode: number, stderr: string) => Promise<void>;
 }
 
-/** Streams the backend's answer into `res`; resolves with its exit code (and error output) once it exits. */
+/** Streams the backend's answer into `res`; resolves with its exit code (and error output) once it has finished and the response has ended. */
 export function runHttpBackend(req: BackendRequest, res: ServerResponse): Promise<{ exitCode: number; stderr: string }> {
   const headers = req.raw.headers;
   const env = gitEnv({
@@ -44,10 +55,20 @@ export function runHttpBackend(req: BackendRequest, res: ServerResponse): Promis
   });
 
   return new Promise((resolve) => {
-    const child = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const endGroup = () => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch { /* the group has exited already */ }
+    };
     let headerBuf = Buffer.alloc(0);
     let headersDone = false;
     let stderr = '';
+    const limit = req.timeLimitMs === undefined ? null : setTimeout(() => {
+      stderr += `\nended after the time limit of ${req.timeLimitMs} ms`;
+      endGroup();
+    }, req.timeLimitMs);
 
     const fail = (status: number, text: string) => {
       if (!res.headersSent) {
@@ -90,12 +111,18 @@ export function runHttpBackend(req: BackendRequest, res: ServerResponse): Promis
     });
     child.stdout.on('end', () => {
       if (!headersDone) fail(500, 'The git backend did not answer.\n');
-      else res.end();
     });
     child.on('error', () => fail(500, 'The git backend could not be started.\n'));
-    child.on('close', (code) => resolve({ exitCode: code ?? -1, stderr }));
-    // A client that goes away mid-transfer takes the backend with it.
-    res.on('close', () => { if (child.exitCode === null) child.kill('SIGTERM'); });
+    child.on('close', (code) => {
+      if (limit) clearTimeout(limit);
+      const exitCode = code ?? -1;
+      void (req.finish?.(exitCode, stderr) ?? Promise.resolve()).catch(() => undefined).finally(() => {
+        if (headersDone) res.end();
+        resolve({ exitCode, stderr });
+      });
+    });
+    // A client that goes away mid-transfer takes the backend, and what it started, with it.
+    res.on('close', () => { if (child.exitCode === null) endGroup(); });
     child.stdin.on('error', () => { /* the backend exited early; its answer says why */ });
     if (req.body) req.body.pipe(child.stdin);
     else child.stdin.end();

@@ -8,6 +8,11 @@
  * private repository is asked for without them), existence and read access (404), the
  * credential's abilities and the role (403), then archived and read-only repositories (403).
  * After a successful push the project records its default branch, README and activity.
+ *
+ * A push (`git-receive-pack`) records itself as a write in progress for as long as it runs
+ * (repository-writes.ts): the read-only check and the record are one transaction, so a storage
+ * move is either scheduled first (the push is refused as read-only) or refused while the push
+ * writes. A push runs at most KILN_GIT_PUSH_TIME_LIMIT seconds; then its git processes are ended.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
@@ -19,6 +24,8 @@ import { repositoryPath, shardRoot } from '../domain/repositories/storage.ts';
 import { inspectRepository, READ_ONLY_MESSAGE } from '../domain/repositories/repositories.ts';
 import { recordPush } from '../domain/projects/projects.queries.ts';
 import { MAX_NAMESPACE_DEPTH } from '../domain/namespaces/namespaces.queries.ts';
+import { beginRepositoryWrite } from '../domain/repository-writes/repository-writes.ts';
+import type { ContainerKind } from '../domain/storage-moves/storage-moves.queries.ts';
 
 type Service = 'git-upload-pack' | 'git-receive-pack';
 
@@ -37,6 +44,9 @@ function text(reply: FastifyReply, status: number, body: string, headers: Record
 }
 
 const challenge = { 'www-authenticate': 'Basic realm="kiln"' };
+
+/** The storage-move container a repository belongs to (a wiki is its group's). */
+const CONTAINER_KINDS: Record<RepositoryTarget['kind'], ContainerKind> = { project: 'project', wiki: 'group', snippet: 'snippet' };
 
 const smartHttp: FastifyPluginAsync = async (app) => {
   const ctx = app.kiln;
@@ -72,13 +82,26 @@ const smartHttp: FastifyPluginAsync = async (app) => {
       if (target.archived) return text(reply, 403, MESSAGES.archived);
       if (target.readOnly) return text(reply, 403, MESSAGES.readOnly);
     }
-    return backend(request, reply, target, suffix, user, pushing && suffix !== 'info/refs');
+    if (!pushing || suffix === 'info/refs') return backend(request, reply, target, suffix, user);
+
+    // The push itself: the read-only check again, now together with recording the write, and
+    // the repository where the locked row says it is.
+    const write = await beginRepositoryWrite(db, CONTAINER_KINDS[target.kind], target.id, config.gitPushTimeLimit * 1000);
+    if (!write.ok) return write.reason === 'read_only' ? text(reply, 403, MESSAGES.readOnly) : text(reply, 404, MESSAGES.notFound);
+    const endWrite = () => write.end().catch((err: unknown) => request.log.error({ err }, 'could not end the record of a git write; it expires by itself'));
+    try {
+      await backend(request, reply, { ...target, storage: write.container.repository_storage, diskPath: write.container.disk_path }, suffix, user, endWrite);
+    } finally {
+      // Already ended when the backend finished, unless it could not run at all.
+      await endWrite();
+    }
   }
 
-  async function backend(request: FastifyRequest, reply: FastifyReply, target: RepositoryTarget, suffix: string, user: UserRow | null, afterPush: boolean) {
+  /** Serves one request; for a push, `endWrite` once its git processes are gone, before the answer ends. */
+  async function backend(request: FastifyRequest, reply: FastifyReply, target: RepositoryTarget, suffix: string, user: UserRow | null, endWrite?: () => Promise<void>) {
     reply.hijack();
     const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
-    const { exitCode, stderr } = await runHttpBackend({
+    await runHttpBackend({
       projectRoot: shardRoot(config.storages, target.storage),
       pathInfo: `/${target.diskPath}/${suffix}`,
       method: request.method,
@@ -86,14 +109,27 @@ const smartHttp: FastifyPluginAsync = async (app) => {
       raw: request.raw,
       body: (request.body as Readable | undefined) ?? null,
       remoteUser: user?.username ?? '',
+      ...(endWrite ? { timeLimitMs: config.gitPushTimeLimit * 1000 } : {}),
+      finish: async (exitCode, stderr) => {
+        if (exitCode !== 0) request.log.warn({ exitCode, stderr }, 'git http-backend failed');
+        if (!endWrite) return;
+        try {
+          if (exitCode === 0 && target.kind === 'project') await afterPush(target);
+        } catch (err) {
+          request.log.error({ err }, 'could not record a push');
+        } finally {
+          await endWrite();
+        }
+      },
     }, reply.raw);
-    if (exitCode !== 0) request.log.warn({ exitCode, stderr }, 'git http-backend failed');
-    if (afterPush && exitCode === 0 && target.kind === 'project') {
-      const project = await db.selectFrom('projects').select(['default_branch']).where('id', '=', target.id).executeTakeFirst();
-      if (project) {
-        const state = await inspectRepository(repositoryPath(config.storages, target.storage, target.diskPath), project.default_branch);
-        await recordPush(db, target.id, state);
-      }
+  }
+
+  /** The project's default branch, README and activity after a successful push. */
+  async function afterPush(target: RepositoryTarget) {
+    const project = await db.selectFrom('projects').select(['default_branch']).where('id', '=', target.id).executeTakeFirst();
+    if (project) {
+      const state = await inspectRepository(repositoryPath(config.storages, target.storage, target.diskPath), project.default_branch);
+      await recordPush(db, target.id, state);
     }
   }
 

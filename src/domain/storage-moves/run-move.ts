@@ -121,8 +121,9 @@ async function replicate(deps: MoveDeps, kind: ContainerKind, move: StorageMoveR
     throw new MoveFailed(`verification failed: ${errorText(err)}`);
   }
 
-  // A push accepted just before the repository became read-only may have finished since the
-  // copy: compare once more before the copy takes the source's place.
+  // No push writes now: the schedule was refused while one was in progress, and later ones find
+  // the repository read-only (repository-writes.ts). Compare once more all the same, before the
+  // copy takes the source's place: a write kiln did not see coming must fail the move, not be lost.
   const [current] = await Promise.all([refSnapshot(sourceRepo, job.signal), job.holdLease()]);
   if (current !== expected) throw new MoveFailed('the source repository changed during the move');
   if (await exists(finalPath)) {

@@ -3,7 +3,9 @@
  * ScheduleBulkRepositoryShardMovesService, run by a worker after the API answered 202). It walks
  * the containers by id in pages, and schedules each as a single move would; a container that
  * cannot be scheduled (already moving, i.e. read-only) is skipped, so a second bulk request for
- * the same shard moves nothing twice. Re-running after a crash is safe for the same reason.
+ * the same shard moves nothing twice. Re-running after a crash is safe for the same reason. A
+ * container with a git push in progress is skipped too, as the Service skips a container whose
+ * move fails to schedule; it stays on the source, writable, for a later request.
  */
 import { containersOnStorage, type ContainerKind } from './storage-moves.queries.ts';
 import { scheduleMove, type MoveDeps, type ShardChecks } from './schedule-move.ts';

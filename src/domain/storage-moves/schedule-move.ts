@@ -4,8 +4,13 @@
  * records the move in state `scheduled` and queues the job that will run it. The job row
  * commits with the move (no move without its job, no job without its move).
  *
+ * Like the Service's `set_repository_read_only!`, marking the container read-only fails while a
+ * git push to it is in progress (repository-writes.ts): such a push could still be writing when
+ * the move copies, or land after the move's last check, and be lost with the source.
+ *
  * Errors come back as the Service's model errors (`{"destination_storage_name": ["is not included
- * in the list"]}`, `{"project": ["is read-only"]}`), which the API answers with 400.
+ * in the list"]}`, `{"project": ["is read-only"]}`, `{"project": ["Git transfer in progress"]}`),
+ * which the API answers with 400.
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
@@ -17,6 +22,7 @@ import { pickWeighted, storageWeights } from '../repositories/storage.ts';
 import { checkShard, isSamePlace, type ShardCheck } from './shards.ts';
 import { insertMove, markReadOnly, type Container, type ContainerKind } from './storage-moves.queries.ts';
 import { MOVE_STATES, transition } from './state-machine.ts';
+import { GIT_TRANSFER_IN_PROGRESS, writeInProgress } from '../repository-writes/repository-writes.ts';
 
 export const RUN_MOVE_JOB = 'storage_moves.run';
 
@@ -27,6 +33,9 @@ export interface MoveDeps {
   /** Test-only: pause this long after copying, before verifying (KILN_STORAGE_MOVE_TEST_DELAY_MS). */
   testDelayMs?: number;
 }
+
+/** Rolls the schedule's transaction back: a push to the container is under way. */
+class TransferInProgress extends Error {}
 
 export type ModelErrors = Record<string, string[]>;
 export type ScheduleResult = { ok: true; move: StorageMoveRow } | { ok: false; errors: ModelErrors };
@@ -86,6 +95,9 @@ export async function scheduleMove(deps: MoveDeps, kind: ContainerKind, containe
       // The Service builds the move in `initial` and fires `schedule` at once; kiln writes the
       // result of that transition, with its side effect, in the same transaction.
       if (!(await markReadOnly(trx, kind, container.id, container.repository_storage))) return null;
+      // The row is locked now: a push that recorded its write has committed the record, and
+      // no other can start until this transaction ends (then it finds the container read-only).
+      if (await writeInProgress(trx, kind, container.id)) throw new TransferInProgress();
       const row = await insertMove(trx, kind, { containerId: container.id, state: scheduled.to, source: container.repository_storage, destination: destination! });
       await deps.jobs.enqueue(RUN_MOVE_JOB, { kind, moveId: row.id }, { trx });
       return row;
@@ -94,6 +106,7 @@ export async function scheduleMove(deps: MoveDeps, kind: ContainerKind, containe
     deps.jobs.wake();
     return { ok: true, move };
   } catch (err) {
+    if (err instanceof TransferInProgress) return { ok: false, errors: { [kind]: [GIT_TRANSFER_IN_PROGRESS] } };
     // The one-active-move index: another request scheduled this container in the meantime.
     if (isUniqueViolation(err)) return { ok: false, errors: { [kind]: ['is read-only'] } };
     throw err;

@@ -83,7 +83,9 @@ export type LockedContainer = Omit<Container, 'archived'>;
  * of the same row (`markReadOnly`), so the two are serialised: on PostgreSQL the row lock makes
  * the schedule wait until the write has committed (the copy then includes it) or the write
  * wait until the schedule has (it then sees `read_only`); SQLite has one writer at a time. A
- * write thus never lands between a move's copy, its last ref check and its switch.
+ * write thus never lands between a move's copy, its last ref check and its switch. A git push,
+ * which writes for longer than a transaction should last, locks the row the same way but only to
+ * record its write (repository-writes.ts), which the schedule then finds.
  */
 export async function lockContainers(trx: Transaction<DB>, kind: ContainerKind, ids: number[]): Promise<LockedContainer[]> {
   if (ids.length === 0) return [];
