@@ -24,6 +24,7 @@ import openapi from './http/plugins/openapi.ts';
 import { registerRoutes } from './http/routes/index.ts';
 import backgroundJobs from './workers/plugin.ts';
 import { redactUrl } from './http/redact.ts';
+import { lazyChildLogger } from './http/lazy-logger.ts';
 import oauth from './oauth/index.ts';
 import web from './web/index.ts';
 import smartHttp from './git/smart-http.ts';
@@ -58,6 +59,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: (logger, bindings, options) => lazyChildLogger(logger, bindings, options),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : nextRequestId();

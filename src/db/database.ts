@@ -11,6 +11,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import type { DB } from './types.ts';
 import { WriteEpoch } from './write-epoch.ts';
+import { registerSqliteConnection } from './prepared.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -43,6 +44,7 @@ export function openDatabase(opts: { databaseUrl: string | null; dataDir: string
   file.pragma('busy_timeout = 5000');
   const writes = new WriteEpoch();
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(file) }), plugins: [writes] });
+  registerSqliteConnection(db, file);
   return { db, dialect: 'sqlite', writes, close: () => db.destroy() };
 }
 

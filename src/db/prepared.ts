@@ -8,7 +8,22 @@
  *   const row = await byId.first(db, [42]);
  */
 import { CompiledQuery, PostgresAdapter, type Compilable, type Kysely } from 'kysely';
+import type SQLite from 'better-sqlite3';
 import type { DB } from './types.ts';
+
+/**
+ * The embedded database's connection behind each Kysely handle (database.ts registers it).
+ * better-sqlite3 answers synchronously, so a prepared read can run on it directly, without
+ * Kysely's connection mutex and its promise hops, whenever no transaction is open on the
+ * connection: outside a transaction every statement has run to completion, so a direct read
+ * sees exactly the committed state. Inside one, the read takes Kysely's path and waits its turn.
+ * Transaction handles are never registered, so reads inside a transaction stay in it.
+ */
+const sqliteConnections = new WeakMap<Kysely<DB>, SQLite.Database>();
+
+export function registerSqliteConnection(db: Kysely<DB>, connection: SQLite.Database): void {
+  sqliteConnections.set(db, connection);
+}
 
 const PREFIX = '\u0000kiln-param:';
 
@@ -21,6 +36,8 @@ interface Compiled {
   query: CompiledQuery;
   /** For each compiled parameter: the argument index it takes, or -1 for a literal. */
   slots: number[];
+  /** The statement on each embedded connection, prepared on first direct use there. */
+  statements: WeakMap<SQLite.Database, SQLite.Statement>;
 }
 
 export interface Prepared<O> {
@@ -38,7 +55,7 @@ export function prepared<O>(build: (db: Kysely<DB>) => Compilable<O>): Prepared<
     if (cached) return cached;
     const query = build(db).compile();
     const slots = query.parameters.map((p) => (typeof p === 'string' && p.startsWith(PREFIX) ? Number(p.slice(PREFIX.length)) : -1));
-    const fresh = { query, slots };
+    const fresh = { query, slots, statements: new WeakMap<SQLite.Database, SQLite.Statement>() };
     if (isPostgres) postgres = fresh;
     else sqlite = fresh;
     return fresh;
@@ -47,6 +64,15 @@ export function prepared<O>(build: (db: Kysely<DB>) => Compilable<O>): Prepared<
   async function all(db: Kysely<DB>, args: readonly unknown[]): Promise<O[]> {
     const c = compiled(db);
     const parameters = c.slots.map((slot, i) => (slot >= 0 ? args[slot] : c.query.parameters[i]));
+    const connection = sqliteConnections.get(db);
+    if (connection && !connection.inTransaction) {
+      let statement = c.statements.get(connection);
+      if (!statement) {
+        statement = connection.prepare(c.query.sql);
+        c.statements.set(connection, statement);
+      }
+      return statement.all(parameters) as O[];
+    }
     const result = await db.executeQuery<O>(CompiledQuery.raw(c.query.sql, parameters));
     return result.rows;
   }
