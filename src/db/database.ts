@@ -12,6 +12,7 @@ import pg from 'pg';
 import type { DB } from './types.ts';
 import { WriteEpoch } from './write-epoch.ts';
 import { registerSqliteConnection } from './prepared.ts';
+import { registerReadCache } from './read-cache.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -34,6 +35,7 @@ export function openDatabase(opts: { databaseUrl: string | null; dataDir: string
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10, connectionTimeoutMillis: 5_000 });
     const writes = new WriteEpoch();
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [writes] });
+    registerReadCache(db, writes);
     return { db, dialect: 'postgres', writes, close: () => db.destroy() };
   }
   fs.mkdirSync(opts.dataDir, { recursive: true });
@@ -45,6 +47,7 @@ export function openDatabase(opts: { databaseUrl: string | null; dataDir: string
   const writes = new WriteEpoch();
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(file) }), plugins: [writes] });
   registerSqliteConnection(db, file);
+  registerReadCache(db, writes);
   return { db, dialect: 'sqlite', writes, close: () => db.destroy() };
 }
 

@@ -30,3 +30,22 @@ describe('pagination totals after writes', () => {
     assert.equal(await total(), 6);
   });
 });
+
+// Profile rows are remembered until the next write (src/db/read-cache.ts).
+describe('user reads after writes', () => {
+  let t: TestApp;
+  before(async () => { t = await startTestApp(); });
+  after(async () => { await t.close(); });
+
+  it('shows a change made through the database handle on the very next read', async () => {
+    const u = await createUser(t.db, { name: 'Before' });
+    const read = async () => (await t.request({ url: `/api/v4/users/${u.id}`, token: ROOT_TOKEN })).json();
+    assert.equal((await read()).name, 'Before');
+    assert.equal((await read()).name, 'Before');
+    await t.db.updateTable('users').set({ name: 'After' }).where('id', '=', u.id).execute();
+    assert.equal((await read()).name, 'After');
+    const follow = await t.request({ method: 'POST', url: `/api/v4/users/${u.id}/follow`, token: ROOT_TOKEN });
+    assert.equal(follow.statusCode, 201);
+    assert.equal((await read()).followers, 1);
+  });
+});

@@ -2,6 +2,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB, NewUser, UserRow, UserUpdate } from '../../db/types.ts';
 import { param, prepared } from '../../db/prepared.ts';
+import { cachedRead } from '../../db/read-cache.ts';
 import { nowIso, todayDate } from '../clock.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -107,11 +108,17 @@ const userProfileQuery = prepared((db) => db.selectFrom('users')
   ])
   .where('users.id', '=', param<number>(0)));
 
-/** A user with follower counts and whether `viewerId` follows them, in one round trip (a hot path: compiled once). */
+/**
+ * A user with follower counts and whether `viewerId` follows them, in one round trip (a hot path:
+ * compiled once, and remembered until the next write; see db/read-cache.ts). Callers must not
+ * mutate the row they get.
+ */
 export async function findUserProfile(db: Db, id: number, viewerId: number | null): Promise<UserProfileRow | undefined> {
-  const row = await userProfileQuery.first(db, [id, viewerId ?? 0]);
-  if (!row) return undefined;
-  return { ...row, followers: Number(row.followers), following: Number(row.following), is_followed: Number(row.is_followed) } as UserProfileRow;
+  return cachedRead(db as Kysely<DB>, `user-profile:${id}:${viewerId ?? 0}`, async () => {
+    const row = await userProfileQuery.first(db, [id, viewerId ?? 0]);
+    if (!row) return undefined;
+    return { ...row, followers: Number(row.followers), following: Number(row.following), is_followed: Number(row.is_followed) } as UserProfileRow;
+  });
 }
 
 /** Personal namespace ids of several users, by user id. */
