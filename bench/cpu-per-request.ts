@@ -51,7 +51,7 @@ async function perRequest(child: ChildProcess, url: string, headers: Record<stri
 
 async function main(): Promise<void> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'kiln-cpu-'));
-  await seedDatabase({ dataDir, databaseUrl: null, users: USERS, rootToken: ROOT_TOKEN, userToken: USER_TOKEN });
+  await seedDatabase({ dataDir, databaseUrl: null, users: USERS, jobs: 0, rootToken: ROOT_TOKEN, userToken: USER_TOKEN });
   const barePort = 20000 + Math.floor(Math.random() * 10000);
   const kilnPort = barePort + 10000;
   const bare = spawn(process.execPath, [path.join(import.meta.dirname, 'bare-server.ts')], { env: { ...process.env, PORT: String(barePort) }, stdio: 'ignore' });
