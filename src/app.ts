@@ -11,7 +11,6 @@ import type { Config } from './config/schema.ts';
 import type { Database } from './db/database.ts';
 import type { JobTokenResolver, KilnContext } from './http/context.ts';
 import { AuthCache } from './http/auth/cache.ts';
-import { CountCache } from './http/count-cache.ts';
 import { QS_OPTIONS } from './http/plugins/body-parsers.ts';
 import requestDefaults from './http/plugins/request-defaults.ts';
 import bodyParsers from './http/plugins/body-parsers.ts';
@@ -80,7 +79,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     db: deps.database.db,
     dialect: deps.database.dialect,
     authCache: deps.authCache ?? new AuthCache(),
-    countCache: new CountCache(deps.database.writes),
     secretKeyBase: deps.secretKeyBase,
     version: deps.version,
     jobTokens: deps.jobTokens ?? null,

@@ -7,7 +7,6 @@ import type { Config } from '../config/schema.ts';
 import type { DB, UserRow } from '../db/types.ts';
 import type { Dialect } from '../db/database.ts';
 import type { AuthCache } from './auth/cache.ts';
-import type { CountCache } from './count-cache.ts';
 import type { ParamsDefinition } from './params.ts';
 
 export type CredentialKind = 'personal_access_token' | 'impersonation_token' | 'oauth_token' | 'session' | 'job_token';
@@ -39,8 +38,6 @@ export interface KilnContext {
   db: Kysely<DB>;
   dialect: Dialect;
   authCache: AuthCache;
-  /** Capped pagination counts, reused until the next write (count-cache.ts). */
-  countCache: CountCache;
   secretKeyBase: string;
   version: { version: string; revision: string };
   jobTokens: JobTokenResolver | null;

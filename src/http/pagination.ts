@@ -11,6 +11,7 @@
 import { sql, type Expression, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DB } from '../db/types.ts';
+import { cachedRead } from '../db/read-cache.ts';
 import { ApiError, invalidParams } from './errors.ts';
 import { P } from './params.ts';
 
@@ -138,7 +139,9 @@ export async function paginate<O>(
     const capped = qb.clearSelect().clearOrderBy().select(sql<number>`1`.as('one')).limit(MAX_COUNT + 1).as('capped');
     const countQuery = db.selectFrom(capped).select((eb) => eb.fn.countAll<number>().as('n'));
     const compiled = countQuery.compile();
-    const n = await request.server.kiln.countCache.count(`${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`, async () => {
+    // The capped count is the costliest part of a page (~260 µs of SQLite time for 10,001 index
+    // entries on a 100k-row table): remembered until the next write (db/read-cache.ts).
+    const n = await cachedRead(db, `count:${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`, async () => {
       const result = await db.executeQuery(compiled);
       return Number(result.rows[0]?.n ?? 0);
     });

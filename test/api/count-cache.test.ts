@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { ROOT_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { createUser } from '../helpers/factories.ts';
 
-// Totals come from a remembered capped count (src/http/count-cache.ts); a write must show at once.
+// Totals come from a remembered capped count (src/db/read-cache.ts); a write must show at once.
 describe('pagination totals after writes', () => {
   let t: TestApp;
   before(async () => {
