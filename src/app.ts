@@ -64,7 +64,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : nextRequestId();
     },
     routerOptions: {
-      querystringParser: (s: string) => qs.parse(s, QS_OPTIONS),
+      // Most requests carry no query string; qs would still normalise its options for one.
+      querystringParser: (s: string) => (s === '' ? {} : qs.parse(s, QS_OPTIONS)),
       maxParamLength: 1000,
     },
     bodyLimit: 12 * 1024 * 1024,

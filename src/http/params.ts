@@ -188,19 +188,36 @@ function isGiven(raw: Record<string, unknown>, key: string): boolean {
   return Object.hasOwn(raw, key) && raw[key] !== undefined;
 }
 
+interface Field {
+  key: string;
+  sub: any;
+  required: boolean;
+}
+
+// A definition's fields, listed once: validation runs on every request of its routes.
+const fieldLists = new WeakMap<ParamsDefinition, Field[]>();
+function fieldsOf(def: ParamsDefinition): Field[] {
+  let fields = fieldLists.get(def);
+  if (!fields) {
+    const schema = def.schema as any;
+    const required: string[] = schema.required ?? [];
+    fields = Object.entries<any>(schema.properties).map(([key, sub]) => ({ key, sub, required: required.includes(key) }));
+    fieldLists.set(def, fields);
+  }
+  return fields;
+}
+
 /**
  * Validates `raw` (query, body and path parameters merged) against a definition and returns only
  * the declared parameters, coerced, with defaults filled in. Throws the Service's 400 bodies.
  */
 export function validateParams(def: ParamsDefinition, raw: Record<string, unknown>): Record<string, unknown> {
-  const schema = def.schema as any;
-  const required: string[] = schema.required ?? [];
   const out: Record<string, unknown> = {};
   const errors: string[] = [];
   let missing: string | undefined;
-  for (const [key, sub] of Object.entries<any>(schema.properties)) {
+  for (const { key, sub, required } of fieldsOf(def)) {
     if (!isGiven(raw, key)) {
-      if (required.includes(key)) missing ??= key;
+      if (required) missing ??= key;
       else if (sub.default !== undefined) out[key] = typeof sub.default === 'object' && sub.default !== null ? structuredClone(sub.default) : sub.default;
       continue;
     }

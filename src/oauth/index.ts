@@ -4,6 +4,7 @@
  * says `config.web`: these endpoints authenticate clients and tokens themselves, in OAuth's terms.
  */
 import type { FastifyPluginAsync } from 'fastify';
+import fastifyCookie from '@fastify/cookie';
 import { loadSigningKeys } from './keys.ts';
 import type { OAuthServer } from './server.ts';
 import authorize from './routes/authorize.ts';
@@ -14,6 +15,8 @@ import userinfo from './routes/userinfo.ts';
 import discovery from './routes/discovery.ts';
 
 const oauth: FastifyPluginAsync = async (app) => {
+  // Cookies (the session, for /oauth/authorize) are parsed only in this scope and the pages'.
+  await app.register(fastifyCookie);
   const ctx = app.kiln;
   const server: OAuthServer = { ctx, keys: await loadSigningKeys(ctx.config.dataDir), issuer: ctx.config.externalUrl };
   for (const plugin of [authorize, token, tokenInfo, revoke, userinfo, discovery]) await app.register(plugin, { server });

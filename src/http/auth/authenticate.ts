@@ -5,7 +5,7 @@
  * answers 401/403 before parameter validation answers 400 (reference §6.4).
  */
 import type { FastifyRequest } from 'fastify';
-import type { KilnContext, Credential } from '../context.ts';
+import type { AuthMode, KilnContext, Credential } from '../context.ts';
 import { digest } from '../../domain/tokens/secret.ts';
 import { findOauthAccessTokenByDigest, findPersonalAccessTokenByDigest, findSessionByDigest, touchPersonalAccessToken } from '../../domain/tokens/tokens.queries.ts';
 import { findUserById, findUserByIdOrUsername, touchLastActivity } from '../../domain/users/users.queries.ts';
@@ -16,7 +16,7 @@ import {
   forbidden, IMPERSONATION_DISABLED, insufficientScope, invalidToken, notFound, TOKEN_EXPIRED, TOKEN_REVOKED, unauthorized,
 } from '../errors.ts';
 import type { CachedCredential } from './cache.ts';
-import { SESSION_COOKIE, validCsrfToken } from './session-token.ts';
+import { readCookie, SESSION_COOKIE, validCsrfToken } from './session-token.ts';
 
 function param(request: FastifyRequest, name: string): string | undefined {
   const q = (request.query as Record<string, unknown> | undefined)?.[name];
@@ -66,8 +66,18 @@ async function loadOauthToken(ctx: KilnContext, tokenDigest: string): Promise<Ca
   };
 }
 
-/** Looks a token up by digest, from the cache when fresh; `kinds` limits where it may be found. */
-async function resolveToken(ctx: KilnContext, raw: string, kinds: { pat: boolean; oauth: boolean }): Promise<CachedCredential | null> {
+/** A cached value, or the promise of one when the database must be asked. */
+type Maybe<T> = T | Promise<T>;
+
+function isPromise<T>(v: Maybe<T>): v is Promise<T> {
+  return v instanceof Promise;
+}
+
+/**
+ * Looks a token up by digest, from the cache when fresh; `kinds` limits where it may be found.
+ * A cache hit answers synchronously: most authenticated requests never wait on a promise here.
+ */
+function resolveToken(ctx: KilnContext, raw: string, kinds: { pat: boolean; oauth: boolean }): Maybe<CachedCredential | null> {
   const tokenDigest = digest(raw);
   const key = `t:${tokenDigest}`;
   const cached = ctx.authCache.get(key);
@@ -75,27 +85,32 @@ async function resolveToken(ctx: KilnContext, raw: string, kinds: { pat: boolean
     const isPat = cached.credential.kind !== 'oauth_token';
     return (isPat && kinds.pat) || (!isPat && kinds.oauth) ? cached : null;
   }
-  const found = (kinds.pat ? await loadPersonalAccessToken(ctx, tokenDigest) : null)
-    ?? (kinds.oauth ? await loadOauthToken(ctx, tokenDigest) : null);
-  if (found) ctx.authCache.set(key, found);
-  return found;
+  return (async () => {
+    const found = (kinds.pat ? await loadPersonalAccessToken(ctx, tokenDigest) : null)
+      ?? (kinds.oauth ? await loadOauthToken(ctx, tokenDigest) : null);
+    if (found) ctx.authCache.set(key, found);
+    return found;
+  })();
 }
 
-async function resolveSession(ctx: KilnContext, request: FastifyRequest): Promise<CachedCredential | null> {
-  const raw = request.cookies?.[SESSION_COOKIE];
+function resolveSession(ctx: KilnContext, request: FastifyRequest): Maybe<CachedCredential | null> {
+  const raw = readCookie(request.headers.cookie, SESSION_COOKIE);
   if (!raw) return null;
   // Cookie sessions act only for reads, or for writes that prove they come from our own pages.
   if (!isRead(request.method) && !validCsrfToken(ctx.secretKeyBase, raw, header(request, 'x-csrf-token'))) return null;
-  const key = `s:${digest(raw)}`;
+  const sessionDigest = digest(raw);
+  const key = `s:${sessionDigest}`;
   const cached = ctx.authCache.get(key);
   if (cached) return cached;
-  const session = await findSessionByDigest(ctx.db, digest(raw));
-  if (!session || session.expires_at <= new Date().toISOString()) return null;
-  const user = await findUserById(ctx.db, session.user_id);
-  if (!user) return null;
-  const found: CachedCredential = { credential: { kind: 'session', id: session.id, scopes: [] }, user, expiresAt: session.expires_at, revoked: false };
-  ctx.authCache.set(key, found);
-  return found;
+  return (async () => {
+    const session = await findSessionByDigest(ctx.db, sessionDigest);
+    if (!session || session.expires_at <= new Date().toISOString()) return null;
+    const user = await findUserById(ctx.db, session.user_id);
+    if (!user) return null;
+    const found: CachedCredential = { credential: { kind: 'session', id: session.id, scopes: [] }, user, expiresAt: session.expires_at, revoked: false };
+    ctx.authCache.set(key, found);
+    return found;
+  })();
 }
 
 async function resolveJobToken(ctx: KilnContext, raw: string): Promise<CachedCredential | null> {
@@ -107,33 +122,40 @@ async function resolveJobToken(ctx: KilnContext, raw: string): Promise<CachedCre
   return { credential: { kind: 'job_token', id: job.jobId, jobId: job.jobId, scopes: [] }, user, expiresAt: null, revoked: false };
 }
 
+function required(found: Maybe<CachedCredential | null>): Maybe<CachedCredential> {
+  const check = (f: CachedCredential | null): CachedCredential => {
+    if (!f) throw unauthorized();
+    return f;
+  };
+  return isPromise(found) ? found.then(check) : check(found);
+}
+
+/** The PRIVATE-TOKEN, Bearer/access-token and session sources, in the Service's order. */
+function findUserCredential(ctx: KilnContext, request: FastifyRequest, bearerToken: string | undefined): Maybe<CachedCredential | null> {
+  const privateToken = header(request, 'private-token') ?? param(request, 'private_token');
+  if (privateToken) return required(resolveToken(ctx, privateToken, { pat: true, oauth: false }));
+  const accessToken = bearerToken ?? param(request, 'access_token') ?? param(request, 'bearer_token');
+  if (accessToken) return required(resolveToken(ctx, accessToken, { pat: true, oauth: true }));
+  return resolveSession(ctx, request);
+}
+
 /** Finds the credential the request presents; throws 401 when one is presented but unknown. */
-async function findCredential(ctx: KilnContext, request: FastifyRequest, jobTokenRoute: boolean): Promise<CachedCredential | null> {
+function findCredential(ctx: KilnContext, request: FastifyRequest, jobTokenRoute: boolean): Maybe<CachedCredential | null> {
   const bearerToken = bearer(request);
   if (jobTokenRoute) {
     const jobToken = header(request, 'job-token') ?? param(request, 'job_token') ?? param(request, 'token') ?? bearerToken;
     if (jobToken) {
-      const found = await resolveJobToken(ctx, jobToken);
-      if (found) return found;
-      if (!bearerToken || jobToken !== bearerToken) throw unauthorized();
+      return resolveJobToken(ctx, jobToken).then((found) => {
+        if (found) return found;
+        if (!bearerToken || jobToken !== bearerToken) throw unauthorized();
+        return findUserCredential(ctx, request, bearerToken);
+      });
     }
   }
-  const privateToken = header(request, 'private-token') ?? param(request, 'private_token');
-  if (privateToken) {
-    const found = await resolveToken(ctx, privateToken, { pat: true, oauth: false });
-    if (!found) throw unauthorized();
-    return found;
-  }
-  const accessToken = bearerToken ?? param(request, 'access_token') ?? param(request, 'bearer_token');
-  if (accessToken) {
-    const found = await resolveToken(ctx, accessToken, { pat: true, oauth: true });
-    if (!found) throw unauthorized();
-    return found;
-  }
-  return resolveSession(ctx, request);
+  return findUserCredential(ctx, request, bearerToken);
 }
 
-function checkValidity(ctx: KilnContext, found: CachedCredential, now: Date): void {
+function checkValidity(found: CachedCredential, now: Date): void {
   const kind = found.credential.kind;
   if (kind === 'session' || kind === 'job_token') return;
   if (found.expiresAt !== null) {
@@ -144,45 +166,57 @@ function checkValidity(ctx: KilnContext, found: CachedCredential, now: Date): vo
   if (found.revoked) throw invalidToken(TOKEN_REVOKED);
 }
 
-async function recordUse(ctx: KilnContext, found: CachedCredential, now: Date): Promise<void> {
+/** Records activity (once a day per user) and token use (once a minute); nothing to wait for on most requests. */
+function recordUse(ctx: KilnContext, found: CachedCredential, now: Date): Promise<void> | undefined {
   const today = todayDate(now);
-  if (found.activityRecordedOn !== today && found.user.last_activity_on !== today) {
-    await touchLastActivity(ctx.db, found.user.id, now);
-  }
+  const touchUser = found.activityRecordedOn !== today && found.user.last_activity_on !== today;
   found.activityRecordedOn = today;
   const kind = found.credential.kind;
-  if ((kind === 'personal_access_token' || kind === 'impersonation_token') && (found.usageRecordedAt ?? 0) < now.getTime() - 60_000) {
-    found.usageRecordedAt = now.getTime();
-    await touchPersonalAccessToken(ctx.db, found.credential.id, now);
-  }
+  const touchToken = (kind === 'personal_access_token' || kind === 'impersonation_token') && (found.usageRecordedAt ?? 0) < now.getTime() - 60_000;
+  if (touchToken) found.usageRecordedAt = now.getTime();
+  if (!touchUser && !touchToken) return undefined;
+  return (async () => {
+    if (touchUser) await touchLastActivity(ctx.db, found.user.id, now);
+    if (touchToken) await touchPersonalAccessToken(ctx.db, found.credential.id, now);
+  })();
 }
 
-// Route scope lists are fixed per route and method: computed once, not per request.
-const scopeLists = new Map<string, string[]>();
-function allowedScopes(method: string, extras: string[] | undefined): string[] {
-  const key = `${method} ${extras?.join(' ') ?? ''}`;
-  let scopes = scopeLists.get(key);
-  if (!scopes) {
-    scopes = routeScopes(method, extras);
-    scopeLists.set(key, scopes);
-  }
-  return scopes;
+/** What authentication needs of a route, worked out once when the route is registered. */
+export interface RouteAuth {
+  mode: AuthMode;
+  jobToken: boolean;
+  /** Scopes accepted per HTTP method of the route (reference §5.2). */
+  scopes: Record<string, string[]>;
 }
 
-export async function authenticate(request: FastifyRequest): Promise<void> {
-  const config = request.routeOptions.config;
+export function routeAuth(config: { auth?: AuthMode; jobToken?: boolean; scopes?: string[] }, methods: string[]): RouteAuth {
+  const scopes: Record<string, string[]> = {};
+  for (const m of methods) scopes[m] = routeScopes(m, config.scopes);
+  return { mode: config.auth ?? 'required', jobToken: config.jobToken === true, scopes };
+}
+
+/**
+ * Sets `request.caller`, or throws the Service's 401/403. Returns a promise only when it must wait
+ * on the database (a credential not in the cache, sudo, a daily activity write).
+ */
+export function authenticate(request: FastifyRequest, route: RouteAuth): Promise<void> | undefined {
   const ctx = request.server.kiln;
-  const mode = config.auth ?? 'required';
   request.caller = null;
   const sudo = sudoIdentifier(request);
+  const found = findCredential(ctx, request, route.jobToken);
+  if (isPromise(found)) return found.then((f) => authorize(ctx, request, route, sudo, f));
+  return authorize(ctx, request, route, sudo, found);
+}
 
-  const found = await findCredential(ctx, request, config.jobToken === true);
+function authorize(
+  ctx: KilnContext, request: FastifyRequest, route: RouteAuth, sudo: string | undefined, found: CachedCredential | null,
+): Promise<void> | undefined {
   if (!found) {
-    if (sudo !== undefined || mode === 'required' || (mode === 'non_get' && !isRead(request.method))) throw unauthorized();
-    return;
+    if (sudo !== undefined || route.mode === 'required' || (route.mode === 'non_get' && !isRead(request.method))) throw unauthorized();
+    return undefined;
   }
   const now = new Date();
-  checkValidity(ctx, found, now);
+  checkValidity(found, now);
   const credential: Credential = found.credential;
   const tokenAuth = credential.kind !== 'session' && credential.kind !== 'job_token';
   if (credential.kind === 'impersonation_token' && !ctx.config.impersonationEnabled) throw invalidToken(IMPERSONATION_DISABLED);
@@ -193,18 +227,28 @@ export async function authenticate(request: FastifyRequest): Promise<void> {
   const denied = apiAccessDeniedReason(user, ctx.config.externalUrl, now);
   if (denied) throw forbidden(denied);
 
-  let effective = user;
   if (sudo !== undefined) {
     if (!user.admin) throw forbidden('Must be admin to use sudo');
     if (!tokenAuth) throw forbidden('Must be authenticated using an OAuth or Personal Access Token to use sudo');
     if (!credential.scopes.includes('sudo')) throw insufficientScope(['sudo']);
-    const target = await findUserByIdOrUsername(ctx.db, sudo);
-    if (!target) throw notFound(`User with ID or username '${sudo}'`);
-    effective = target;
-  } else if (tokenAuth) {
-    const allowed = allowedScopes(request.method, config.scopes);
+    return (async () => {
+      const target = await findUserByIdOrUsername(ctx.db, sudo);
+      if (!target) throw notFound(`User with ID or username '${sudo}'`);
+      await recordUse(ctx, found, now);
+      request.caller = { user: target, initialUser: user, credential, sudo: true };
+    })();
+  }
+  if (tokenAuth) {
+    const allowed = route.scopes[request.method] ?? routeScopes(request.method);
     if (!allowed.some((s) => credential.scopes.includes(s))) throw insufficientScope(allowed);
   }
-  await recordUse(ctx, found, now);
-  request.caller = { user: effective, initialUser: user, credential, sudo: sudo !== undefined };
+  const caller = { user, initialUser: user, credential, sudo: false };
+  const writing = recordUse(ctx, found, now);
+  if (!writing) {
+    request.caller = caller;
+    return undefined;
+  }
+  return writing.then(() => {
+    request.caller = caller;
+  });
 }

@@ -1,20 +1,42 @@
-/** Runs `authenticate` for every API route (pages and meta routes say `config.web`). */
+/**
+ * Runs `authenticate` for every API route (pages and meta routes say `config.web`). The hook is
+ * attached to each route when it is registered, with what the route asks of authentication
+ * (mode, job tokens, scopes per method) worked out then, so a request pays for neither a global
+ * hook on routes that do not authenticate nor for reading its route's options again.
+ */
 import fp from 'fastify-plugin';
-import fastifyCookie from '@fastify/cookie';
-import { authenticate } from '../auth/authenticate.ts';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, preValidationHookHandler } from 'fastify';
+import { authenticate, routeAuth } from '../auth/authenticate.ts';
+import { addRouteHook, routeMethods } from './route-hooks.ts';
 
 export default fp(async (app) => {
-  await app.register(fastifyCookie);
   app.decorateRequest('caller', null);
-  app.addHook('preValidation', async (request, reply) => {
-    if (request.routeOptions.config.web || request.is404) return;
-    try {
-      await authenticate(request);
-    } catch (err) {
-      // A refused credential counts against the caller's IP, as an anonymous request would
-      // (rate-limit.ts); past that budget the answer is 429, so guessing tokens is throttled.
-      await request.server.limitRefusedCredential?.(request, reply);
-      throw err;
+
+  // A refused credential counts against the caller's IP, as an anonymous request would
+  // (rate-limit.ts); past that budget the answer is 429, so guessing tokens is throttled.
+  const refuse = (request: FastifyRequest, reply: FastifyReply, err: unknown, done: HookHandlerDoneFunction): void => {
+    const limit = request.server.limitRefusedCredential;
+    if (!limit) {
+      done(err as Error);
+      return;
     }
+    limit(request, reply).then(() => done(err as Error), done);
+  };
+
+  app.addHook('onRoute', (route) => {
+    if (route.config?.web) return;
+    const auth = routeAuth(route.config ?? {}, routeMethods(route));
+    const hook: preValidationHookHandler = (request, reply, done) => {
+      let pending: Promise<void> | undefined;
+      try {
+        pending = authenticate(request, auth);
+      } catch (err) {
+        refuse(request, reply, err, done);
+        return;
+      }
+      if (pending) pending.then(() => done(), (err: unknown) => refuse(request, reply, err, done));
+      else done();
+    };
+    addRouteHook(route, 'preValidation', hook);
   });
 }, { name: 'authentication' });

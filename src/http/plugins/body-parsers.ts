@@ -5,16 +5,16 @@
  * the parts themselves.
  */
 import fp from 'fastify-plugin';
-import type { FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 import formbody from '@fastify/formbody';
-import multipart from '@fastify/multipart';
 import qs from 'qs';
-import { badRequest } from '../errors.ts';
 import type { UploadedFile } from '../params.ts';
+import { bufferFile, multipartParts, type MultipartLimits } from '../multipart.ts';
 
 export const QS_OPTIONS: qs.IParseOptions = { arrayLimit: 1000, parameterLimit: 2000, depth: 5 };
 
-const MAX_BUFFERED_FILE = 10 * 1024 * 1024;
+const MULTIPART_LIMITS: MultipartLimits = { fileSize: 10 * 1024 * 1024, files: 10, fields: 200 };
 
 export default fp(async (app) => {
   // An empty body sent as application/json is no body, as the Service's Grape reads a body only
@@ -28,36 +28,30 @@ export default fp(async (app) => {
     return parseJson(request, text, done);
   });
   await app.register(formbody, { parser: (body) => qs.parse(body, QS_OPTIONS) });
-  await app.register(multipart, { limits: { fileSize: MAX_BUFFERED_FILE, files: 10, fields: 200 } });
-
-  // Gather buffered multipart bodies into request.body before authentication reads it.
-  app.addHook('preValidation', (request, _reply, done) => {
-    // Most requests are not multipart: answer them without entering the async gatherer.
-    if (!request.isMultipart() || request.routeOptions.config.multipart === 'stream') {
-      done();
+  // multipart/form-data: read whole into request.body here, before authentication reads it,
+  // except on routes that stream their parts (multipart.ts); those get the body untouched.
+  app.addContentTypeParser('multipart/form-data', (request, payload, done) => {
+    if (request.routeOptions.config.multipart === 'stream') {
+      done(null);
       return;
     }
-    gatherMultipart(request).then(() => done(), done);
+    readMultipart(payload, request.headers).then((body) => done(null, body), (err: Error) => done(err));
   });
-
-  async function gatherMultipart(request: FastifyRequest): Promise<void> {
-    // Text fields stay a list of pairs: a name may repeat (`ids[]=1`, `ids[]=2`).
-    const text: string[] = [];
-    const files: Record<string, UploadedFile> = {};
-    try {
-      for await (const part of request.parts()) {
-        if (part.type === 'file') {
-          files[part.fieldname] = { filename: part.filename, mimetype: part.mimetype, data: await part.toBuffer() };
-        } else {
-          text.push(`${encodeURIComponent(part.fieldname)}=${encodeURIComponent(String(part.value))}`);
-        }
-      }
-    } catch (err) {
-      throw badRequest((err as Error).message);
-    }
-    // Field names may use Rails brackets too: re-parse the text fields with qs.
-    const parsed = qs.parse(text.join('&'), QS_OPTIONS) as Record<string, unknown>;
-    Object.assign(parsed, files);
-    request.body = parsed;
-  }
 }, { name: 'body-parsers' });
+
+/** A buffered multipart body as one object: text fields parsed with qs (Rails brackets), files as UploadedFile. */
+async function readMultipart(payload: Readable, headers: IncomingHttpHeaders): Promise<Record<string, unknown>> {
+  // Text fields stay a list of pairs: a name may repeat (`ids[]=1`, `ids[]=2`).
+  const text: string[] = [];
+  const files: Record<string, UploadedFile> = {};
+  for await (const part of multipartParts(payload, headers, MULTIPART_LIMITS)) {
+    if (part.type === 'file') {
+      files[part.fieldname] = { filename: part.filename, mimetype: part.mimetype, data: await bufferFile(part.file) };
+    } else {
+      text.push(`${encodeURIComponent(part.fieldname)}=${encodeURIComponent(part.value)}`);
+    }
+  }
+  const parsed = qs.parse(text.join('&'), QS_OPTIONS) as Record<string, unknown>;
+  Object.assign(parsed, files);
+  return parsed;
+}

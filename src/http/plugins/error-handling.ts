@@ -33,6 +33,7 @@ export default fp(async (app) => {
   });
 
   app.setNotFoundHandler(async (request, reply) => {
+    request.server.httpMetrics?.observeUnmatched(request, reply);
     const path = request.url.split('?', 1)[0];
     const allowed = METHODS.filter((m) => m !== request.method && mirror.find(m, path) !== null);
     if (allowed.length > 0 && !(request.method === 'OPTIONS')) {
@@ -43,6 +44,8 @@ export default fp(async (app) => {
   });
 
   app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
+    // Failures before routing finished (a 414 on an unknown path) never reach the 404 handler.
+    if (request.is404) request.server.httpMetrics?.observeUnmatched(request, reply);
     if (error instanceof ApiError) {
       if (error.statusCode >= 500) request.log.error({ err: error }, 'request failed');
       return send(reply, error);

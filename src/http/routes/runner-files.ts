@@ -18,6 +18,7 @@ import { findUserById } from '../../domain/users/users.queries.ts';
 import { ApiError, badRequest, forbidden, notFound } from '../errors.ts';
 import { defineParams, P } from '../params.ts';
 import { authenticateJob, authenticatingJob, jobTokenOf } from '../runner-auth.ts';
+import { isMultipart, multipartParts } from '../multipart.ts';
 
 /** The Service's default limits: 100 MB of log per job, 100 MB per artifact. */
 const MAX_TRACE_BYTES = 100 * 1024 * 1024;
@@ -98,7 +99,7 @@ const runnerFiles: FastifyPluginAsync = async (app) => {
   }, async (request, reply) => {
     const input = request.input as { id: number; token?: string; artifact_type: string; artifact_format: string; expire_in?: string };
     const job = await authenticateJob(request, input.id, jobTokenOf(request, input));
-    if (!request.isMultipart()) throw badRequest('"file" not given');
+    if (!isMultipart(request)) throw badRequest('"file" not given');
     if (await findArtifact(db, job.id, input.artifact_type)) {
       throw badRequest('another artifact of the same type already exists');
     }
@@ -106,7 +107,7 @@ const runnerFiles: FastifyPluginAsync = async (app) => {
     const expireAt = parsed === null ? null : new Date(Date.now() + (parsed ?? DEFAULT_EXPIRE_SECONDS) * 1000).toISOString();
     const stored: { type: string; format: string; filename: string; size: number; rel: string }[] = [];
     try {
-      for await (const part of request.parts({ limits: { fileSize: MAX_ARTIFACT_BYTES, files: 2 } })) {
+      for await (const part of multipartParts(request.raw, request.headers, { fileSize: MAX_ARTIFACT_BYTES, files: 2, fields: 20 })) {
         if (part.type !== 'file') continue;
         const type = part.fieldname === 'metadata' ? 'metadata' : part.fieldname === 'file' ? input.artifact_type : null;
         if (!type) {
