@@ -5,6 +5,8 @@
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/types.ts';
+import { param, prepared } from '../../db/prepared.ts';
+import { cachedRead } from '../../db/read-cache.ts';
 import type { MemberRow, MemberSourceType } from '../../db/tables/projects.ts';
 import { nowIso } from '../clock.ts';
 import { descendantGroupIds, MAX_NAMESPACE_DEPTH, namespacePathsById } from '../namespaces/namespaces.queries.ts';
@@ -88,15 +90,16 @@ export async function groupsSolelyOwnedBy(db: Db, userId: number): Promise<numbe
  * (UserHighestRole; 0 when they have none). Rows whose source went with its owner's namespace
  * are not memberships. Served by members_user (user_id, source_type, source_id, access_level).
  */
-export async function highestRoleOf(db: Db, userId: number): Promise<number> {
-  const row = await db.selectFrom('members')
-    .leftJoin('projects', (j) => j.onRef('projects.id', '=', 'members.source_id').on('members.source_type', '=', 'Project'))
-    .leftJoin('namespaces', (j) => j.onRef('namespaces.id', '=', 'members.source_id').on('members.source_type', '=', 'Namespace'))
-    .select((eb) => eb.fn.max<number>('members.access_level').as('level'))
-    .where('members.user_id', '=', userId)
-    .where((eb) => eb.or([eb('projects.id', 'is not', null), eb('namespaces.id', 'is not', null)]))
-    .executeTakeFirst();
-  return Number(row?.level ?? 0);
+const highestRoleQuery = prepared((db) => db.selectFrom('members')
+  .leftJoin('projects', (j) => j.onRef('projects.id', '=', 'members.source_id').on('members.source_type', '=', 'Project'))
+  .leftJoin('namespaces', (j) => j.onRef('namespaces.id', '=', 'members.source_id').on('members.source_type', '=', 'Namespace'))
+  .select((eb) => eb.fn.max<number>('members.access_level').as('level'))
+  .where('members.user_id', '=', param<number>(0))
+  .where((eb) => eb.or([eb('projects.id', 'is not', null), eb('namespaces.id', 'is not', null)])));
+
+export function highestRoleOf(db: Db, userId: number): Promise<number> {
+  // Compiled once and remembered until the next write: the administrator's view of a user asks every time.
+  return cachedRead(db as Kysely<DB>, `highest-role:${userId}`, async () => Number((await highestRoleQuery.first(db, [userId]))?.level ?? 0));
 }
 
 /** Highest level among direct memberships of the given groups. */

@@ -44,11 +44,12 @@ export async function insertUserWithNamespace(db: Db, user: Omit<NewUser, 'creat
   });
 }
 
-export async function personalNamespaceId(db: Db, userId: number): Promise<number | null> {
-  const row = await db.selectFrom('namespaces').select('id')
-    .where('owner_id', '=', userId).where('kind', '=', 'user')
-    .executeTakeFirst();
-  return row?.id ?? null;
+const personalNamespaceQuery = prepared((db) => db.selectFrom('namespaces').select('id')
+  .where('owner_id', '=', param<number>(0)).where('kind', '=', 'user'));
+
+/** The user's own namespace (a hot read of the administrator's and the user's own view). */
+export function personalNamespaceId(db: Db, userId: number): Promise<number | null> {
+  return cachedRead(db as Kysely<DB>, `personal-namespace:${userId}`, async () => (await personalNamespaceQuery.first(db, [userId]))?.id ?? null);
 }
 
 /** Records today's activity; a no-op when it is already recorded, so callers may call it freely. */
@@ -84,6 +85,14 @@ export function identitiesOf(db: Db, userIds: number[]) {
   if (userIds.length === 0) return Promise.resolve([]);
   return db.selectFrom('identities').select(['user_id', 'provider', 'extern_uid', 'saml_provider_id'])
     .where('user_id', 'in', userIds).orderBy('id').execute();
+}
+
+const identitiesOfUserQuery = prepared((db) => db.selectFrom('identities').select(['user_id', 'provider', 'extern_uid', 'saml_provider_id'])
+  .where('user_id', '=', param<number>(0)).orderBy('id'));
+
+/** One user's identities (a hot read of the administrator's and the user's own view); callers must not mutate them. */
+export function identitiesOfUser(db: Db, userId: number) {
+  return cachedRead(db as Kysely<DB>, `identities:${userId}`, () => identitiesOfUserQuery.all(db, [userId]));
 }
 
 export function customAttributesOf(db: Db, userIds: number[]) {

@@ -108,11 +108,15 @@ export interface PresentOptions {
   canReadProfile: boolean;
 }
 
-function avatarUrl(user: UserRow, externalUrl: string): string | null {
+/** The columns UserBasic is made of: lists of users for non-administrators read only these. */
+export const USER_BASIC_COLUMNS = ['users.id', 'users.username', 'users.name', 'users.state', 'users.avatar'] as const;
+export type UserBasicRow = Pick<UserRow, 'id' | 'username' | 'name' | 'state' | 'avatar'>;
+
+function avatarUrl(user: UserBasicRow, externalUrl: string): string | null {
   return user.avatar ? `${externalUrl}/uploads/-/system/user/avatar/${user.id}/${encodeURIComponent(user.avatar)}` : null;
 }
 
-export function presentUserBasic(user: UserRow, extras: UserExtras, o: PresentOptions): UserBasic {
+export function presentUserBasic(user: UserBasicRow, extras: UserExtras, o: PresentOptions): UserBasic {
   const basic: UserBasic = {
     id: user.id,
     username: user.username,

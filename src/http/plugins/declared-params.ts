@@ -27,13 +27,13 @@ export default fp(async (app) => {
     }
     // Validation is synchronous: a callback hook spares every request a promise.
     const validate: preHandlerHookHandler = (request, _reply, done) => {
-      const query = (request.query ?? {}) as Record<string, unknown>;
+      const query = (request.query ?? NOTHING_DECLARED) as Record<string, unknown>;
       const rawBody = request.body;
       const body = rawBody && typeof rawBody === 'object' && !Buffer.isBuffer(rawBody) && !Array.isArray(rawBody)
-        ? rawBody as Record<string, unknown> : null;
-      const path = (request.params ?? {}) as Record<string, unknown>;
+        ? rawBody as Record<string, unknown> : NOTHING_DECLARED;
+      const path = (request.params ?? NOTHING_DECLARED) as Record<string, unknown>;
       try {
-        request.input = validateParams(def, body ? { ...query, ...body, ...path } : { ...query, ...path });
+        request.input = validateParams(def, path, body, query);
       } catch (err) {
         done(err as Error);
         return;

@@ -9,7 +9,7 @@ import { Type } from 'typebox';
 import type { DB, UserRow } from '../../db/types.ts';
 import { createUser, type CreateUserInput, type UserWriteFailure } from '../../domain/users/create-user.ts';
 import { updateUser, type UpdateUserInput } from '../../domain/users/update-user.ts';
-import { deleteIdentity, findIdentity, identitiesOf, personalNamespaceId } from '../../domain/users/users.queries.ts';
+import { deleteIdentity, findIdentity, identitiesOfUser, personalNamespaceId } from '../../domain/users/users.queries.ts';
 import { authenticatedAsAdmin } from '../auth/admin.ts';
 import { presentUserWithAdmin, UserWithAdminSchema } from '../entities/user.ts';
 import { conflict, notFound, validationFailed } from '../errors.ts';
@@ -84,7 +84,7 @@ function failure(result: UserWriteFailure): Error {
 
 /** The UserWithAdmin entity of one user, as POST and PUT answer. */
 async function adminView(db: Kysely<DB>, user: UserRow, externalUrl: string) {
-  const [identities, namespaceId] = await Promise.all([identitiesOf(db, [user.id]), personalNamespaceId(db, user.id)]);
+  const [identities, namespaceId] = await Promise.all([identitiesOfUser(db, user.id), personalNamespaceId(db, user.id)]);
   return presentUserWithAdmin(user, { identities, namespaceId, followers: 0, following: 0, isFollowed: false }, { externalUrl, canReadProfile: true });
 }
 

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyPluginAsync, RouteHandlerMethod, RouteShor
 import type { Kysely } from 'kysely';
 import type { DB, UserRow } from '../../db/types.ts';
 import {
-  customAttributesOf, findUserProfile, followSummaries, identitiesOf, personalNamespaceId, personalNamespaceIds, type UserProfileRow,
+  customAttributesOf, findUserProfile, followSummaries, identitiesOf, identitiesOfUser, personalNamespaceId, personalNamespaceIds, type UserProfileRow,
 } from '../../domain/users/users.queries.ts';
 import { findUsers, type UsersOrderBy } from '../../domain/users/users.finder.ts';
 import { highestRoleOf } from '../../domain/members/members.queries.ts';
@@ -16,7 +16,7 @@ import { paginate, paginationParams } from '../pagination.ts';
 import { authenticatedAsAdmin } from '../auth/admin.ts';
 import {
   presentUser, presentUserBasic, presentUserDetailsWithAdmin, presentUserPublic, presentUserWithAdmin,
-  UserBasicSchema, UserDetailsWithAdminSchema, UserPublicSchema, UserSchema, UserWithAdminSchema, type UserExtras,
+  UserBasicSchema, UserDetailsWithAdminSchema, UserPublicSchema, UserSchema, UserWithAdminSchema, USER_BASIC_COLUMNS, type UserExtras,
 } from '../entities/user.ts';
 import { Type } from 'typebox';
 import { compileSerializer, serializeWith } from '../entities/serializers.ts';
@@ -62,7 +62,7 @@ type ListUsersInput = ParamsOf<typeof listUsersParams>;
 
 /** Identities and the personal namespace: the fields only administrators (or the user) see. */
 async function privateExtras(db: Kysely<DB>, user: UserRow): Promise<UserExtras> {
-  const [identities, namespaceId] = await Promise.all([identitiesOf(db, [user.id]), personalNamespaceId(db, user.id)]);
+  const [identities, namespaceId] = await Promise.all([identitiesOfUser(db, user.id), personalNamespaceId(db, user.id)]);
   return { identities, namespaceId };
 }
 
@@ -136,12 +136,14 @@ const users: FastifyPluginAsync = async (app) => {
         orderBy: (input.order_by ?? 'id') as UsersOrderBy, sort: input.sort ?? 'desc',
       } : { orderBy: 'id', sort: 'desc' }),
     });
-    const rows = await paginate(db, request, reply, query);
     const o = { externalUrl, canReadProfile: true };
     if (!admin) {
+      // UserBasic needs five columns; materialising whole user rows was most of a page's cost.
+      const basicRows = await paginate(db, request, reply, query.clearSelect().select(USER_BASIC_COLUMNS));
       serializeWith(reply, serialize.UserBasicList);
-      return rows.map((row) => presentUserBasic(row, {}, o));
+      return basicRows.map((row) => presentUserBasic(row, {}, o));
     }
+    const rows = await paginate(db, request, reply, query);
     const ids = rows.map((r) => r.id);
     const [identities, namespaces, follows, attributes] = await Promise.all([
       identitiesOf(db, ids), personalNamespaceIds(db, ids), followSummaries(db, ids, viewer.id),
