@@ -22,17 +22,26 @@ export function registerReadCache(db: Kysely<DB>, writes: WriteEpoch): void {
   stores.set(db, { writes, entries: new Map() });
 }
 
-export async function cachedRead<T>(db: Kysely<DB>, key: string, read: () => Promise<T>, now = Date.now()): Promise<T> {
+/**
+ * The remembered value when there is one, synchronously; otherwise a promise of the read. Hot
+ * handlers use it to answer without waiting on a promise when the row is remembered.
+ */
+export function cachedReadNow<T>(db: Kysely<DB>, key: string, read: () => Promise<T>, now = Date.now()): T | Promise<T> {
   const store = stores.get(db);
   if (!store) return read();
   const hit = store.entries.get(key);
   if (hit && hit.epoch === store.writes.value && now - hit.at < TTL_MS) return hit.value as T;
   const epoch = store.writes.value;
-  const value = await read();
-  // A write that overlapped the read moved the epoch: its result is used but not kept.
-  if (epoch === store.writes.value) {
-    if (store.entries.size >= MAX_ENTRIES) store.entries.clear();
-    store.entries.set(key, { value, epoch, at: now });
-  }
-  return value;
+  return read().then((value) => {
+    // A write that overlapped the read moved the epoch: its result is used but not kept.
+    if (epoch === store.writes.value) {
+      if (store.entries.size >= MAX_ENTRIES) store.entries.clear();
+      store.entries.set(key, { value, epoch, at: now });
+    }
+    return value;
+  });
+}
+
+export async function cachedRead<T>(db: Kysely<DB>, key: string, read: () => Promise<T>, now = Date.now()): Promise<T> {
+  return cachedReadNow(db, key, read, now);
 }

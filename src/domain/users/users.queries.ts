@@ -2,7 +2,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB, NewUser, UserRow, UserUpdate } from '../../db/types.ts';
 import { param, prepared } from '../../db/prepared.ts';
-import { cachedRead } from '../../db/read-cache.ts';
+import { cachedRead, cachedReadNow } from '../../db/read-cache.ts';
 import { nowIso, todayDate } from '../clock.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -123,7 +123,12 @@ const userProfileQuery = prepared((db) => db.selectFrom('users')
  * mutate the row they get.
  */
 export async function findUserProfile(db: Db, id: number, viewerId: number | null): Promise<UserProfileRow | undefined> {
-  return cachedRead(db as Kysely<DB>, `user-profile:${id}:${viewerId ?? 0}`, async () => {
+  return userProfileNow(db, id, viewerId);
+}
+
+/** findUserProfile, answering synchronously when the row is remembered (GET /users/:id's fast path). */
+export function userProfileNow(db: Db, id: number, viewerId: number | null): UserProfileRow | undefined | Promise<UserProfileRow | undefined> {
+  return cachedReadNow(db as Kysely<DB>, `user-profile:${id}:${viewerId ?? 0}`, async () => {
     const row = await userProfileQuery.first(db, [id, viewerId ?? 0]);
     if (!row) return undefined;
     return { ...row, followers: Number(row.followers), following: Number(row.following), is_followed: Number(row.is_followed) } as UserProfileRow;

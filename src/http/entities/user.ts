@@ -146,8 +146,14 @@ function localTime(user: UserRow): string | null {
 }
 
 export function presentUser(user: UserRow, extras: UserExtras, o: PresentOptions): User {
+  // UserBasic's fields written out rather than spread in: this runs on every read of a user.
   const entity: User = {
-    ...presentUserBasic(user, extras, o),
+    id: user.id,
+    username: user.username,
+    name: user.name,
+    state: user.state,
+    avatar_url: avatarUrl(user, o.externalUrl),
+    web_url: `${o.externalUrl}/${user.username}`,
     bio: user.bio,
     location: user.location,
     public_email: user.public_email || null,
@@ -163,6 +169,7 @@ export function presentUser(user: UserRow, extras: UserExtras, o: PresentOptions
     work_information: workInformation(user),
     local_time: localTime(user),
   };
+  if (extras.customAttributes) entity.custom_attributes = extras.customAttributes;
   if (o.canReadProfile) {
     entity.created_at = user.created_at;
     entity.followers = extras.followers ?? 0;
