@@ -1,14 +1,24 @@
 /**
  * The benchmark: seeds a database (100k users by default), starts kiln and a bare node:http
  * server as separate processes, runs autocannon against each endpoint in the same run, and prints
- * req/s, p99 latency and each endpoint's ratio to the bare server. Ratios, not absolute numbers,
- * are what compare across machines. Each endpoint runs in rounds paired with the bare server
- * (BENCH_ROUNDS, default 3, of BENCH_SECONDS, default 4); its ratio is the median of the pairs.
+ * req/s, p99 latency and each endpoint's ratio to the bare server, twice over:
+ *
+ * - by throughput: each endpoint runs in rounds paired with the bare server (BENCH_ROUNDS, default
+ *   3, of BENCH_SECONDS, default 4), and its ratio is the median of the paired ratios;
+ * - by server CPU: the CPU time the server process spent per answered request during those same
+ *   runs (user + system, from /proc), bare's cost divided by the endpoint's.
+ *
+ * This machine shares its host: the same bare server answers anywhere between 30,000 and 50,000
+ * requests a second from one 2-second window to the next, and far less while the host throttles,
+ * so throughput ratios swing by tens of points from run to run. CPU per request moves by a few
+ * percent, and is what a server with a core to itself could sustain (1 s / µs per request): it is
+ * the figure to compare versions by. Ratios, not absolute numbers, are what compare across machines.
  *
  *   npm run bench                      # SQLite, 100k users
  *   BENCH_USERS=10000 npm run bench     # smaller seed
  *   BENCH_JOBS=100000                   # jobs of the CI project (GET /projects/:id/jobs)
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench   # PostgreSQL
+ *   BENCH_ONLY='users/:id' npm run bench  # only the endpoints whose name contains this text
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -31,6 +41,8 @@ interface Target {
   name: string;
   path: string;
   headers?: Record<string, string>;
+  /** A different path on every request (its argument counts requests), instead of `path` each time. */
+  paths?: (n: number) => string;
 }
 
 function startProcess(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
@@ -59,11 +71,42 @@ async function waitForHttp(url: string): Promise<void> {
   throw new Error(`${url} never answered`);
 }
 
-async function measure(base: string, t: Target): Promise<{ rps: number; p99: number; non2xx: number }> {
+const TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
+
+/** CPU time (user + system) a process has used so far, in µs, from /proc (Linux only). */
+async function cpuMicros(pid: number): Promise<number> {
+  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the parenthesised command name; utime and stime are the 14th and 15th fields.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND) * 1e6;
+}
+
+interface Server {
+  base: string;
+  pid: number;
+}
+
+interface Measured {
+  rps: number;
+  p99: number;
+  non2xx: number;
+  /** The server's CPU time per answered request, µs. */
+  cpu: number;
+}
+
+async function measure(server: Server, t: Target): Promise<Measured> {
+  // One counter across warm-up and run, so that a rotating target never repeats a path the
+  // warm-up already visited (and the server may remember).
+  let n = 0;
+  const paths = t.paths;
+  const requests = paths ? [{ setupRequest: (req: object) => ({ ...req, path: paths(n++) }) }] : undefined;
+  const options = { url: server.base + t.path, headers: t.headers, connections: CONNECTIONS, requests };
   // A short warm-up lets the JIT and caches settle before the measured run.
-  await autocannon({ url: base + t.path, headers: t.headers, connections: CONNECTIONS, duration: 1 });
-  const r = await autocannon({ url: base + t.path, headers: t.headers, connections: CONNECTIONS, duration: DURATION });
-  return { rps: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx };
+  await autocannon({ ...options, duration: 1 });
+  const before = await cpuMicros(server.pid);
+  const r = await autocannon({ ...options, duration: DURATION });
+  const after = await cpuMicros(server.pid);
+  return { rps: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx, cpu: (after - before) / r.requests.total };
 }
 
 async function main(): Promise<void> {
@@ -104,51 +147,67 @@ async function main(): Promise<void> {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const kilnBase = `http://127.0.0.1:${port}`;
+  const kilnServer: Server = { base: kilnBase, pid: kiln.pid! };
+  const bareServer: Server = { base: `http://127.0.0.1:${bare.port}`, pid: bare.child.pid! };
   try {
     await waitForHttp(`${kilnBase}/-/liveness`);
     const auth = { 'private-token': ROOT_TOKEN };
     const userToken = USER_TOKEN;
     const mid = Math.floor(USERS / 2) + 2;
-    const targets: Target[] = [
+    // Seeded users have the ids 2 … USERS + 1; the rotating target walks them from the middle,
+    // so each request reads a user no earlier request asked for (nothing remembered to answer from).
+    const seededUser = (n: number) => `/api/v4/users/${2 + ((mid - 2 + n) % USERS)}`;
+    const allTargets: Target[] = [
       { name: 'GET /-/liveness', path: '/-/liveness' },
       { name: 'GET /api/v4/users/:id (user token)', path: `/api/v4/users/${mid}`, headers: { 'private-token': userToken } },
+      { name: 'GET /api/v4/users/:id (user token, a new user each request)', path: seededUser(0), paths: seededUser, headers: { 'private-token': userToken } },
       { name: 'GET /api/v4/users/:id (admin)', path: `/api/v4/users/${mid}`, headers: auth },
       { name: 'GET /api/v4/user', path: '/api/v4/user', headers: auth },
       { name: 'GET /api/v4/users?per_page=20', path: '/api/v4/users?per_page=20', headers: auth },
       { name: `GET /api/v4/projects/:id/jobs (${JOBS} jobs)`, path: `/api/v4/projects/${ciProjectId}/jobs`, headers: auth },
       { name: 'GET /api/v4/projects/:id/jobs?scope=failed', path: `/api/v4/projects/${ciProjectId}/jobs?scope=failed`, headers: auth },
     ];
+    const only = process.env.BENCH_ONLY;
+    const targets = only ? allTargets.filter((t) => t.name.includes(only)) : allTargets;
     // The machine's speed drifts over a run (the load generator shares its two cores, and the host
     // is shared too), so each endpoint is measured in rounds, each right after the bare server,
     // and its ratio is the median of those paired ratios rather than a comparison with one
     // baseline taken minutes earlier.
-    const bareBase = `http://127.0.0.1:${bare.port}`;
     const bareTarget: Target = { name: 'bare node:http', path: '/' };
     const bareRps: number[] = [];
+    const bareCpu: number[] = [];
     const results: string[][] = [];
     for (const t of targets) {
       const probe = await fetch(kilnBase + t.path, { headers: t.headers });
       if (!probe.ok) {
-        results.push([t.name, `skipped (${probe.status})`, '', '']);
+        results.push([t.name, `skipped (${probe.status})`, '', '', '', '']);
         continue;
       }
       const rps: number[] = [];
       const p99: number[] = [];
       const ratios: number[] = [];
+      const cpu: number[] = [];
+      const cpuRatios: number[] = [];
       let non2xx = 0;
       for (let round = 0; round < ROUNDS; round++) {
-        const b = await measure(bareBase, bareTarget);
-        const m = await measure(kilnBase, t);
+        const b = await measure(bareServer, bareTarget);
+        const m = await measure(kilnServer, t);
         bareRps.push(b.rps);
+        bareCpu.push(b.cpu);
         rps.push(m.rps);
         p99.push(m.p99);
         ratios.push(m.rps / b.rps);
+        cpu.push(m.cpu);
+        cpuRatios.push(b.cpu / m.cpu);
         non2xx += m.non2xx;
       }
       const ratio = `${(median(ratios) * 100).toFixed(0)} %`;
-      results.push([t.name, median(rps).toFixed(0), median(p99).toFixed(1), non2xx > 0 ? `${ratio} (${non2xx} non-2xx!)` : ratio]);
+      results.push([
+        t.name, median(rps).toFixed(0), median(p99).toFixed(1), non2xx > 0 ? `${ratio} (${non2xx} non-2xx!)` : ratio,
+        median(cpu).toFixed(1), `${(median(cpuRatios) * 100).toFixed(0)} %`,
+      ]);
     }
-    const rows: string[][] = [['bare node:http (same JSON)', median(bareRps).toFixed(0), '', '100 %'], ...results];
+    const rows: string[][] = [['bare node:http (same JSON)', median(bareRps).toFixed(0), '', '100 %', median(bareCpu).toFixed(1), '100 %'], ...results];
     printTable(engine, rows);
   } finally {
     kiln.kill('SIGTERM');
@@ -166,7 +225,7 @@ function median(values: number[]): number {
 }
 
 function printTable(engine: string, rows: string[][]): void {
-  const header = ['endpoint', 'req/s', 'p99 ms', 'vs bare'];
+  const header = ['endpoint', 'req/s', 'p99 ms', 'vs bare (req/s)', 'server CPU µs/req', 'vs bare (CPU)'];
   const all = [header, ...rows];
   const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
   const line = (r: string[]) => `| ${r.map((c, i) => (c ?? '').padEnd(widths[i])).join(' | ')} |`;

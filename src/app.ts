@@ -6,11 +6,11 @@
 import crypto from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import qs from 'qs';
-import type { Redis } from 'ioredis';
 import type { Config } from './config/schema.ts';
 import type { Database } from './db/database.ts';
 import type { JobTokenResolver, KilnContext } from './http/context.ts';
 import { AuthCache } from './http/auth/cache.ts';
+import type { Cluster } from './cluster/cluster.ts';
 import { QS_OPTIONS } from './http/plugins/body-parsers.ts';
 import requestDefaults from './http/plugins/request-defaults.ts';
 import bodyParsers from './http/plugins/body-parsers.ts';
@@ -40,8 +40,8 @@ export interface AppDeps {
   database: Database;
   secretKeyBase: string;
   version: { version: string; revision: string };
-  redis?: Redis | null;
-  authCache?: AuthCache;
+  /** With KILN_REDIS_URL: the Redis state this process shares with the instance's others. */
+  cluster?: Cluster | null;
   jobTokens?: JobTokenResolver | null;
   /** false: no logs. Otherwise pino at LOG_LEVEL, to stdout or to `logStream` (tests read it). */
   logger?: boolean;
@@ -79,7 +79,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     config,
     db: deps.database.db,
     dialect: deps.database.dialect,
-    authCache: deps.authCache ?? new AuthCache(),
+    authCache: deps.cluster?.authCache ?? new AuthCache(),
     secretKeyBase: deps.secretKeyBase,
     version: deps.version,
     jobTokens: deps.jobTokens ?? null,
@@ -95,7 +95,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(metrics);
   await app.register(bodyParsers);
   await app.register(authentication);
-  await app.register(rateLimit, { redis: deps.redis ?? null });
+  await app.register(rateLimit, { redis: deps.cluster ? { client: deps.cluster.redis, keyPrefix: deps.cluster.keyPrefix } : null });
   await app.register(declaredParams);
 
   // One line per request at info, with secrets masked; below info the hook is not installed.

@@ -2,21 +2,18 @@
  * The only file that listens: opens the database, migrates, runs first-boot set-up, builds the
  * app and serves until SIGINT/SIGTERM, then closes connections gracefully.
  */
-import { Redis } from 'ioredis';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config/schema.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { bootstrapInstance } from './domain/instance/bootstrap.ts';
 import { buildApp } from './app.ts';
-import { AuthCache } from './http/auth/cache.ts';
+import { joinCluster, type Cluster } from './cluster/cluster.ts';
 import { SERVICE_VERSION, currentRevision } from './version.ts';
 import { resolveJobToken } from './domain/jobs/job-token.ts';
 import { ensureRegistrationToken } from './domain/runners/registration-token.ts';
 import { ciEnvFrom } from './domain/pipelines/ci-env.ts';
 import { CiSweeper } from './workers/ci-sweeper.ts';
-
-const INVALIDATION_CHANNEL = 'kiln:auth-invalidations';
 
 export interface Running {
   app: FastifyInstance;
@@ -29,23 +26,20 @@ export async function startServer(config: Config): Promise<Running> {
   await migrateToLatest(database.db);
   const boot = await bootstrapInstance(database.db, { rootPassword: config.rootPassword, rootToken: config.rootToken, dialect: database.dialect });
 
-  let redis: Redis | null = null;
-  let subscriber: Redis | null = null;
-  let authCache = new AuthCache();
+  let cluster: Cluster | null = null;
+  // Publishing can fail only once the app (and its logger) exists: writes come from requests.
+  let reportPublishError = (err: unknown): void => console.error(err);
   if (config.redisUrl) {
-    redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
-    subscriber = new Redis(config.redisUrl);
-    const publisher = redis;
-    authCache = new AuthCache({ publish: (m) => void publisher.publish(INVALIDATION_CHANNEL, m) });
-    const cache = authCache;
-    await subscriber.subscribe(INVALIDATION_CHANNEL);
-    subscriber.on('message', (_channel, message: string) => cache.receive(message));
+    cluster = await joinCluster({
+      redisUrl: config.redisUrl, secretKeyBase: boot.secretKeyBase, writes: database.writes, onError: (err) => reportPublishError(err),
+    });
   }
 
   const app = await buildApp(config, {
-    database, secretKeyBase: boot.secretKeyBase, redis, authCache, jobTokens: resolveJobToken,
+    database, secretKeyBase: boot.secretKeyBase, cluster, jobTokens: resolveJobToken,
     version: { version: SERVICE_VERSION, revision: currentRevision() },
   });
+  reportPublishError = (err) => app.log.warn({ err }, 'could not tell the other processes of this instance about a change');
   const runnerToken = await ensureRegistrationToken(database.db, config.runnerRegistrationToken);
   if (runnerToken) {
     // Printed once, on the boot that generated it (CONTRACT §2: KILN_RUNNER_REGISTRATION_TOKEN).
@@ -66,8 +60,7 @@ export async function startServer(config: Config): Promise<Running> {
       await ciSweeper.stop();
       await app.close();
       await database.close();
-      subscriber?.disconnect();
-      redis?.disconnect();
+      await cluster?.close();
     })();
     return closing;
   };

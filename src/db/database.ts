@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type Dialect as KyselyDialect } from 'kysely';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import type { DB } from './types.ts';
@@ -34,7 +34,7 @@ export function openDatabase(opts: { databaseUrl: string | null; dataDir: string
     // instead of hanging them.
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10, connectionTimeoutMillis: 5_000 });
     const writes = new WriteEpoch();
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [writes] });
+    const db = new Kysely<DB>({ dialect: countingCommits(new PostgresDialect({ pool }), writes), plugins: [writes] });
     registerReadCache(db, writes);
     return { db, dialect: 'postgres', writes, close: () => db.destroy() };
   }
@@ -45,10 +45,39 @@ export function openDatabase(opts: { databaseUrl: string | null; dataDir: string
   file.pragma('foreign_keys = ON');
   file.pragma('busy_timeout = 5000');
   const writes = new WriteEpoch();
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(file) }), plugins: [writes] });
+  const db = new Kysely<DB>({ dialect: countingCommits(new SqliteDialect({ database: withStatementCache(file) }), writes), plugins: [writes] });
   registerSqliteConnection(db, file);
   registerReadCache(db, writes);
   return { db, dialect: 'sqlite', writes, close: () => db.destroy() };
+}
+
+/**
+ * The dialect, with every committed transaction that wrote moving the write epoch (write-epoch.ts
+ * says why). A transaction that only read (a job queue's empty poll) leaves it alone: moving it
+ * would drop every remembered row, here and, through Redis, on every other process.
+ */
+function countingCommits(dialect: KyselyDialect, writes: WriteEpoch): KyselyDialect {
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+    createDriver: () => {
+      const driver = dialect.createDriver();
+      const begin = driver.beginTransaction.bind(driver);
+      const commit = driver.commitTransaction.bind(driver);
+      // The epoch when each connection's open transaction began; any write moves it since.
+      const startedAt = new WeakMap<object, number>();
+      driver.beginTransaction = async (connection, settings) => {
+        startedAt.set(connection, writes.value);
+        await begin(connection, settings);
+      };
+      driver.commitTransaction = async (connection) => {
+        await commit(connection);
+        if (startedAt.get(connection) !== writes.value) writes.committed();
+      };
+      return driver;
+    },
+  };
 }
 
 const STATEMENT_CACHE_SIZE = 1000;

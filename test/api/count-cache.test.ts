@@ -49,3 +49,31 @@ describe('user reads after writes', () => {
     assert.equal((await read()).followers, 1);
   });
 });
+
+// A transaction's writes reach other connections only when it commits. On PostgreSQL a read on
+// another pooled connection between the transaction's last statement and its commit sees the old
+// row; the commit moves the write epoch so that such a read is not remembered past it. (SQLite has
+// one connection: that read waits for the commit, and this test would wait for itself.)
+describe('user reads around a transaction', () => {
+  let t: TestApp;
+  before(async () => { t = await startTestApp(); });
+  after(async () => { await t.close(); });
+
+  it('does not remember a row read while a writing transaction was still open', { skip: process.env.KILN_TEST_DB !== 'postgres' ? 'PostgreSQL only: SQLite has one connection' : false }, async () => {
+    const u = await createUser(t.db, { name: 'Committed' });
+    const read = async () => (await t.request({ url: `/api/v4/users/${u.id}`, token: ROOT_TOKEN })).json().name;
+    await t.db.transaction().execute(async (trx) => {
+      await trx.updateTable('users').set({ name: 'Uncommitted' }).where('id', '=', u.id).execute();
+      assert.equal(await read(), 'Committed');
+    });
+    assert.equal(await read(), 'Uncommitted');
+  });
+
+  it('leaves the epoch alone when a transaction only read', async () => {
+    const epoch = t.writes.value;
+    await t.db.transaction().execute(async (trx) => trx.selectFrom('users').select('id').execute());
+    assert.equal(t.writes.value, epoch);
+    await t.db.transaction().execute(async (trx) => trx.updateTable('users').set({ bio: 'x' }).where('id', '=', 1).execute());
+    assert.ok(t.writes.value > epoch);
+  });
+});

@@ -25,6 +25,13 @@ async function clear() {
   await t.db.deleteFrom('background_jobs').execute();
 }
 
+test('an empty poll writes nothing, so remembered rows stay valid', async () => {
+  await clear();
+  const epoch = t.writes.value;
+  assert.equal(await claimJob(t.db, t.dialect, { owner: 'idle', leaseMs: 60_000, kinds: ['test.claim'] }), null);
+  assert.equal(t.writes.value, epoch);
+});
+
 test('concurrent claims take each job exactly once', async () => {
   await clear();
   const queue = new JobQueue(t.db, t.dialect);

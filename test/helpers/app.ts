@@ -15,9 +15,11 @@ import type { Config } from '../../src/config/schema.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import type { DB } from '../../src/db/types.ts';
+import type { WriteEpoch } from '../../src/db/write-epoch.ts';
 import { bootstrapInstance } from '../../src/domain/instance/bootstrap.ts';
 import { buildApp } from '../../src/app.ts';
 import { resolveJobToken } from '../../src/domain/jobs/job-token.ts';
+import { joinCluster } from '../../src/cluster/cluster.ts';
 
 export const ROOT_TOKEN = 'root-token-for-tests-0001';
 
@@ -29,6 +31,8 @@ export interface TestApp {
   config: Config;
   dataDir: string;
   dialect: 'sqlite' | 'postgres';
+  /** The write epoch of `db` (src/db/write-epoch.ts). */
+  writes: WriteEpoch;
   /** inject() with PRIVATE-TOKEN set when `token` is given. */
   request(opts: InjectOptions & { token?: string }): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
@@ -87,21 +91,40 @@ export async function startTestApp(env: Record<string, string> = {}, opts: TestA
   const database: Database = openDatabase(config);
   await migrateToLatest(database.db);
   const boot = await bootstrapInstance(database.db, { rootPassword: config.rootPassword, rootToken: config.rootToken, dialect: database.dialect });
+  return serve(config, database, boot.secretKeyBase, opts, async () => {
+    await pgdb?.drop();
+    await fs.rm(dataDir, { recursive: true, force: true });
+  });
+}
+
+/**
+ * A second server process of `t`'s instance: its own database handle on the same database and
+ * data directory, its own caches, and (with KILN_REDIS_URL) its own Redis connections. Close it
+ * before `t`, which removes the database.
+ */
+export async function startPeerApp(t: TestApp, opts: TestAppOptions = {}): Promise<TestApp> {
+  const database = openDatabase(t.config);
+  const boot = await bootstrapInstance(database.db, { rootPassword: null, rootToken: null, dialect: database.dialect });
+  return serve(t.config, database, boot.secretKeyBase, opts, async () => {});
+}
+
+async function serve(config: Config, database: Database, secretKeyBase: string, opts: TestAppOptions, cleanUp: () => Promise<void>): Promise<TestApp> {
+  const cluster = config.redisUrl ? await joinCluster({ redisUrl: config.redisUrl, secretKeyBase, writes: database.writes }) : null;
   const app = await buildApp(config, {
-    database, secretKeyBase: boot.secretKeyBase, version: { version: '15.2.0', revision: 'test' }, jobTokens: resolveJobToken,
+    database, secretKeyBase, version: { version: '15.2.0', revision: 'test' }, jobTokens: resolveJobToken, cluster,
     ...(opts.logStream ? { logStream: opts.logStream } : { logger: false }),
   });
   for (const plugin of opts.plugins ?? []) await app.register(plugin);
   await app.ready();
   app.workers.start();
   return {
-    app, db: database.db, config, dataDir, dialect,
+    app, db: database.db, config, dataDir: config.dataDir, dialect: database.dialect, writes: database.writes,
     request: ({ token, headers, ...inject }) => app.inject({ ...inject, headers: { ...(token ? { 'private-token': token } : {}), ...headers } }),
     close: async () => {
       await app.close();
       await database.close();
-      await pgdb?.drop();
-      await fs.rm(dataDir, { recursive: true, force: true });
+      await cluster?.close();
+      await cleanUp();
     },
   };
 }

@@ -62,6 +62,9 @@ export async function claimJob(db: Kysely<DB>, dialect: Dialect, o: { owner: str
   }
   const pick = db.selectFrom('background_jobs').select('id').where((eb) => due(eb, nowIso(now), o.kinds))
     .orderBy('run_at').orderBy('id').limit(1);
+  // Most polls find nothing: ask with a read first, so that an idle queue writes nothing (a write
+  // would drop every row remembered until the next write, db/read-cache.ts).
+  if (!(await pick.executeTakeFirst())) return null;
   // The outer condition repeats the inner one: the row must still be due when it is taken.
   const row = await db.updateTable('background_jobs').set(set)
     .where('id', '=', pick).where((eb) => due(eb, nowIso(now), o.kinds))

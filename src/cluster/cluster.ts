@@ -1,0 +1,80 @@
+/**
+ * What the server processes of one kiln instance share through Redis (KILN_REDIS_URL): rate-limit
+ * counters, and what each process must forget when another one writes. A revoked token or a
+ * changed user drops the credentials remembered for them (http/auth/cache.ts); any write drops
+ * the rows and counts remembered until the next write (db/read-cache.ts). Without Redis a process
+ * sees another's writes only once those caches expire (5 s for credentials, 2 s for rows).
+ *
+ * Keys and the channel are named after the instance (a digest of its secret_key_base, which
+ * every process of the instance reads from the database), so two kiln instances on one Redis
+ * neither share a user's rate budget nor hear each other's invalidations.
+ */
+import crypto from 'node:crypto';
+import { Redis } from 'ioredis';
+import { AuthCache } from '../http/auth/cache.ts';
+import type { WriteEpoch } from '../db/write-epoch.ts';
+
+export interface Cluster {
+  /** The connection for commands (rate-limit counters, publishing). */
+  redis: Redis;
+  /** Prefix of this instance's keys: `kiln:<instance>:`. */
+  keyPrefix: string;
+  authCache: AuthCache;
+  close(): Promise<void>;
+}
+
+export interface JoinOptions {
+  redisUrl: string;
+  secretKeyBase: string;
+  writes: WriteEpoch;
+  /** Where a failed publish is reported; the caches' expiry still bounds what it costs. */
+  onError?: (err: unknown) => void;
+}
+
+const WRITES = 'writes';
+
+export async function joinCluster(opts: JoinOptions): Promise<Cluster> {
+  const instance = crypto.createHash('sha256').update(`kiln-instance:${opts.secretKeyBase}`).digest('hex').slice(0, 16);
+  const keyPrefix = `kiln:${instance}:`;
+  const channel = `${keyPrefix}invalidations`;
+  // Each process hears its own messages too; they carry its origin so it can skip them.
+  const origin = crypto.randomBytes(8).toString('hex');
+  const redis = new Redis(opts.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: true });
+  const subscriber = new Redis(opts.redisUrl, { lazyConnect: true });
+  await Promise.all([redis.connect(), subscriber.connect()]);
+
+  const publish = (message: string): void => {
+    redis.publish(channel, `${origin} ${message}`).catch((err: unknown) => opts.onError?.(err));
+  };
+  const authCache = new AuthCache({ publish });
+
+  // A burst of writes (a transaction's statements, then its commit) is announced once, on the
+  // next turn of the event loop: by then the statements that caused it have finished.
+  let announcing = false;
+  opts.writes.onWrite = () => {
+    if (announcing) return;
+    announcing = true;
+    setImmediate(() => {
+      announcing = false;
+      publish(WRITES);
+    });
+  };
+
+  await subscriber.subscribe(channel);
+  subscriber.on('message', (_channel: string, message: string) => {
+    const space = message.indexOf(' ');
+    if (space < 0 || message.slice(0, space) === origin) return;
+    const body = message.slice(space + 1);
+    if (body === WRITES) opts.writes.movedElsewhere();
+    else authCache.receive(body);
+  });
+
+  return {
+    redis, keyPrefix, authCache,
+    close: async () => {
+      opts.writes.onWrite = null;
+      subscriber.disconnect();
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}
