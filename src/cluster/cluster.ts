@@ -13,6 +13,7 @@ import crypto from 'node:crypto';
 import { Redis } from 'ioredis';
 import { AuthCache } from '../http/auth/cache.ts';
 import type { WriteEpoch } from '../db/write-epoch.ts';
+import { ConfigError } from '../config/load.ts';
 
 export interface Cluster {
   /** The connection for commands (rate-limit counters, publishing). */
@@ -41,7 +42,26 @@ export async function joinCluster(opts: JoinOptions): Promise<Cluster> {
   const origin = crypto.randomBytes(8).toString('hex');
   const redis = new Redis(opts.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: true });
   const subscriber = new Redis(opts.redisUrl, { lazyConnect: true });
-  await Promise.all([redis.connect(), subscriber.connect()]);
+  // Once connected, a lost connection is reported and ioredis reconnects by itself; meanwhile
+  // rate limits fail requests, and the caches' expiry bounds what the other processes miss.
+  let connected = false;
+  let refusal: unknown = null;
+  const report = (err: unknown) => {
+    if (connected) opts.onError?.(err);
+    else refusal = err;
+  };
+  redis.on('error', report);
+  subscriber.on('error', report);
+  try {
+    await Promise.all([redis.connect(), subscriber.connect()]);
+  } catch (err) {
+    redis.disconnect();
+    subscriber.disconnect();
+    // ioredis rejects with "Connection is closed."; the reason came as an error event before.
+    const reason = refusal ?? err;
+    throw new ConfigError([`KILN_REDIS_URL: cannot reach Redis (${reason instanceof Error ? reason.message : String(reason)})`]);
+  }
+  connected = true;
 
   const publish = (message: string): void => {
     redis.publish(channel, `${origin} ${message}`).catch((err: unknown) => opts.onError?.(err));

@@ -9,6 +9,9 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ROOT_TOKEN, startPeerApp, startTestApp, type TestApp } from '../helpers/app.ts';
 import { createToken, createUser } from '../helpers/factories.ts';
+import { joinCluster } from '../../src/cluster/cluster.ts';
+import { ConfigError } from '../../src/config/load.ts';
+import { WriteEpoch } from '../../src/db/write-epoch.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -131,5 +134,14 @@ describe('two instances sharing one Redis', () => {
     for (let i = 0; i < 2; i++) assert.equal((await a.request({ url: '/api/v4/user', token: ROOT_TOKEN })).statusCode, 200);
     assert.equal((await a.request({ url: '/api/v4/user', token: ROOT_TOKEN })).statusCode, 429);
     assert.equal((await other.request({ url: '/api/v4/user', token: ROOT_TOKEN })).statusCode, 200);
+  });
+});
+
+describe('an unreachable Redis', () => {
+  it('stops start-up with the reason, as a configuration problem', async () => {
+    await assert.rejects(
+      joinCluster({ redisUrl: 'redis://127.0.0.1:1', secretKeyBase: 'x', writes: new WriteEpoch() }),
+      (err: unknown) => err instanceof ConfigError && /KILN_REDIS_URL: cannot reach Redis \(connect ECONNREFUSED 127\.0\.0\.1:1\)/.test(err.message),
+    );
   });
 });
