@@ -3,8 +3,9 @@
  * server as separate processes, runs autocannon against each endpoint in the same run, and prints
  * req/s, p99 latency and each endpoint's ratio to the bare server, twice over:
  *
- * - by throughput: each endpoint runs in rounds paired with the bare server (BENCH_ROUNDS, default
- *   3, of BENCH_SECONDS, default 4), and its ratio is the median of the paired ratios;
+ * - by throughput: each endpoint runs in rounds (BENCH_ROUNDS, default 5, of BENCH_SECONDS,
+ *   default 2) that alternate with runs of the bare server, each kiln run compared with the bare
+ *   runs just before and after it; the ratio is the median of those comparisons;
  * - by server CPU: the CPU time the server process spent per answered request during those same
  *   runs (user + system, from /proc), bare's cost divided by the endpoint's.
  *
@@ -31,8 +32,8 @@ import { seedDatabase } from './seed.ts';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100_000);
 const JOBS = Number(process.env.BENCH_JOBS ?? 100_000);
-const DURATION = Number(process.env.BENCH_SECONDS ?? 4);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const DURATION = Number(process.env.BENCH_SECONDS ?? 2);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ROOT_TOKEN = 'bench-root-token-0000000001';
 const USER_TOKEN = 'bench-user-token-0000000001';
@@ -94,19 +95,24 @@ interface Measured {
   cpu: number;
 }
 
-async function measure(server: Server, t: Target): Promise<Measured> {
-  // One counter across warm-up and run, so that a rotating target never repeats a path the
-  // warm-up already visited (and the server may remember).
+/** Runs of one endpoint on one server; a rotating target's paths go on from run to run. */
+function runner(server: Server, t: Target): { warmUp(): Promise<void>; measure(): Promise<Measured> } {
   let n = 0;
   const paths = t.paths;
   const requests = paths ? [{ setupRequest: (req: object) => ({ ...req, path: paths(n++) }) }] : undefined;
   const options = { url: server.base + t.path, headers: t.headers, connections: CONNECTIONS, requests };
-  // A short warm-up lets the JIT and caches settle before the measured run.
-  await autocannon({ ...options, duration: 1 });
-  const before = await cpuMicros(server.pid);
-  const r = await autocannon({ ...options, duration: DURATION });
-  const after = await cpuMicros(server.pid);
-  return { rps: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx, cpu: (after - before) / r.requests.total };
+  return {
+    // Lets the JIT and the caches settle before the measured runs.
+    warmUp: async () => {
+      await autocannon({ ...options, duration: 1 });
+    },
+    measure: async () => {
+      const before = await cpuMicros(server.pid);
+      const r = await autocannon({ ...options, duration: DURATION });
+      const after = await cpuMicros(server.pid);
+      return { rps: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx, cpu: (after - before) / r.requests.total };
+    },
+  };
 }
 
 async function main(): Promise<void> {
@@ -170,9 +176,9 @@ async function main(): Promise<void> {
     const only = process.env.BENCH_ONLY;
     const targets = only ? allTargets.filter((t) => t.name.includes(only)) : allTargets;
     // The machine's speed drifts over a run (the load generator shares its two cores, and the host
-    // is shared too), so each endpoint is measured in rounds, each right after the bare server,
-    // and its ratio is the median of those paired ratios rather than a comparison with one
-    // baseline taken minutes earlier.
+    // is shared too), so each endpoint's runs alternate with the bare server's, and each is
+    // compared with the mean of the bare runs on either side of it rather than with one baseline
+    // taken minutes earlier; the endpoint's ratio is the median of those comparisons.
     const bareTarget: Target = { name: 'bare node:http', path: '/' };
     const bareRps: number[] = [];
     const bareCpu: number[] = [];
@@ -183,28 +189,25 @@ async function main(): Promise<void> {
         results.push([t.name, `skipped (${probe.status})`, '', '', '', '']);
         continue;
       }
-      const rps: number[] = [];
-      const p99: number[] = [];
-      const ratios: number[] = [];
-      const cpu: number[] = [];
-      const cpuRatios: number[] = [];
-      let non2xx = 0;
+      const bareRuns = runner(bareServer, bareTarget);
+      const kilnRuns = runner(kilnServer, t);
+      await bareRuns.warmUp();
+      await kilnRuns.warmUp();
+      const bares = [await bareRuns.measure()];
+      const runs: Measured[] = [];
       for (let round = 0; round < ROUNDS; round++) {
-        const b = await measure(bareServer, bareTarget);
-        const m = await measure(kilnServer, t);
-        bareRps.push(b.rps);
-        bareCpu.push(b.cpu);
-        rps.push(m.rps);
-        p99.push(m.p99);
-        ratios.push(m.rps / b.rps);
-        cpu.push(m.cpu);
-        cpuRatios.push(b.cpu / m.cpu);
-        non2xx += m.non2xx;
+        runs.push(await kilnRuns.measure());
+        bares.push(await bareRuns.measure());
       }
-      const ratio = `${(median(ratios) * 100).toFixed(0)} %`;
+      bareRps.push(...bares.map((b) => b.rps));
+      bareCpu.push(...bares.map((b) => b.cpu));
+      const around = (i: number, of: (m: Measured) => number) => (of(bares[i]) + of(bares[i + 1])) / 2;
+      const ratio = `${(median(runs.map((m, i) => m.rps / around(i, (b) => b.rps))) * 100).toFixed(0)} %`;
+      const cpuRatio = `${(median(runs.map((m, i) => around(i, (b) => b.cpu) / m.cpu)) * 100).toFixed(0)} %`;
+      const non2xx = runs.reduce((sum, m) => sum + m.non2xx, 0);
       results.push([
-        t.name, median(rps).toFixed(0), median(p99).toFixed(1), non2xx > 0 ? `${ratio} (${non2xx} non-2xx!)` : ratio,
-        median(cpu).toFixed(1), `${(median(cpuRatios) * 100).toFixed(0)} %`,
+        t.name, median(runs.map((m) => m.rps)).toFixed(0), median(runs.map((m) => m.p99)).toFixed(1),
+        non2xx > 0 ? `${ratio} (${non2xx} non-2xx!)` : ratio, median(runs.map((m) => m.cpu)).toFixed(1), cpuRatio,
       ]);
     }
     const rows: string[][] = [['bare node:http (same JSON)', median(bareRps).toFixed(0), '', '100 %', median(bareCpu).toFixed(1), '100 %'], ...results];
@@ -229,7 +232,7 @@ function printTable(engine: string, rows: string[][]): void {
   const all = [header, ...rows];
   const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
   const line = (r: string[]) => `| ${r.map((c, i) => (c ?? '').padEnd(widths[i])).join(' | ')} |`;
-  process.stdout.write(`\nkiln bench on ${engine}: ${USERS} users, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION} s per endpoint, each paired with the bare server, ${os.cpus().length} cores\n`);
+  process.stdout.write(`\nkiln bench on ${engine}: ${USERS} users, ${CONNECTIONS} connections, ${ROUNDS} runs of ${DURATION} s per endpoint, alternating with the bare server's, ${os.cpus().length} cores\n`);
   process.stdout.write(`${line(header)}\n| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |\n`);
   for (const r of rows) process.stdout.write(`${line(r)}\n`);
 }

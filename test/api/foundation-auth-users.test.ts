@@ -92,6 +92,31 @@ describe('authentication: the user behind the credential', () => {
     assert.ok(Date.parse(row.last_used_at) >= before - 1000 && Date.parse(row.last_used_at) <= Date.now());
   });
 
+  // As the Service's PersonalAccessTokens::LastUsedService: at most every 10 minutes. A write
+  // would move the write epoch and empty every remembered row, so reads must not write.
+  it('writes last_used_at again only after 10 minutes, whichever process wrote it', async () => {
+    const user = await createUser(t.db);
+    const pat = await createToken(t.db, user, { name: 'interval' });
+    const lastUsed = async () => (await t.db.selectFrom('personal_access_tokens').select('last_used_at')
+      .where('user_id', '=', user.id).executeTakeFirstOrThrow()).last_used_at;
+    assert.equal((await t.request({ url: '/api/v4/user', token: pat })).statusCode, 200);
+    const first = await lastUsed();
+    assert.ok(first);
+    const epoch = t.writes.value;
+    assert.equal((await t.request({ url: '/api/v4/user', token: pat })).statusCode, 200);
+    // A credential read afresh (its cache entry expired, or another process wrote the value) too.
+    t.app.kiln.authCache.clear();
+    assert.equal((await t.request({ url: '/api/v4/user', token: pat })).statusCode, 200);
+    assert.equal(t.writes.value, epoch, 'reads within the interval wrote nothing');
+    assert.equal(await lastUsed(), first);
+
+    const elevenMinutesAgo = new Date(Date.now() - 11 * 60_000).toISOString();
+    await t.db.updateTable('personal_access_tokens').set({ last_used_at: elevenMinutesAgo }).where('user_id', '=', user.id).execute();
+    t.app.kiln.authCache.clear();
+    assert.equal((await t.request({ url: '/api/v4/user', token: pat })).statusCode, 200);
+    assert.ok(Date.parse((await lastUsed())!) > Date.parse(elevenMinutesAgo) + 60_000, 'an old value is written again');
+  });
+
   it('stores tokens only as digests', async () => {
     const user = await createUser(t.db);
     const pat = await createToken(t.db, user);

@@ -41,9 +41,9 @@ export function insertPersonalAccessToken(db: Db, t: NewPersonalAccessToken): Pr
   }).returningAll().executeTakeFirstOrThrow();
 }
 
-/** Records use at most once a minute per token, to keep writes off the hot read path. */
-export async function touchPersonalAccessToken(db: Db, id: number, now: Date = new Date()): Promise<void> {
-  const cutoff = new Date(now.getTime() - 60_000).toISOString();
+/** Records use unless it was recorded within `intervalMs` (by any process), to keep writes off the hot read path. */
+export async function touchPersonalAccessToken(db: Db, id: number, now: Date, intervalMs: number): Promise<void> {
+  const cutoff = new Date(now.getTime() - intervalMs).toISOString();
   await db.updateTable('personal_access_tokens').set({ last_used_at: now.toISOString() })
     .where('id', '=', id)
     .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', cutoff)]))

@@ -50,7 +50,7 @@ async function loadPersonalAccessToken(ctx: KilnContext, tokenDigest: string): P
   if (!user) return null;
   return {
     credential: { kind: row.impersonation ? 'impersonation_token' : 'personal_access_token', id: row.id, scopes: parseScopes(row.scopes) },
-    user, expiresAt: row.expires_at, revoked: row.revoked === 1,
+    user, expiresAt: row.expires_at, revoked: row.revoked === 1, lastUsedAt: row.last_used_at,
   };
 }
 
@@ -166,18 +166,32 @@ function checkValidity(found: CachedCredential, now: Date): void {
   if (found.revoked) throw invalidToken(TOKEN_REVOKED);
 }
 
-/** Records activity (once a day per user) and token use (once a minute); nothing to wait for on most requests. */
+/**
+ * How often a personal access token's last_used_at is written: as the Service's
+ * PersonalAccessTokens::LastUsedService, at most every 10 minutes. Each write moves the write
+ * epoch (db/write-epoch.ts), so writing on every request would empty the read caches.
+ */
+export const TOKEN_USAGE_INTERVAL_MS = 10 * 60_000;
+
+/** Records activity (once a day per user) and token use (every 10 minutes); nothing to wait for on most requests. */
 function recordUse(ctx: KilnContext, found: CachedCredential, now: Date): Promise<void> | undefined {
   const today = todayDate(now);
   const touchUser = found.activityRecordedOn !== today && found.user.last_activity_on !== today;
   found.activityRecordedOn = today;
   const kind = found.credential.kind;
-  const touchToken = (kind === 'personal_access_token' || kind === 'impersonation_token') && (found.usageRecordedAt ?? 0) < now.getTime() - 60_000;
-  if (touchToken) found.usageRecordedAt = now.getTime();
+  let touchToken = false;
+  if (kind === 'personal_access_token' || kind === 'impersonation_token') {
+    // The later of this process's own last write and the value read with the token (which
+    // another process may have written), so that neither a cache expiry nor a restart writes early.
+    const id = found.credential.id;
+    const written = Math.max(ctx.authCache.usageWrittenAt(id) ?? 0, found.lastUsedAt ? Date.parse(found.lastUsedAt) : 0);
+    touchToken = written <= now.getTime() - TOKEN_USAGE_INTERVAL_MS;
+    if (touchToken) ctx.authCache.noteUsageWritten(id, now.getTime());
+  }
   if (!touchUser && !touchToken) return undefined;
   return (async () => {
     if (touchUser) await touchLastActivity(ctx.db, found.user.id, now);
-    if (touchToken) await touchPersonalAccessToken(ctx.db, found.credential.id, now);
+    if (touchToken) await touchPersonalAccessToken(ctx.db, found.credential.id, now, TOKEN_USAGE_INTERVAL_MS);
   })();
 }
 

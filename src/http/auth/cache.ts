@@ -14,8 +14,8 @@ export interface CachedCredential {
   revoked: boolean;
   /** The last day activity was recorded for this user from this entry. */
   activityRecordedOn?: string;
-  /** When last_used_at was last written for this token (ms). */
-  usageRecordedAt?: number;
+  /** The token's last_used_at as read with it (personal and impersonation tokens). */
+  lastUsedAt?: string | null;
 }
 
 interface Entry {
@@ -27,6 +27,8 @@ const MAX_ENTRIES = 50_000;
 
 export class AuthCache {
   private readonly entries = new Map<string, Entry>();
+  /** When this process last wrote each token's last_used_at (ms), kept past its entry's expiry. */
+  private readonly usageWrites = new Map<number, number>();
   private readonly ttlMs: number;
   private readonly publish: ((message: string) => void) | null;
 
@@ -50,6 +52,16 @@ export class AuthCache {
     this.entries.set(digest, { value, until: now + this.ttlMs });
   }
 
+  /** When this process last recorded the use of personal access token `id` (ms since the epoch). */
+  usageWrittenAt(id: number): number | undefined {
+    return this.usageWrites.get(id);
+  }
+
+  noteUsageWritten(id: number, at: number): void {
+    if (this.usageWrites.size >= MAX_ENTRIES) this.usageWrites.clear();
+    this.usageWrites.set(id, at);
+  }
+
   /** After a user changes (state, admin flag, deletion): drop every credential of theirs. */
   invalidateUser(userId: number, broadcast = true): void {
     for (const [k, e] of this.entries) if (e.value.user.id === userId) this.entries.delete(k);
@@ -64,6 +76,7 @@ export class AuthCache {
 
   clear(): void {
     this.entries.clear();
+    this.usageWrites.clear();
   }
 
   /** Applies an invalidation received from another process. */
