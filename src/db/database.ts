@@ -11,7 +11,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import type { DB } from './types.ts';
 import { WriteEpoch } from './write-epoch.ts';
-import { registerSqliteConnection } from './prepared.ts';
+import { registerPostgresPool, registerSqliteConnection } from './prepared.ts';
 import { registerReadCache } from './read-cache.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -35,6 +35,7 @@ export function openDatabase(opts: { databaseUrl: string | null; dataDir: string
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10, connectionTimeoutMillis: 5_000 });
     const writes = new WriteEpoch();
     const db = new Kysely<DB>({ dialect: countingCommits(new PostgresDialect({ pool }), writes), plugins: [writes] });
+    registerPostgresPool(db, pool);
     registerReadCache(db, writes);
     return { db, dialect: 'postgres', writes, close: () => db.destroy() };
   }

@@ -9,6 +9,7 @@
  */
 import { CompiledQuery, PostgresAdapter, type Compilable, type Kysely } from 'kysely';
 import type SQLite from 'better-sqlite3';
+import type pg from 'pg';
 import type { DB } from './types.ts';
 
 /**
@@ -25,6 +26,21 @@ export function registerSqliteConnection(db: Kysely<DB>, connection: SQLite.Data
   sqliteConnections.set(db, connection);
 }
 
+/**
+ * The PostgreSQL pool behind each Kysely handle (database.ts registers it). Outside a transaction
+ * a prepared read runs on it as a named statement: PostgreSQL parses and plans it once per
+ * connection, and the driver skips describing its columns again (measured on the users row:
+ * ~190 µs of client CPU unnamed, ~155 µs named). Kysely sends every query unnamed.
+ */
+const postgresPools = new WeakMap<Kysely<DB>, pg.Pool>();
+
+export function registerPostgresPool(db: Kysely<DB>, pool: pg.Pool): void {
+  postgresPools.set(db, pool);
+}
+
+// Statement names are per connection; one process's prepared queries are numbered in order.
+let statements = 0;
+
 const PREFIX = '\u0000kiln-param:';
 
 /** A placeholder for the i-th argument; typed as the value it stands for. */
@@ -34,6 +50,8 @@ export function param<T>(index: number): T {
 
 interface Compiled {
   query: CompiledQuery;
+  /** The PostgreSQL statement name. */
+  name: string;
   /** For each compiled parameter: the argument index it takes, or -1 for a literal. */
   slots: number[];
   /** The statement on each embedded connection, prepared on first direct use there. */
@@ -54,8 +72,11 @@ export function prepared<O>(build: (db: Kysely<DB>) => Compilable<O>): Prepared<
     const cached = isPostgres ? postgres : sqlite;
     if (cached) return cached;
     const query = build(db).compile();
+    // Prepared queries bypass Kysely's plugins, the write epoch among them: reads only.
+    if (query.query.kind !== 'SelectQueryNode') throw new Error(`prepared() takes reads only: ${query.sql}`);
     const slots = query.parameters.map((p) => (typeof p === 'string' && p.startsWith(PREFIX) ? Number(p.slice(PREFIX.length)) : -1));
-    const fresh = { query, slots, statements: new WeakMap<SQLite.Database, SQLite.Statement>() };
+    statements += 1;
+    const fresh = { query, name: `kiln_prepared_${statements}`, slots, statements: new WeakMap<SQLite.Database, SQLite.Statement>() };
     if (isPostgres) postgres = fresh;
     else sqlite = fresh;
     return fresh;
@@ -73,6 +94,8 @@ export function prepared<O>(build: (db: Kysely<DB>) => Compilable<O>): Prepared<
       }
       return statement.all(parameters) as O[];
     }
+    const pool = postgresPools.get(db);
+    if (pool) return (await pool.query({ name: c.name, text: c.query.sql, values: parameters })).rows as O[];
     const result = await db.executeQuery<O>(CompiledQuery.raw(c.query.sql, parameters));
     return result.rows;
   }
