@@ -11,9 +11,10 @@
  *
  * This machine shares its host: the same bare server answers anywhere between 30,000 and 50,000
  * requests a second from one 2-second window to the next, and far less while the host throttles,
- * so throughput ratios swing by tens of points from run to run. CPU per request moves by a few
- * percent, and is what a server with a core to itself could sustain (1 s / µs per request): it is
- * the figure to compare versions by. Ratios, not absolute numbers, are what compare across machines.
+ * so ratios move by about ten points from run to run. CPU per request is disturbed by the host
+ * too, but it measures the server alone, not the load generator that shares its cores, and says
+ * what a server with a core to itself could sustain (1 s / µs per request). Ratios, not absolute
+ * numbers, are what compare across machines.
  *
  *   npm run bench                      # SQLite, 100k users
  *   BENCH_USERS=10000 npm run bench     # smaller seed

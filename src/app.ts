@@ -95,7 +95,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(metrics);
   await app.register(bodyParsers);
   await app.register(authentication);
-  await app.register(rateLimit, { redis: deps.cluster ? { client: deps.cluster.redis, keyPrefix: deps.cluster.keyPrefix } : null });
+  await app.register(rateLimit, { cluster: deps.cluster ?? null });
   await app.register(declaredParams);
 
   // One line per request at info, with secrets masked; below info the hook is not installed.

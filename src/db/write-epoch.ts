@@ -15,7 +15,7 @@ import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs,
 export class WriteEpoch implements KyselyPlugin {
   value = 0;
   /**
-   * Told after each write has finished and after each commit: cluster/invalidations.ts announces
+   * Told after each write has finished and after each commit: cluster/cluster.ts announces
    * them to the other server processes that share the database.
    */
   onWrite: (() => void) | null = null;

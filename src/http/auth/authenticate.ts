@@ -50,7 +50,8 @@ async function loadPersonalAccessToken(ctx: KilnContext, tokenDigest: string): P
   if (!user) return null;
   return {
     credential: { kind: row.impersonation ? 'impersonation_token' : 'personal_access_token', id: row.id, scopes: parseScopes(row.scopes) },
-    user, expiresAt: row.expires_at, revoked: row.revoked === 1, lastUsedAt: row.last_used_at,
+    user, expiresAt: row.expires_at, revoked: row.revoked === 1,
+    lastUsedAt: row.last_used_at ? Date.parse(row.last_used_at) : 0,
   };
 }
 
@@ -171,7 +172,7 @@ function checkValidity(found: CachedCredential, now: Date): void {
  * PersonalAccessTokens::LastUsedService, at most every 10 minutes. Each write moves the write
  * epoch (db/write-epoch.ts), so writing on every request would empty the read caches.
  */
-export const TOKEN_USAGE_INTERVAL_MS = 10 * 60_000;
+const TOKEN_USAGE_INTERVAL_MS = 10 * 60_000;
 
 /** Records activity (once a day per user) and token use (every 10 minutes); nothing to wait for on most requests. */
 function recordUse(ctx: KilnContext, found: CachedCredential, now: Date): Promise<void> | undefined {
@@ -184,7 +185,7 @@ function recordUse(ctx: KilnContext, found: CachedCredential, now: Date): Promis
     // The later of this process's own last write and the value read with the token (which
     // another process may have written), so that neither a cache expiry nor a restart writes early.
     const id = found.credential.id;
-    const written = Math.max(ctx.authCache.usageWrittenAt(id) ?? 0, found.lastUsedAt ? Date.parse(found.lastUsedAt) : 0);
+    const written = Math.max(ctx.authCache.usageWrittenAt(id) ?? 0, found.lastUsedAt ?? 0);
     touchToken = written <= now.getTime() - TOKEN_USAGE_INTERVAL_MS;
     if (touchToken) ctx.authCache.noteUsageWritten(id, now.getTime());
   }

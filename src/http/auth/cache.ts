@@ -14,8 +14,8 @@ export interface CachedCredential {
   revoked: boolean;
   /** The last day activity was recorded for this user from this entry. */
   activityRecordedOn?: string;
-  /** The token's last_used_at as read with it (personal and impersonation tokens). */
-  lastUsedAt?: string | null;
+  /** The token's last_used_at as read with it, ms since the epoch (personal and impersonation tokens). */
+  lastUsedAt?: number;
 }
 
 interface Entry {

@@ -10,12 +10,12 @@
 import fp from 'fastify-plugin';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { Cluster } from '../../cluster/cluster.ts';
 import { ApiError } from '../errors.ts';
 
 const UNLIMITED = Number.MAX_SAFE_INTEGER;
 
-export default fp<{ redis: { client: Redis; keyPrefix: string } | null }>(async (app, opts) => {
+export default fp<{ cluster: Cluster | null }>(async (app, opts) => {
   const { rateLimitPerIp, rateLimitPerUser } = app.kiln.config;
   if (rateLimitPerIp === 0 && rateLimitPerUser === 0) return;
   await app.register(rateLimit, {
@@ -26,7 +26,7 @@ export default fp<{ redis: { client: Redis; keyPrefix: string } | null }>(async 
       return limit === 0 ? UNLIMITED : limit;
     },
     keyGenerator: (request) => (request.caller ? `user:${request.caller.initialUser.id}` : `ip:${request.ip}`),
-    ...(opts.redis ? { redis: opts.redis.client, nameSpace: `${opts.redis.keyPrefix}rate-limit:` } : {}),
+    ...(opts.cluster ? { redis: opts.cluster.redis, nameSpace: `${opts.cluster.keyPrefix}rate-limit:` } : {}),
     // The Service answers a plain "Retry later" with Retry-After (clients.md: python-gitlab retries on it).
     errorResponseBuilder: (_request, context) => new ApiError(429, { message: 'Retry later' }, { 'retry-after': String(Math.ceil(context.ttl / 1000)) }),
     addHeadersOnExceeding: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true },
