@@ -21,18 +21,27 @@
  *   BENCH_JOBS=100000                   # jobs of the CI project (GET /projects/:id/jobs)
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench   # PostgreSQL
  *   BENCH_ONLY='users/:id' npm run bench  # only the endpoints whose name contains this text
+ *   npm run bench -- --scale 1000000    # a million users and a million jobs (BENCH_USERS/BENCH_JOBS still win)
+ *   BENCH_WORKERS=2 npm run bench       # kiln with KILN_WORKERS=2 (CPU and RSS summed over its processes)
+ *
+ * Besides the table it prints the seeding time, kiln's boot time on the seeded database
+ * (`kiln serve` until /-/readiness answers 200) and its resident memory idle and after the runs.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import crypto from 'node:crypto';
-import pg from 'pg';
+import { benchDatabase } from './bench-database.ts';
 import autocannon from 'autocannon';
+import { parseArgs } from 'node:util';
 import { seedDatabase } from './seed.ts';
 
-const USERS = Number(process.env.BENCH_USERS ?? 100_000);
-const JOBS = Number(process.env.BENCH_JOBS ?? 100_000);
+const { values: args } = parseArgs({ options: { scale: { type: 'string' } } });
+const SCALE = args.scale === undefined ? 100_000 : Number(args.scale);
+if (!Number.isSafeInteger(SCALE) || SCALE < 1) throw new Error(`--scale must be a positive whole number, got ${args.scale}`);
+const USERS = Number(process.env.BENCH_USERS ?? SCALE);
+const JOBS = Number(process.env.BENCH_JOBS ?? SCALE);
+const WORKERS = process.env.BENCH_WORKERS ?? '1';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -60,27 +69,62 @@ function startProcess(script: string, env: Record<string, string>): Promise<{ ch
   });
 }
 
-async function waitForHttp(url: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
+async function waitForHttp(url: string, everyMs = 100): Promise<void> {
+  for (let i = 0; i < 20_000 / everyMs; i++) {
     try {
       const res = await fetch(url);
       if (res.ok) return;
     } catch {
       // not up yet
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, everyMs));
   }
   throw new Error(`${url} never answered`);
 }
 
 const TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
 
-/** CPU time (user + system) a process has used so far, in µs, from /proc (Linux only). */
+/** The fields of /proc/<pid>/stat after the parenthesised command name (Linux only). */
+async function statFields(pid: number): Promise<string[] | null> {
+  try {
+    const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
+/** `pid` and its children (KILN_WORKERS' server processes). */
+async function processTree(pid: number): Promise<number[]> {
+  const pids = [pid];
+  for (const entry of await fs.readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = await statFields(Number(entry));
+    // The 4th field is the parent's pid.
+    if (fields && Number(fields[1]) === pid) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+/** CPU time (user + system) a process and its children have used so far, in µs, from /proc. */
 async function cpuMicros(pid: number): Promise<number> {
-  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the parenthesised command name; utime and stime are the 14th and 15th fields.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND) * 1e6;
+  let ticks = 0;
+  for (const p of await processTree(pid)) {
+    const fields = await statFields(p);
+    // utime and stime are the 14th and 15th fields.
+    if (fields) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return (ticks / TICKS_PER_SECOND) * 1e6;
+}
+
+/** Resident memory of a process and its children, in MB, from /proc/<pid>/status. */
+async function rssMegabytes(pid: number): Promise<number> {
+  let kb = 0;
+  for (const p of await processTree(pid)) {
+    const status = await fs.readFile(`/proc/${p}/status`, 'utf8').catch(() => '');
+    kb += Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+  }
+  return kb / 1024;
 }
 
 interface Server {
@@ -118,25 +162,7 @@ function runner(server: Server, t: Target): { warmUp(): Promise<void>; measure()
 
 async function main(): Promise<void> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'kiln-bench-'));
-  let databaseUrl: string | null = null;
-  let dropDatabase: (() => Promise<void>) | null = null;
-  if (process.env.BENCH_DATABASE_URL) {
-    const admin = process.env.BENCH_DATABASE_URL;
-    const name = `kiln_bench_${crypto.randomBytes(4).toString('hex')}`;
-    const c = new pg.Client({ connectionString: admin });
-    await c.connect();
-    await c.query(`create database ${name}`);
-    await c.end();
-    const u = new URL(admin);
-    u.pathname = `/${name}`;
-    databaseUrl = u.toString();
-    dropDatabase = async () => {
-      const d = new pg.Client({ connectionString: admin });
-      await d.connect();
-      await d.query(`drop database if exists ${name} with (force)`);
-      await d.end();
-    };
-  }
+  const { url: databaseUrl, drop: dropDatabase } = await benchDatabase();
   const engine = databaseUrl ? 'PostgreSQL' : 'SQLite';
   process.stdout.write(`seeding ${USERS} users and a project with ${JOBS} jobs on ${engine}…\n`);
   const seedStart = Date.now();
@@ -145,19 +171,37 @@ async function main(): Promise<void> {
 
   const bare = await startProcess(path.join(import.meta.dirname, 'bare-server.ts'), { PORT: '0' });
   const port = 20000 + Math.floor(Math.random() * 20000);
+  const bootStart = Date.now();
   const kiln = spawn(process.execPath, [path.join(import.meta.dirname, '..', 'src', 'main.ts'), 'serve'], {
     env: {
-      ...process.env, PORT: String(port), HOST: '127.0.0.1', KILN_DATA_DIR: dataDir, LOG_LEVEL: 'warn',
+      ...process.env, PORT: String(port), HOST: '127.0.0.1', KILN_DATA_DIR: dataDir, LOG_LEVEL: 'warn', KILN_WORKERS: WORKERS,
       KILN_RATE_LIMIT_PER_IP: '0', KILN_RATE_LIMIT_PER_USER: '0', KILN_EXTERNAL_URL: `http://127.0.0.1:${port}`,
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  // With KILN_WORKERS the first process answers readiness before the others listen: wait for the
+  // primary's line saying all of them do.
+  let kilnOut = '';
+  const allListening = new Promise<void>((resolve) => {
+    kiln.stdout!.on('data', (chunk: Buffer) => {
+      process.stdout.write(chunk);
+      kilnOut += chunk.toString();
+      if (WORKERS === '1' || /server processes listening/.test(kilnOut)) resolve();
+    });
+    if (WORKERS === '1') resolve();
   });
   const kilnBase = `http://127.0.0.1:${port}`;
   const kilnServer: Server = { base: kilnBase, pid: kiln.pid! };
   const bareServer: Server = { base: `http://127.0.0.1:${bare.port}`, pid: bare.child.pid! };
+  const footprint: string[] = [];
   try {
-    await waitForHttp(`${kilnBase}/-/liveness`);
+    // Boot to ready on the seeded database (issue 17, item 5): spawn until readiness answers.
+    await waitForHttp(`${kilnBase}/-/readiness`, 10);
+    await allListening;
+    footprint.push(`boot to ready: ${((Date.now() - bootStart) / 1000).toFixed(2)} s`);
+    await new Promise((r) => setTimeout(r, 2_000));
+    footprint.push(`RSS idle: ${(await rssMegabytes(kiln.pid!)).toFixed(0)} MB`);
     const auth = { 'private-token': ROOT_TOKEN };
     const userToken = USER_TOKEN;
     const mid = Math.floor(USERS / 2) + 2;
@@ -173,6 +217,9 @@ async function main(): Promise<void> {
       { name: 'GET /api/v4/users?per_page=20', path: '/api/v4/users?per_page=20', headers: auth },
       { name: `GET /api/v4/projects/:id/jobs (${JOBS} jobs)`, path: `/api/v4/projects/${ciProjectId}/jobs`, headers: auth },
       { name: 'GET /api/v4/projects/:id/jobs?scope=failed', path: `/api/v4/projects/${ciProjectId}/jobs?scope=failed`, headers: auth },
+      // Page 5,000 (offset, as the Service pages these lists): as fast as page 1 at any size (issue 17, item 2).
+      { name: 'GET /api/v4/users?per_page=20&page=5000', path: '/api/v4/users?per_page=20&page=5000', headers: auth },
+      { name: 'GET /api/v4/projects/:id/jobs?page=5000', path: `/api/v4/projects/${ciProjectId}/jobs?per_page=20&page=5000`, headers: auth },
     ];
     const only = process.env.BENCH_ONLY;
     const targets = only ? allTargets.filter((t) => t.name.includes(only)) : allTargets;
@@ -212,7 +259,9 @@ async function main(): Promise<void> {
       ]);
     }
     const rows: string[][] = [['bare node:http (same JSON)', median(bareRps).toFixed(0), '', '100 %', median(bareCpu).toFixed(1), '100 %'], ...results];
+    footprint.push(`RSS after the runs: ${(await rssMegabytes(kiln.pid!)).toFixed(0)} MB`);
     printTable(engine, rows);
+    process.stdout.write(`kiln (KILN_WORKERS=${WORKERS}): ${footprint.join('; ')}\n`);
   } finally {
     kiln.kill('SIGTERM');
     bare.child.kill('SIGTERM');
@@ -223,6 +272,7 @@ async function main(): Promise<void> {
 }
 
 function median(values: number[]): number {
+  if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
@@ -233,7 +283,7 @@ function printTable(engine: string, rows: string[][]): void {
   const all = [header, ...rows];
   const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
   const line = (r: string[]) => `| ${r.map((c, i) => (c ?? '').padEnd(widths[i])).join(' | ')} |`;
-  process.stdout.write(`\nkiln bench on ${engine}: ${USERS} users, ${CONNECTIONS} connections, ${ROUNDS} runs of ${DURATION} s per endpoint, alternating with the bare server's, ${os.cpus().length} cores\n`);
+  process.stdout.write(`\nkiln bench on ${engine}: ${USERS} users, ${JOBS} jobs, ${CONNECTIONS} connections, ${ROUNDS} runs of ${DURATION} s per endpoint, alternating with the bare server's, ${os.cpus().length} cores\n`);
   process.stdout.write(`${line(header)}\n| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |\n`);
   for (const r of rows) process.stdout.write(`${line(r)}\n`);
 }

@@ -1,8 +1,12 @@
 /**
  * Seeds a kiln database for benchmarks: migrations, root with a known token, `count` users
  * (each with a personal namespace), and a CI project with many jobs, inserted in chunks inside
- * one transaction each.
+ * one transaction each. On SQLite the rows go in through one prepared multi-row INSERT per
+ * table on a connection of the seed's own (`--scale 1000000` seeds a million users and a million
+ * jobs: Kysely building a query per chunk would cost more than SQLite storing the rows).
  */
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
@@ -13,21 +17,57 @@ import { digest } from '../src/domain/tokens/secret.ts';
 import { findUserByUsername } from '../src/domain/users/users.queries.ts';
 
 const CHUNK = 500;
+const SEED_CREATED = new Date('2026-01-01T00:00:00Z').getTime();
+
+/** The seeded user `k`'s row (without its id). */
+function benchUser(k: number) {
+  const at = new Date(SEED_CREATED + k * 1000).toISOString();
+  return {
+    username: `bench${k}`, email: `bench${k}@example.com`, name: `Bench User ${k}`,
+    bio: 'Seeded for benchmarks', organization: 'kiln', job_title: 'Engineer',
+    created_at: at, updated_at: at, confirmed_at: at,
+  };
+}
+
+/**
+ * Inserts `count` rows made by `row(i)` into `table` through one prepared statement of ROWS rows
+ * (and one for the remainder), all in one transaction: the fast path of the embedded database.
+ */
+function bulkInsert(file: SQLite.Database, table: string, count: number, row: (i: number) => Record<string, unknown>): void {
+  if (count === 0) return;
+  const ROWS = 200;
+  const columns = Object.keys(row(0));
+  const statement = (n: number) => file.prepare(`insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values ${
+    Array.from({ length: n }, () => `(${columns.map(() => '?').join(', ')})`).join(', ')}`);
+  const full = statement(Math.min(ROWS, count));
+  file.transaction(() => {
+    for (let start = 0; start < count; start += ROWS) {
+      const n = Math.min(ROWS, count - start);
+      const values: unknown[] = [];
+      for (let i = start; i < start + n; i++) {
+        const r = row(i);
+        for (const c of columns) values.push(r[c]);
+      }
+      (n === ROWS || n === count ? full : statement(n)).run(values);
+    }
+  })();
+}
+
+/** SQLite: `count` users with their namespaces, ids following the highest one there is. */
+function seedUsersSqlite(file: SQLite.Database, count: number): void {
+  const first = (file.prepare('select coalesce(max(id), 0) + 1 as id from users').get() as { id: number }).id;
+  bulkInsert(file, 'users', count, (i) => ({ id: first + i, ...benchUser(i) }));
+  bulkInsert(file, 'namespaces', count, (i) => {
+    const u = benchUser(i);
+    return { name: u.name, path: u.username, kind: 'user', owner_id: first + i, created_at: u.created_at, updated_at: u.created_at };
+  });
+}
 
 export async function seedUsers(db: Kysely<DB>, count: number): Promise<void> {
-  const created = new Date('2026-01-01T00:00:00Z').getTime();
   await db.transaction().execute(async (trx) => {
     for (let start = 0; start < count; start += CHUNK) {
       const n = Math.min(CHUNK, count - start);
-      const users = Array.from({ length: n }, (_, i) => {
-        const k = start + i;
-        const at = new Date(created + k * 1000).toISOString();
-        return {
-          username: `bench${k}`, email: `bench${k}@example.com`, name: `Bench User ${k}`,
-          bio: 'Seeded for benchmarks', organization: 'kiln', job_title: 'Engineer',
-          created_at: at, updated_at: at, confirmed_at: at,
-        };
-      });
+      const users = Array.from({ length: n }, (_, i) => benchUser(start + i));
       const rows = await trx.insertInto('users').values(users).returning(['id', 'username', 'name', 'created_at']).execute();
       await trx.insertInto('namespaces').values(rows.map((r) => ({
         name: r.name, path: r.username, kind: 'user' as const, owner_id: r.id, created_at: r.created_at, updated_at: r.created_at,
@@ -60,24 +100,29 @@ export async function seedCiProject(db: Kysely<DB>, jobs: number): Promise<numbe
       iid: 1, project_id: project.id, ref: 'main', tag: 0, sha, before_sha: '0'.repeat(40), source: 'api', status: 'running', user_id: 1,
       upstream_bridge_id: null, config_path: '.gitlab-ci.yml', commit_data: commit, created_at: at, updated_at: at, started_at: at, finished_at: null,
     }).returning('id').executeTakeFirstOrThrow();
-    const options = JSON.stringify({ script: ['make'], before_script: [], after_script: [], image: null, artifacts: null, trigger: null });
     for (let start = 0; start < jobs; start += JOB_CHUNK) {
-      const rows = Array.from({ length: Math.min(JOB_CHUNK, jobs - start) }, (_, i) => {
-        const k = start + i;
-        const status = JOB_STATUSES[k % JOB_STATUSES.length];
-        const done = !['pending', 'manual'].includes(status);
-        return {
-          type: 'build', project_id: project.id, pipeline_id: pipeline.id, name: `job ${k}`, stage: 'test', stage_idx: 2, status,
-          run_when: status === 'manual' ? 'manual' : 'on_success', allow_failure: 0 as const, failure_reason: status === 'failed' ? 'script_failure' : null,
-          ref: 'main', tag: 0 as const, user_id: 1, runner_id: null, token_digest: null, options, yaml_variables: '[]', job_variables: '[]',
-          tag_list: '', needs: null, timeout: 3600, downstream_pipeline_id: null, created_at: at, updated_at: at,
-          queued_at: at, started_at: done ? at : null, finished_at: done ? at : null, erased_at: null, artifacts_expire_at: null,
-        };
-      });
+      const rows = Array.from({ length: Math.min(JOB_CHUNK, jobs - start) }, (_, i) => benchJob(start + i, project.id, pipeline.id));
       await trx.insertInto('ci_builds').values(rows).execute();
     }
     return project.id;
   });
+}
+
+const JOB_AT = new Date('2026-01-01T00:00:00Z').toISOString();
+const JOB_OPTIONS = JSON.stringify({ script: ['make'], before_script: [], after_script: [], image: null, artifacts: null, trigger: null });
+
+/** The seeded job `k` of the CI project's pipeline. */
+function benchJob(k: number, projectId: number, pipelineId: number) {
+  const at = JOB_AT;
+  const status = JOB_STATUSES[k % JOB_STATUSES.length];
+  const done = !['pending', 'manual'].includes(status);
+  return {
+    type: 'build', project_id: projectId, pipeline_id: pipelineId, name: `job ${k}`, stage: 'test', stage_idx: 2, status,
+    run_when: status === 'manual' ? 'manual' : 'on_success', allow_failure: 0 as const, failure_reason: status === 'failed' ? 'script_failure' : null,
+    ref: 'main', tag: 0 as const, user_id: 1, runner_id: null, token_digest: null, options: JOB_OPTIONS, yaml_variables: '[]', job_variables: '[]',
+    tag_list: '', needs: null, timeout: 3600, downstream_pipeline_id: null, created_at: at, updated_at: at,
+    queued_at: at, started_at: done ? at : null, finished_at: done ? at : null, erased_at: null, artifacts_expire_at: null,
+  };
 }
 
 /**
@@ -86,17 +131,28 @@ export async function seedCiProject(db: Kysely<DB>, jobs: number): Promise<numbe
  */
 export async function seedDatabase(opts: { dataDir: string; databaseUrl: string | null; users: number; jobs: number; rootToken: string; userToken: string }): Promise<{ ciProjectId: number }> {
   const database = openDatabase({ dataDir: opts.dataDir, databaseUrl: opts.databaseUrl });
+  let file: SQLite.Database | null = null;
   try {
     await migrateToLatest(database.db);
     await bootstrapInstance(database.db, { rootPassword: 'bench-root-password', rootToken: opts.rootToken, dialect: database.dialect });
-    await seedUsers(database.db, opts.users);
+    // The embedded database: bulk rows through a connection of the seed's own (see above).
+    file = database.dialect === 'sqlite' ? new SQLite(path.join(opts.dataDir, 'kiln.sqlite3')) : null;
+    file?.pragma('busy_timeout = 30000');
+    file?.pragma('cache_size = -131072');
+    if (file) seedUsersSqlite(file, opts.users);
+    else await seedUsers(database.db, opts.users);
     const plain = await findUserByUsername(database.db, 'bench0');
     if (!plain) throw new Error('seeding created no users');
     await insertPersonalAccessToken(database.db, {
       userId: plain.id, name: 'bench', tokenDigest: digest(opts.userToken), scopes: 'api', impersonation: false, expiresAt: null,
     });
-    return { ciProjectId: await seedCiProject(database.db, opts.jobs) };
+    if (!file) return { ciProjectId: await seedCiProject(database.db, opts.jobs) };
+    const ciProjectId = await seedCiProject(database.db, 0);
+    const pipeline = await database.db.selectFrom('ci_pipelines').select('id').where('project_id', '=', ciProjectId).executeTakeFirstOrThrow();
+    bulkInsert(file, 'ci_builds', opts.jobs, (k) => benchJob(k, ciProjectId, pipeline.id));
+    return { ciProjectId };
   } finally {
+    file?.close();
     await database.close();
   }
 }

@@ -21,7 +21,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
+import { benchDatabase } from './bench-database.ts';
 
 const run = promisify(execFile);
 const REPOS = Number(process.env.BENCH_REPOS ?? 16);
@@ -67,24 +67,7 @@ async function main(): Promise<void> {
   const shards = { default: path.join(dir, 'default'), b: path.join(dir, 'b') };
   await fs.mkdir(shards.default);
   await fs.mkdir(shards.b);
-  let databaseUrl: string | null = null;
-  let drop: (() => Promise<void>) | null = null;
-  if (process.env.BENCH_DATABASE_URL) {
-    const name = `kiln_bench_${crypto.randomBytes(4).toString('hex')}`;
-    const c = new pg.Client({ connectionString: process.env.BENCH_DATABASE_URL });
-    await c.connect();
-    await c.query(`create database ${name}`);
-    await c.end();
-    const u = new URL(process.env.BENCH_DATABASE_URL);
-    u.pathname = `/${name}`;
-    databaseUrl = u.toString();
-    drop = async () => {
-      const d = new pg.Client({ connectionString: process.env.BENCH_DATABASE_URL });
-      await d.connect();
-      await d.query(`drop database if exists ${name} with (force)`);
-      await d.end();
-    };
-  }
+  const { url: databaseUrl, drop: drop } = await benchDatabase();
   const port = 20000 + Math.floor(Math.random() * 20000);
   const base = `http://127.0.0.1:${port}`;
   const kiln = spawn(process.execPath, [path.join(import.meta.dirname, '..', 'src', 'main.ts'), 'serve'], {

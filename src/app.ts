@@ -13,6 +13,8 @@ import { AuthCache } from './http/auth/cache.ts';
 import type { Cluster } from './cluster/cluster.ts';
 import { QS_OPTIONS } from './http/plugins/body-parsers.ts';
 import requestDefaults from './http/plugins/request-defaults.ts';
+import earlyAnswer from './http/plugins/early-answer.ts';
+import nullBytes from './http/plugins/null-bytes.ts';
 import bodyParsers from './http/plugins/body-parsers.ts';
 import errorHandling from './http/plugins/error-handling.ts';
 import authentication from './http/plugins/authentication.ts';
@@ -27,6 +29,8 @@ import { lazyChildLogger } from './http/lazy-logger.ts';
 import oauth from './oauth/index.ts';
 import web from './web/index.ts';
 import smartHttp from './git/smart-http.ts';
+import scim from './scim/index.ts';
+import graphql from './graphql/plugin.ts';
 
 // Request ids: a random per-process prefix and a counter, unique without a CSPRNG call per request.
 const REQUEST_ID_PREFIX = crypto.randomBytes(6).toString('hex');
@@ -90,6 +94,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.setValidatorCompiler(() => () => true);
 
   await app.register(requestDefaults);
+  await app.register(earlyAnswer);
   await app.register(errorHandling);
   await app.register(openapi);
   await app.register(metrics);
@@ -97,6 +102,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(authentication);
   await app.register(rateLimit, { cluster: deps.cluster ?? null });
   await app.register(declaredParams);
+  await app.register(nullBytes);
 
   // One line per request at info, with secrets masked; below info the hook is not installed.
   if (['info', 'debug', 'trace'].includes(config.logLevel)) {
@@ -114,5 +120,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(oauth);
   await app.register(web);
   await app.register(smartHttp);
+  await app.register(scim, { prefix: '/api/scim/v2' });
+  // GraphQL API at /api/graphql and its explorer (issue 18).
+  await app.register(graphql);
   return app;
 }

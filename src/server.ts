@@ -9,9 +9,11 @@ import { migrateToLatest } from './db/migrate.ts';
 import { bootstrapInstance } from './domain/instance/bootstrap.ts';
 import { buildApp } from './app.ts';
 import { joinCluster, type Cluster } from './cluster/cluster.ts';
+import nodeCluster from 'node:cluster';
+import { joinSiblings } from './cluster/siblings.ts';
 import { SERVICE_VERSION, currentRevision } from './version.ts';
 import { resolveJobToken } from './domain/jobs/job-token.ts';
-import { ensureRegistrationToken } from './domain/runners/registration-token.ts';
+import { announceFirstBoot } from './prepare.ts';
 import { ciEnvFrom } from './domain/pipelines/ci-env.ts';
 import { CiSweeper } from './workers/ci-sweeper.ts';
 
@@ -33,6 +35,9 @@ export async function startServer(config: Config): Promise<Running> {
     cluster = await joinCluster({
       redisUrl: config.redisUrl, secretKeyBase: boot.secretKeyBase, writes: database.writes, onError: (err) => reportPublishError(err),
     });
+  } else if (nodeCluster.isWorker) {
+    // One of KILN_WORKERS' processes without Redis: the others are told through the primary.
+    cluster = joinSiblings({ writes: database.writes, onError: (err) => reportPublishError(err) });
   }
 
   const app = await buildApp(config, {
@@ -40,15 +45,7 @@ export async function startServer(config: Config): Promise<Running> {
     version: { version: SERVICE_VERSION, revision: currentRevision() },
   });
   reportPublishError = (err) => app.log.warn({ err }, 'could not tell the other processes of this instance about a change');
-  const runnerToken = await ensureRegistrationToken(database.db, config.runnerRegistrationToken);
-  if (runnerToken) {
-    // Printed once, on the boot that generated it (CONTRACT §2: KILN_RUNNER_REGISTRATION_TOKEN).
-    process.stdout.write(`kiln: runner registration token ${runnerToken}\n`);
-  }
-  if (boot.generatedRootPassword) {
-    // Printed once, on the boot that created root, so the operator can sign in.
-    process.stdout.write(`kiln: created root with password ${boot.generatedRootPassword}\n`);
-  }
+  await announceFirstBoot(database, config, boot.generatedRootPassword);
   await app.listen({ port: config.port, host: config.host });
   app.workers.start();
   const ciSweeper = new CiSweeper(ciEnvFrom(database.db, config), config.ciSweepInterval, app.log);

@@ -5,6 +5,7 @@
  * `loadConfig` walks the table once at start and collects every problem before failing, so an
  * operator sees the whole list of what is wrong rather than one error per restart.
  */
+import os from 'node:os';
 import path from 'node:path';
 
 export interface StorageShard {
@@ -58,6 +59,12 @@ export interface Config {
    * record of a push whose process died keeps a storage move from being scheduled.
    */
   gitPushTimeLimit: number;
+  /** Server processes sharing the port (node:cluster); 1 serves from this process alone (src/cluster/workers.ts). */
+  workers: number;
+  /** Hosts (`host` or `host:port`) CI `include:remote` may fetch from; empty: none. */
+  ciRemoteIncludeHosts: string[];
+  /** Directory of the files CI `include:template` reads; null: no templates. */
+  ciTemplatesDir: string | null;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -316,5 +323,30 @@ export const VARIABLES: Variable<keyof Config>[] = [
     doc: 'seconds a git push may run before it is ended; a push that is running keeps its repository from being scheduled for a storage move',
     default: () => 3600,
     parse: integer(1, 86_400),
+  },
+  // KILN_WORKERS (issue 17): several server processes on one port.
+  {
+    name: 'KILN_WORKERS',
+    key: 'workers',
+    doc: 'server processes sharing the port (node:cluster), or "auto" for one per core; 1 serves from a single process',
+    default: () => 1,
+    parse: (raw) => (raw === 'auto' ? os.availableParallelism() : integer(1, 256)(raw)),
+  },
+  {
+    name: 'KILN_CI_REMOTE_INCLUDE_HOSTS',
+    key: 'ciRemoteIncludeHosts',
+    doc: 'comma-separated hosts (host or host:port) whose files CI include:remote may fetch; empty: no remote includes',
+    default: () => [],
+    parse: (raw) => {
+      const hosts = raw.split(',').map((h) => h.trim()).filter((h) => h !== '');
+      return hosts.every((h) => /^[a-zA-Z0-9.-]+(:\d{1,5})?$/.test(h)) ? hosts : { problem: 'must be a comma-separated list of host or host:port' };
+    },
+  },
+  {
+    name: 'KILN_CI_TEMPLATES_DIR',
+    key: 'ciTemplatesDir',
+    doc: 'directory of the files CI include:template reads (e.g. Auto-DevOps.gitlab-ci.yml); unset: no templates',
+    default: () => null,
+    parse: (raw) => (raw.startsWith('/') ? raw : { problem: 'must be an absolute path' }),
   },
 ];

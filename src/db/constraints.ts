@@ -6,10 +6,22 @@
  */
 export function isUniqueViolation(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return true;
+  // A uniqueness rule across tables, kept by a trigger on SQLite (migration 2026-11-24T1300).
+  return code === 'SQLITE_CONSTRAINT_TRIGGER' && String((err as Error).message).startsWith('UNIQUE constraint failed');
 }
 
 /** Whether `n` can be the value of an integer id column on both engines. */
 export function isStorableId(n: number): boolean {
   return Number.isSafeInteger(n) && n >= 1 && n <= 2_147_483_647;
 }
+
+/**
+ * Text a database column can hold on both engines: no NUL (PostgreSQL refuses it in text:
+ * `invalid byte sequence for encoding "UTF8"`) and no lone surrogate (not encodable as UTF-8).
+ * With the u flag a lone surrogate is one code point of category Cs; proper pairs never match.
+ */
+export function isStorableText(s: string): boolean {
+  return !UNSTORABLE_CHAR.test(s);
+}
+const UNSTORABLE_CHAR = /[\u0000\p{Cs}]/u;

@@ -6,15 +6,19 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type Dialect as KyselyDialect } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql, type Dialect as KyselyDialect, type LogEvent } from 'kysely';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import type { DB } from './types.ts';
 import { WriteEpoch } from './write-epoch.ts';
 import { registerPostgresPool, registerSqliteConnection } from './prepared.ts';
 import { registerReadCache } from './read-cache.ts';
+import { registerQueryLog, type QueryLog } from './query-log.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
+
+/** How long a SQLite writer waits for another process's write lock before failing. */
+const SQLITE_BUSY_TIMEOUT_MS = 30_000;
 
 export interface Database {
   db: Kysely<DB>;
@@ -28,14 +32,28 @@ export interface Database {
 // below 2^53, so numbers are safe.
 pg.types.setTypeParser(20, (v: string) => Number(v));
 
-export function openDatabase(opts: { databaseUrl: string | null; dataDir: string }): Database {
+export interface OpenOptions {
+  databaseUrl: string | null;
+  dataDir: string;
+  /** Told every statement run through the handle (db/query-log.ts); tests only. */
+  queryLog?: QueryLog;
+}
+
+/** Kysely's `log` option feeding `queryLog`, when one is given. */
+function kyselyLog(queryLog: QueryLog | undefined) {
+  if (!queryLog) return {};
+  return { log: (event: LogEvent) => queryLog(event.query.sql, event.query.parameters) };
+}
+
+export function openDatabase(opts: OpenOptions): Database {
   if (opts.databaseUrl) {
     // A bounded wait for a connection: an unreachable server fails requests (and readiness)
     // instead of hanging them.
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10, connectionTimeoutMillis: 5_000 });
     const writes = new WriteEpoch();
-    const db = new Kysely<DB>({ dialect: countingCommits(new PostgresDialect({ pool }), writes), plugins: [writes] });
+    const db = new Kysely<DB>({ dialect: countingCommits(new PostgresDialect({ pool }), writes), plugins: [writes], ...kyselyLog(opts.queryLog) });
     registerPostgresPool(db, pool);
+    if (opts.queryLog) registerQueryLog(db, opts.queryLog);
     registerReadCache(db, writes);
     return { db, dialect: 'postgres', writes, close: () => db.destroy() };
   }
@@ -44,10 +62,15 @@ export function openDatabase(opts: { databaseUrl: string | null; dataDir: string
   file.pragma('journal_mode = WAL');
   file.pragma('synchronous = NORMAL');
   file.pragma('foreign_keys = ON');
-  file.pragma('busy_timeout = 5000');
+  // KILN_WORKERS' processes (and `kiln migrate` beside a server) write to this file at once. A
+  // writer that finds it locked waits for the lock, up to this long, instead of failing with
+  // SQLITE_BUSY; transactions take the lock when they begin (countingCommits), so none fails
+  // half-way because another process wrote after it read.
+  file.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   const writes = new WriteEpoch();
-  const db = new Kysely<DB>({ dialect: countingCommits(new SqliteDialect({ database: withStatementCache(file) }), writes), plugins: [writes] });
+  const db = new Kysely<DB>({ dialect: countingCommits(new SqliteDialect({ database: withStatementCache(file) }), writes, 'begin immediate'), plugins: [writes], ...kyselyLog(opts.queryLog) });
   registerSqliteConnection(db, file);
+  if (opts.queryLog) registerQueryLog(db, opts.queryLog);
   registerReadCache(db, writes);
   return { db, dialect: 'sqlite', writes, close: () => db.destroy() };
 }
@@ -57,7 +80,7 @@ export function openDatabase(opts: { databaseUrl: string | null; dataDir: string
  * says why). A transaction that only read (a job queue's empty poll) leaves it alone: moving it
  * would drop every remembered row, here and, through Redis, on every other process.
  */
-function countingCommits(dialect: KyselyDialect, writes: WriteEpoch): KyselyDialect {
+function countingCommits(dialect: KyselyDialect, writes: WriteEpoch, beginStatement?: string): KyselyDialect {
   return {
     createAdapter: () => dialect.createAdapter(),
     createIntrospector: (db) => dialect.createIntrospector(db),
@@ -70,7 +93,11 @@ function countingCommits(dialect: KyselyDialect, writes: WriteEpoch): KyselyDial
       const startedAt = new WeakMap<object, number>();
       driver.beginTransaction = async (connection, settings) => {
         startedAt.set(connection, writes.value);
-        await begin(connection, settings);
+        // SQLite: a deferred transaction that reads and then writes cannot wait for the lock when
+        // another process committed in between (SQLITE_BUSY_SNAPSHOT, which the busy timeout does
+        // not cover); an immediate one takes the write lock first, waiting for it if need be.
+        if (beginStatement) await connection.executeQuery(CompiledQuery.raw(beginStatement));
+        else await begin(connection, settings);
       };
       driver.commitTransaction = async (connection) => {
         await commit(connection);

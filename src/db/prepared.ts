@@ -11,6 +11,7 @@ import { CompiledQuery, PostgresAdapter, type Compilable, type Kysely } from 'ky
 import type SQLite from 'better-sqlite3';
 import type pg from 'pg';
 import type { DB } from './types.ts';
+import { queryLogOf } from './query-log.ts';
 
 /**
  * The embedded database's connection behind each Kysely handle (database.ts registers it).
@@ -86,6 +87,9 @@ export function prepared<O>(build: (db: Kysely<DB>) => Compilable<O>): Prepared<
     const c = compiled(db);
     const parameters = c.slots.map((slot, i) => (slot >= 0 ? args[slot] : c.query.parameters[i]));
     const connection = sqliteConnections.get(db);
+    const pool = postgresPools.get(db);
+    // Kysely's log sees the last path below; the direct ones are told to the query log here.
+    if (connection || pool) queryLogOf(db)?.(c.query.sql, parameters);
     if (connection && !connection.inTransaction) {
       let statement = c.statements.get(connection);
       if (!statement) {
@@ -94,7 +98,6 @@ export function prepared<O>(build: (db: Kysely<DB>) => Compilable<O>): Prepared<
       }
       return statement.all(parameters) as O[];
     }
-    const pool = postgresPools.get(db);
     if (pool) return (await pool.query({ name: c.name, text: c.query.sql, values: parameters })).rows as O[];
     const result = await db.executeQuery<O>(CompiledQuery.raw(c.query.sql, parameters));
     return result.rows;

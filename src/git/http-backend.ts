@@ -49,9 +49,12 @@ export function runHttpBackend(req: BackendRequest, res: ServerResponse): Promis
     ...(headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: String(headers['content-encoding']) } : {}),
     ...(headers['git-protocol'] ? { HTTP_GIT_PROTOCOL: String(headers['git-protocol']) } : {}),
     // Pushes are authorised by kiln before the backend runs; let receive-pack serve them.
-    GIT_CONFIG_COUNT: '1',
+    GIT_CONFIG_COUNT: '2',
     GIT_CONFIG_KEY_0: 'http.receivepack',
     GIT_CONFIG_VALUE_0: 'true',
+    // Clients may send push options (`git push -o ci.skip`), read by kiln as the request streams.
+    GIT_CONFIG_KEY_1: 'receive.advertisePushOptions',
+    GIT_CONFIG_VALUE_1: 'true',
   });
 
   return new Promise((resolve) => {

@@ -22,7 +22,10 @@ import { findRepositoryTarget, type RepositoryTarget } from './repository-target
 import { runHttpBackend } from './http-backend.ts';
 import { repositoryPath, shardRoot } from '../domain/repositories/storage.ts';
 import { inspectRepository, READ_ONLY_MESSAGE } from '../domain/repositories/repositories.ts';
-import { recordPush } from '../domain/projects/projects.queries.ts';
+import { findProjectById, recordPush } from '../domain/projects/projects.queries.ts';
+import { createPushPipelines, refUpdates, snapshotRefs } from '../domain/pipelines/push-pipelines.ts';
+import { ciEnvFrom } from '../domain/pipelines/ci-env.ts';
+import { pushOptionSniffer, type PushOptionSniffer } from './push-options.ts';
 import { MAX_NAMESPACE_DEPTH } from '../domain/namespaces/namespaces.queries.ts';
 import { beginRepositoryWrite } from '../domain/repository-writes/repository-writes.ts';
 import type { ContainerKind } from '../domain/storage-moves/storage-moves.queries.ts';
@@ -89,8 +92,13 @@ const smartHttp: FastifyPluginAsync = async (app) => {
     const write = await beginRepositoryWrite(db, CONTAINER_KINDS[target.kind], target.id, config.gitPushTimeLimit * 1000);
     if (!write.ok) return write.reason === 'read_only' ? text(reply, 403, MESSAGES.readOnly) : text(reply, 404, MESSAGES.notFound);
     const endWrite = () => write.end().catch((err: unknown) => request.log.error({ err }, 'could not end the record of a git write; it expires by itself'));
+    const pushed = { ...target, storage: write.container.repository_storage, diskPath: write.container.disk_path };
+    // Branches and tags before the push, so its ref updates can start pipelines afterwards.
+    const refsBefore = target.kind === 'project' ? await snapshotRefs(repositoryPath(config.storages, pushed.storage, pushed.diskPath)) : null;
+    // Push options (`-o ci.skip`) are read from the request as it streams to receive-pack.
+    const sniffer = pushOptionSniffer();
     try {
-      await backend(request, reply, { ...target, storage: write.container.repository_storage, diskPath: write.container.disk_path }, suffix, user, endWrite);
+      await backend(request, reply, pushed, suffix, user, endWrite, refsBefore, sniffer);
     } finally {
       // Already ended when the backend finished, unless it could not run at all.
       await endWrite();
@@ -98,7 +106,9 @@ const smartHttp: FastifyPluginAsync = async (app) => {
   }
 
   /** Serves one request; for a push, `endWrite` once its git processes are gone, before the answer ends. */
-  async function backend(request: FastifyRequest, reply: FastifyReply, target: RepositoryTarget, suffix: string, user: UserRow | null, endWrite?: () => Promise<void>) {
+  async function backend(request: FastifyRequest, reply: FastifyReply, target: RepositoryTarget, suffix: string, user: UserRow | null, endWrite?: () => Promise<void>, refsBefore?: Map<string, string> | null, sniffer?: PushOptionSniffer) {
+    const body = (request.body as Readable | undefined) ?? null;
+    if (body && sniffer) body.once('error', (err) => sniffer.destroy(err));
     reply.hijack();
     const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
     await runHttpBackend({
@@ -107,7 +117,7 @@ const smartHttp: FastifyPluginAsync = async (app) => {
       method: request.method,
       queryString: query,
       raw: request.raw,
-      body: (request.body as Readable | undefined) ?? null,
+      body: body && sniffer ? body.pipe(sniffer) : body,
       remoteUser: user?.username ?? '',
       ...(endWrite ? { timeLimitMs: config.gitPushTimeLimit * 1000 } : {}),
       finish: async (exitCode, stderr) => {
@@ -120,8 +130,21 @@ const smartHttp: FastifyPluginAsync = async (app) => {
         } finally {
           await endWrite();
         }
+        if (exitCode === 0 && target.kind === 'project' && refsBefore && user) startPushPipelines(request, target, refsBefore, user.id, sniffer?.options() ?? []);
       },
     }, reply.raw);
+  }
+
+  /** Pipelines for the pushed refs, in the background: the push's answer never waits for them. */
+  function startPushPipelines(request: FastifyRequest, target: RepositoryTarget, refsBefore: Map<string, string>, userId: number, pushOptions: string[]) {
+    const work = async () => {
+      const gitDir = repositoryPath(config.storages, target.storage, target.diskPath);
+      const updates = refUpdates(refsBefore, await snapshotRefs(gitDir));
+      if (updates.length === 0) return;
+      const project = await findProjectById(db, target.id);
+      if (project) await createPushPipelines(ciEnvFrom(db, config), project, updates, userId, { pushOptions });
+    };
+    work().catch((err: unknown) => request.log.error({ err }, 'could not create the pipelines of a push'));
   }
 
   /** The project's default branch, README and activity after a successful push. */

@@ -67,5 +67,7 @@ declare module 'fastify' {
     multipart?: 'buffer' | 'stream';
     /** Pages and other routes outside the API (no API auth hook, no JSON defaults). */
     web?: boolean;
+    /** The route answers NUL in its parameters in its own error shape (SCIM): null-bytes.ts lets it. */
+    ownErrors?: boolean;
   }
 }

@@ -22,7 +22,8 @@ export const DEFAULT_PER_PAGE = 20;
 /** Declared on every paginated route: `...paginationParams`. */
 export const paginationParams = {
   page: P.optional(P.integer({ default: 1, description: 'page number (default 1)' })),
-  per_page: P.optional(P.integer({ default: DEFAULT_PER_PAGE, exceptValues: [0], description: 'items per page (default 20, max 100)' })),
+  // Any integer: more than 100 is 100, as the Service clamps it (it is never stored).
+  per_page: P.optional(P.integer({ default: DEFAULT_PER_PAGE, exceptValues: [0], minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, description: 'items per page (default 20, max 100)' })),
 };
 
 /** Declared on routes that also offer keyset pagination (projects: order_by=id only). */
@@ -162,7 +163,14 @@ export function paginateArray<T>(request: FastifyRequest, reply: FastifyReply, i
   return slice;
 }
 
-function setOffsetHeaders(request: FastifyRequest, reply: FastifyReply, p: { page: number; perPage: number; hasNext: boolean; total: number | null }): void {
+/** The page, its size and its offset that a request asks for (lists kiln pages outside SQL). */
+export function pageWindow(request: FastifyRequest): { page: number; perPage: number; offset: number } {
+  const page = pageOf(request.input);
+  const perPage = perPageOf(request.input);
+  return { page, perPage, offset: (page - 1) * perPage };
+}
+
+export function setOffsetHeaders(request: FastifyRequest, reply: FastifyReply, p: { page: number; perPage: number; hasNext: boolean; total: number | null }): void {
   const totalPages = p.total === null ? null : Math.max(1, Math.ceil(p.total / p.perPage));
   const hasPrev = p.page > 1 && (totalPages === null || p.page <= totalPages);
   reply.header('x-page', String(p.page));
@@ -208,17 +216,29 @@ export async function paginateKeyset<O extends { id: number }>(
   const input = request.input;
   let q = qb as SelectQueryBuilder<any, any, O>;
   const idCol = 'id';
-  if (typeof input.id_after === 'number') q = q.where(idCol, '>', input.id_after);
-  if (typeof input.id_before === 'number') q = q.where(idCol, '<', input.id_before);
-  const rows = await q.orderBy(idCol, opts.sort).limit(perPage + 1).execute();
-  if (rows.length > perPage) {
-    rows.pop();
+  // Cursors past what an integer column holds compare as its bounds (PostgreSQL refuses them).
+  const bound = (n: number) => Math.max(-2_147_483_648, Math.min(2_147_483_647, n));
+  if (typeof input.id_after === 'number') q = q.where(idCol, '>', bound(input.id_after));
+  if (typeof input.id_before === 'number') q = q.where(idCol, '<', bound(input.id_before));
+  // A full page links to the next one without looking ahead; the page after the last full one is
+  // the empty array without a Link header (spec, Pagination details: "the header is absent and the
+  // array empty when the end is reached"), as the Service's keyset pager does.
+  const rows = await q.orderBy(idCol, opts.sort).limit(perPage).execute();
+  if (rows.length === perPage) {
     const last = rows[rows.length - 1].id;
     const cursor = opts.sort === 'asc' ? { id_after: last, id_before: undefined } : { id_before: last, id_after: undefined };
     const params = { ...linkParams(request), per_page: perPage, page: undefined, ...cursor };
     reply.header('link', `<${linkBase(request)}?${toQuery(params)}>; rel="next"`);
   }
   return rows;
+}
+
+/**
+ * Sets `Link: <…>; rel="next"` from the request's parameters with `overrides`, for keyset pages
+ * that are cut outside SQL (a repository tree's `page_token`).
+ */
+export function setNextLink(request: FastifyRequest, reply: FastifyReply, overrides: Record<string, unknown>): void {
+  reply.header('link', `<${linkBase(request)}?${toQuery({ ...linkParams(request), page: undefined, ...overrides })}>; rel="next"`);
 }
 
 /** One column of a cursor-paginated order; the last key must be unique (the id). */
@@ -286,9 +306,9 @@ export async function paginateCursor<O>(
     ]))));
   }
   for (const k of opts.keys) q = q.orderBy(expr(k), opts.sort);
-  const rows = await q.limit(perPage + 1).execute();
-  if (rows.length > perPage) {
-    rows.pop();
+  // A full page links on, as paginateKeyset does.
+  const rows = await q.limit(perPage).execute();
+  if (rows.length === perPage) {
     const last = rows[rows.length - 1];
     const cursor = encodeCursor(Object.fromEntries(opts.keys.map((k) => [k.name, k.value(last)])));
     const params = { ...linkParams(request), per_page: perPage, page: undefined, cursor };

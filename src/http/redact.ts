@@ -1,5 +1,11 @@
-/** Secrets never reach the logs: credential query parameters are masked in every logged URL. */
-const SECRET_PARAMS = new Set(['private_token', 'access_token', 'job_token', 'token', 'bearer_token', 'client_secret', 'code', 'refresh_token', 'password']);
+/**
+ * Secrets never reach the logs: credential query parameters are masked in every logged URL, and so
+ * are CI/CD variable values (`value`, `variables[…]`), which may be masked secrets (issue 20).
+ */
+const SECRET_PARAMS = new Set([
+  'private_token', 'access_token', 'job_token', 'token', 'bearer_token', 'client_secret', 'code', 'refresh_token', 'password',
+  'value', 'variables',
+]);
 
 /** The parameter a query key names, as qs reads it: percent-decoded, without Rails brackets. */
 function paramName(key: string): string {

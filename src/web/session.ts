@@ -78,18 +78,33 @@ export function validPreSessionCsrf(ctx: KilnContext, request: FastifyRequest): 
 
 /**
  * A return address after sign-in, only when it is a path on this server (no open redirect:
- * RFC 9700 §4.11). Scheme-relative `//host` and backslash tricks resolve elsewhere, so the value
- * must resolve to kiln's own origin and be given as an absolute path.
+ * RFC 9700 §4.11). The value is normalised first (dot segments resolved, as the browser will
+ * resolve them) and the normalised path is what is checked and returned: `/..//evil.example`
+ * normalises to `//evil.example`, a scheme-relative address of another host. Only an absolute
+ * path of kiln's own origin survives, without backslashes, white space or control characters
+ * (browsers read `\` as `/`).
  */
 export function safeReturnTo(ctx: KilnContext, value: unknown): string | null {
-  if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || /[\\\s\u0000-\u001f]/.test(value)) return null;
+  if (typeof value !== 'string' || value.length > MAX_RETURN_TO || !sameOriginPath(value)) return null;
+  let resolved: URL;
+  let base: URL;
   try {
-    const base = new URL(ctx.config.externalUrl);
-    const resolved = new URL(value, base);
-    return resolved.origin === base.origin ? `${resolved.pathname}${resolved.search}` : null;
+    base = new URL(ctx.config.externalUrl);
+    resolved = new URL(value, base);
   } catch {
     return null;
   }
+  if (resolved.origin !== base.origin) return null;
+  const path = `${resolved.pathname}${resolved.search}`;
+  return sameOriginPath(path) ? path : null;
+}
+
+/** Longer than any address kiln's own pages link to; more is not a path worth returning to. */
+const MAX_RETURN_TO = 2048;
+
+/** An absolute path that no browser reads as another host: one leading `/`, no `\`, no spaces or controls. */
+function sameOriginPath(s: string): boolean {
+  return s.startsWith('/') && !s.startsWith('//') && !/[\\\s\u0000-\u001f\u007f]/.test(s);
 }
 
 /** Sends an anonymous browser to sign in, to come back here afterwards. */

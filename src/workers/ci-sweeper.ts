@@ -10,12 +10,16 @@ import type { CiEnv } from '../domain/pipelines/ci-env.ts';
 import { applyJobEvent, pendingJobsQueuedBefore, runningBuilds } from '../domain/jobs/jobs.queries.ts';
 import { processPipeline } from '../domain/pipelines/process-pipeline.ts';
 import type { BuildRow } from '../db/tables/ci.ts';
+import { autoRetryWanted } from '../domain/runners/update-job-state.ts';
+import { retryJob } from '../domain/jobs/job-actions.ts';
 
 const BATCH = 200;
 
 async function drop(env: CiEnv, job: BuildRow, now: Date, pipelines: Set<number>): Promise<boolean> {
   const dropped = await applyJobEvent(env.db, job, 'drop', { failure_reason: 'stuck_or_timeout_failure', finished_at: now.toISOString() });
   if (dropped) pipelines.add(job.pipeline_id);
+  // `retry:` covers these failures too when its `when:` lists them (or `always`).
+  if (dropped && await autoRetryWanted(env, dropped, 'stuck_or_timeout_failure')) await retryJob(env, dropped, dropped.user_id ?? 0);
   return dropped !== null;
 }
 

@@ -8,6 +8,9 @@ import fp from 'fastify-plugin';
 import { JobQueue } from '../domain/background-jobs/job-queue.ts';
 import { JobRunner } from './job-runner.ts';
 import { registerStorageMoveJobs } from './storage-move.worker.ts';
+import { registerRepositoryRemovalJobs } from './repository-removal.worker.ts';
+import { registerArtifactJobs } from './artifacts.worker.ts';
+import { ciEnvFrom } from '../domain/pipelines/ci-env.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -20,6 +23,8 @@ export default fp(async (app) => {
   const { db, dialect, config } = app.kiln;
   const jobs = new JobQueue(db, dialect);
   registerStorageMoveJobs(jobs, { db, jobs, shards: config.storages, testDelayMs: config.storageMoveTestDelayMs });
+  registerRepositoryRemovalJobs(jobs, { db, shards: config.storages });
+  registerArtifactJobs(jobs, ciEnvFrom(db, config));
   const workers = new JobRunner(jobs, {
     concurrency: config.jobConcurrency,
     pollMs: config.jobPollMs,

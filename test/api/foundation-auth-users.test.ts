@@ -27,7 +27,7 @@ const REFUSALS: { state: string; attrs: Partial<NewUser>; message: string }[] = 
   { state: 'internal (ghost)', attrs: { user_type: 5 }, message: '403 Forbidden - This action cannot be performed by internal users' },
   {
     state: 'password expired', attrs: { password_expires_at: new Date(Date.now() - 60_000).toISOString() },
-    message: '403 Forbidden - Your password expired. Please access kiln from a web browser to update your password.',
+    message: '403 Forbidden - Your password expired. Please access Service from a web browser to update your password.',
   },
 ];
 

@@ -192,7 +192,12 @@ describe('offset and keyset pagination', () => {
       assert.deepEqual(pages.flatMap((p) => p.json().map((r: { id: number }) => r.id)), [...kids].reverse());
       assert.equal(parseLink(pages[0].headers.link).get('next'),
         `${BASE}?id_before=${kids[8]}&order_by=id&pagination=keyset&per_page=4&search=ks-&sort=desc`);
-      assert.equal(pages.length, 3, 'an exactly full last page has no rel="next" after it');
+      // An exactly full last page still links on (spec, Pagination details); the page after it is
+      // the empty array without a Link header.
+      assert.equal(pages.length, 4);
+      assert.notEqual(pages[2].headers.link, undefined);
+      assert.deepEqual(pages[3].json(), []);
+      assert.equal(pages[3].headers.link, undefined);
     });
 
     it('answers 405 for an order keyset pagination does not support', async () => {

@@ -90,8 +90,11 @@ describe('health and meta', () => {
     const served = servedRoutes(t.app).filter((r) => r.path.startsWith('/api/v4/') && !r.path.startsWith('/api/v4/docs')
       && r.path !== '/api/v4/openapi.json');
     assert.ok(served.some((r) => r.path === '/api/v4/users/:id(^\\d+$)' && r.methods.includes('GET')), 'the route tree was read');
+    // The route tree prints a wildcard route (`…/artifacts/*`) folded into its nearest static
+    // node, so a served `…*` is documented when a documented `…{*}` path starts where it does.
+    const wildcards = Object.keys(doc.paths).filter((path) => path.endsWith('/{*}')).map(shape);
     const missing = served.flatMap((r) => r.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${shape(r.path)}`))
-      .filter((key) => !documented.has(key));
+      .filter((key) => !documented.has(key) && !(key.endsWith('*') && wildcards.some((d) => d.startsWith(key.slice(key.indexOf(' ') + 1, -1)))));
     assert.deepEqual(missing, []);
     assert.ok(documented.has('GET /api/v4/user'));
     assert.equal(doc.paths['/api/v4/version'].get.responses['200'].content['application/json'].schema.required.sort().join(), 'revision,version');

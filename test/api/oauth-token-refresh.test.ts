@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createUser } from '../helpers/factories.ts';
-import { basicAuth, obtainTokens, registerClient, signedInBrowser, tokenRequest, type Browser, type TestClient } from '../helpers/oauth.ts';
+import { basicAuth, obtainTokens, REDIRECT_URI, registerClient, signedInBrowser, tokenRequest, type Browser, type TestClient } from '../helpers/oauth.ts';
 
 describe('POST /oauth/token, grant_type=refresh_token', () => {
   let t: TestApp;
@@ -49,6 +49,17 @@ describe('POST /oauth/token, grant_type=refresh_token', () => {
     assert.equal(reuse.json().error, 'invalid_grant');
     assert.equal((await api(third.access_token)).statusCode, 401);
     assert.equal((await refresh(third.refresh_token)).statusCode, 400);
+  });
+
+  it('refuses a redirect_uri that differs from the authorization request (spec rule 1) and accepts the same or none', async () => {
+    const first = await obtainTokens(t, browser, client);
+    const wrong = await refresh(first.refresh_token, { redirect_uri: 'https://client.example/other' });
+    assert.equal(wrong.statusCode, 400);
+    assert.equal(wrong.json().error, 'invalid_grant');
+    const same = await refresh(first.refresh_token, { redirect_uri: REDIRECT_URI });
+    assert.equal(same.statusCode, 200);
+    const none = await refresh(same.json().refresh_token);
+    assert.equal(none.statusCode, 200);
   });
 
   it('lets only one of two concurrent refreshes with one token succeed', async () => {

@@ -114,7 +114,8 @@ describe('project permission table', () => {
       assert.deepEqual(allowed(0)('update_build'), ['developer', 'maintainer', 'owner', 'administrator']);
       assert.deepEqual(allowed(0)('admin_build'), ['maintainer', 'owner', 'administrator']);
       assert.deepEqual(allowed(0)('delete_project'), ['owner', 'administrator']);
-      assert.equal(Object.keys(PROJECT_RULES).length, 11);
+      assert.deepEqual(allowed(0)('destroy_pipeline'), ['owner', 'administrator']);
+      assert.equal(Object.keys(PROJECT_RULES).length, 12);
     });
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Runners for users (CONTRACT §4; spec deprecations): GET /runners, /runners/all, /runners/:id
- * with paused and the deprecated active, contact-status filters, the refused active/paused status
- * values, and PUT /runners/:id.
+ * with paused and the deprecated active, contact-status filters, the deprecated active/paused status
+ * values (accepted with a Deprecation header), and PUT /runners/:id.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -28,7 +28,7 @@ describe('runners for users', () => {
   const get = (url: string, token = userToken) => t.request({ method: 'GET', url: `/api/v4${url}`, token });
 
   it('lists runners with paused and the deprecated active, by contact status', async () => {
-    const res = await get('/runners');
+    const res = await get('/runners/all', ROOT_TOKEN);
     assert.equal(res.statusCode, 200, res.body);
     const byId = Object.fromEntries(res.json().map((r: { id: number }) => [r.id, r]));
     assert.deepEqual(byId[active.id], {
@@ -38,22 +38,33 @@ describe('runners for users', () => {
     assert.equal(byId[paused.id].paused, true);
     assert.equal(byId[paused.id].active, false);
     assert.equal(byId[paused.id].status, 'not_connected');
-    assert.deepEqual((await get('/runners?paused=true')).json().map((r: { id: number }) => r.id), [paused.id]);
-    assert.deepEqual((await get('/runners?paused=false')).json().map((r: { id: number }) => r.id), [active.id]);
-    assert.deepEqual((await get('/runners?status=online')).json().map((r: { id: number }) => r.id), [active.id]);
-    assert.deepEqual((await get('/runners?status=not_connected')).json().map((r: { id: number }) => r.id), [paused.id]);
-    assert.deepEqual((await get('/runners?status=offline')).json(), []);
-    assert.deepEqual((await get('/runners?tag_list=linux')).json().map((r: { id: number }) => r.id), [active.id]);
-    assert.deepEqual((await get('/runners?type=project_type')).json(), []);
+    const ids = async (query: string) => (await get(`/runners/all?${query}`, ROOT_TOKEN)).json().map((r: { id: number }) => r.id);
+    assert.deepEqual(await ids('paused=true'), [paused.id]);
+    assert.deepEqual(await ids('paused=false'), [active.id]);
+    assert.deepEqual(await ids('status=online'), [active.id]);
+    assert.deepEqual(await ids('status=not_connected'), [paused.id]);
+    assert.deepEqual(await ids('status=offline'), []);
+    assert.deepEqual(await ids('tag_list=linux'), [active.id]);
+    assert.deepEqual(await ids('type=project_type'), []);
+    // GET /runners lists the caller's own runners: instance runners belong to no user.
+    assert.deepEqual((await get('/runners')).json(), []);
   });
 
-  it('refuses the removed status values active and paused', async () => {
-    for (const value of ['active', 'paused']) {
-      const res = await get(`/runners?status=${value}`);
-      assert.deepEqual([res.statusCode, res.json()], [400, { error: 'status does not have a valid value' }]);
-      const all = await get(`/runners/all?status=${value}`, ROOT_TOKEN);
-      assert.equal(all.statusCode, 400);
-    }
+  it('still accepts the deprecated status values active and paused, with a Deprecation header', async () => {
+    const activeOnes = await get('/runners/all?status=active', ROOT_TOKEN);
+    assert.equal(activeOnes.statusCode, 200);
+    assert.deepEqual(activeOnes.json().map((r: { id: number }) => r.id), [active.id]);
+    assert.equal(activeOnes.headers.deprecation, '@1653177600');
+    const pausedOnes = await get('/runners/all?scope=paused', ROOT_TOKEN);
+    assert.deepEqual(pausedOnes.json().map((r: { id: number }) => r.id), [paused.id]);
+    assert.equal(pausedOnes.headers.deprecation, '@1653177600');
+    assert.equal((await get('/runners/all?status=online', ROOT_TOKEN)).headers.deprecation, undefined);
+    const mine = await get('/runners?status=paused');
+    assert.deepEqual([mine.statusCode, mine.json(), mine.headers.deprecation], [200, [], '@1653177600']);
+    const nul = await get('/runners/all?tag_list=a%00b', ROOT_TOKEN);
+    assert.deepEqual([nul.statusCode, nul.json()], [400, { error: 'tag_list is invalid' }]);
+    const bad = await get('/runners?status=sleeping');
+    assert.deepEqual([bad.statusCode, bad.json()], [400, { error: 'status does not have a valid value' }]);
     assert.equal((await t.request({ method: 'GET', url: '/api/v4/runners' })).statusCode, 401);
   });
 

@@ -22,7 +22,7 @@ describe('user preferences', () => {
     const res = await t.request({ url: '/api/v4/user/preferences' });
     assert.equal(res.statusCode, 401);
     assert.deepEqual(res.json(), { message: '401 Unauthorized' });
-    assert.equal((await t.request({ method: 'PUT', url: '/api/v4/user/preferences', payload: { view_diffs_file_by_file: true } })).statusCode, 401);
+    assert.equal((await t.request({ method: 'PUT', url: '/api/v4/user/preferences', payload: { view_diffs_file_by_file: true, show_whitespace_in_diffs: true } })).statusCode, 401);
   });
 
   it('creates the defaults on first read, once', async () => {
@@ -37,17 +37,17 @@ describe('user preferences', () => {
   it('accepts read_user tokens for reading only', async () => {
     const readOnly = await createToken(t.db, user, { scopes: ['read_user'] });
     assert.equal((await t.request({ url: '/api/v4/user/preferences', token: readOnly })).statusCode, 200);
-    const res = await t.request({ method: 'PUT', url: '/api/v4/user/preferences', token: readOnly, payload: { view_diffs_file_by_file: true } });
+    const res = await t.request({ method: 'PUT', url: '/api/v4/user/preferences', token: readOnly, payload: { view_diffs_file_by_file: true, show_whitespace_in_diffs: true } });
     assert.equal(res.statusCode, 403);
     assert.equal(res.json().error, 'insufficient_scope');
   });
 
-  it('changes only the flags sent', async () => {
-    const res = await t.request({ method: 'PUT', url: '/api/v4/user/preferences', token, payload: { view_diffs_file_by_file: true } });
+  it('sets both flags', async () => {
+    const res = await t.request({ method: 'PUT', url: '/api/v4/user/preferences', token, payload: { view_diffs_file_by_file: true, show_whitespace_in_diffs: true } });
     assert.equal(res.statusCode, 200);
     assert.equal(res.json().view_diffs_file_by_file, true);
     assert.equal(res.json().show_whitespace_in_diffs, true);
-    const second = await t.request({ method: 'PUT', url: '/api/v4/user/preferences?show_whitespace_in_diffs=false', token });
+    const second = await t.request({ method: 'PUT', url: '/api/v4/user/preferences?show_whitespace_in_diffs=false&view_diffs_file_by_file=true', token });
     assert.deepEqual({ ...(second.json() as object), id: 0 }, { id: 0, user_id: user.id, view_diffs_file_by_file: true, show_whitespace_in_diffs: false });
     const [row] = await rows();
     assert.equal(row.view_diffs_file_by_file, 1);
@@ -56,19 +56,25 @@ describe('user preferences', () => {
 
   it('creates the row on a first write too', async () => {
     const other = await createUser(t.db);
-    const res = await t.request({ method: 'PUT', url: '/api/v4/user/preferences', token: await createToken(t.db, other), payload: { show_whitespace_in_diffs: false } });
+    const res = await t.request({ method: 'PUT', url: '/api/v4/user/preferences', token: await createToken(t.db, other), payload: { show_whitespace_in_diffs: false, view_diffs_file_by_file: false } });
     assert.equal(res.statusCode, 200);
     assert.deepEqual({ ...(res.json() as object), id: 0 }, { id: 0, user_id: other.id, view_diffs_file_by_file: false, show_whitespace_in_diffs: false });
   });
 
-  it('needs at least one flag, and valid booleans', async () => {
+  it('requires both flags (the spec table), and valid booleans', async () => {
     const none = await t.request({ method: 'PUT', url: '/api/v4/user/preferences', token, payload: {} });
     assert.equal(none.statusCode, 400);
-    assert.deepEqual(none.json(), { error: 'view_diffs_file_by_file, show_whitespace_in_diffs are missing, at least one parameter must be provided' });
-    const bad = await t.request({ method: 'PUT', url: '/api/v4/user/preferences', token, payload: { view_diffs_file_by_file: 'maybe' } });
+    assert.deepEqual(none.json(), { message: '400 Bad request - "view_diffs_file_by_file" not given' });
+    const one = await t.request({ method: 'PUT', url: '/api/v4/user/preferences', token, payload: { view_diffs_file_by_file: true } });
+    assert.equal(one.statusCode, 400);
+    assert.deepEqual(one.json(), { message: '400 Bad request - "show_whitespace_in_diffs" not given' });
+    const nulled = await t.request({ method: 'PUT', url: '/api/v4/user/preferences', token, payload: { view_diffs_file_by_file: true, show_whitespace_in_diffs: null } });
+    assert.equal(nulled.statusCode, 400);
+    assert.deepEqual(nulled.json(), { message: '400 Bad request - "show_whitespace_in_diffs" not given' });
+    const bad = await t.request({ method: 'PUT', url: '/api/v4/user/preferences', token, payload: { view_diffs_file_by_file: 'maybe', show_whitespace_in_diffs: true } });
     assert.equal(bad.statusCode, 400);
     assert.deepEqual(bad.json(), { error: 'view_diffs_file_by_file is invalid' });
-    const empty = await t.request({ method: 'PUT', url: '/api/v4/user/preferences', token, payload: { view_diffs_file_by_file: '' } });
+    const empty = await t.request({ method: 'PUT', url: '/api/v4/user/preferences', token, payload: { view_diffs_file_by_file: '', show_whitespace_in_diffs: true } });
     assert.equal(empty.statusCode, 400);
     assert.deepEqual(empty.json(), { message: '400 Bad Request' });
   });

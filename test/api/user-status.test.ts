@@ -116,11 +116,16 @@ describe('user status', () => {
     assert.equal(ok.statusCode, 200);
   });
 
-  it('deletes the status when emoji, message and availability are all blank', async () => {
+  it('deletes the status when emoji and message are both blank, whatever availability says, and answers the empty status', async () => {
     await put({ emoji: 'coffee', message: 'here' });
     const res = await put({});
     assert.equal(res.statusCode, 200);
-    assert.equal(res.body, 'null');
+    assert.deepEqual(res.json(), EMPTY);
+    assert.equal(await stored(alice.id), undefined);
+    await put({ emoji: 'coffee', message: 'here', availability: 'busy' });
+    const busy = await put({ emoji: '', message: ' ', availability: 'busy' });
+    assert.equal(busy.statusCode, 200);
+    assert.deepEqual(busy.json(), EMPTY);
     assert.equal(await stored(alice.id), undefined);
     const read = await t.request({ url: '/api/v4/user/status', token: aliceToken });
     assert.deepEqual(read.json(), EMPTY);

@@ -17,6 +17,7 @@ describe('GET /users', () => {
   let bot: UserRow;
   let support: UserRow;
   let userToken: string;
+  let samlProviderId: number;
 
   before(async () => {
     t = await startTestApp();
@@ -30,7 +31,12 @@ describe('GET /users', () => {
     userToken = await createToken(t.db, alice);
     const now = nowIso();
     await t.db.insertInto('identities').values({ user_id: bob.id, provider: 'ldapmain', extern_uid: 'CN=Bob,DC=example', saml_provider_id: null, created_at: now }).execute();
-    await t.db.insertInto('identities').values({ user_id: alice.id, provider: 'group_saml', extern_uid: 'alice-saml', saml_provider_id: 7, created_at: now }).execute();
+    // A group_saml identity names its group's SAML provider (a foreign key on PostgreSQL).
+    const group = await t.request({ method: 'POST', url: '/api/v4/groups', token: ROOT_TOKEN, payload: { name: 'SAML group', path: 'saml-group' } });
+    assert.equal(group.statusCode, 201);
+    samlProviderId = (await t.db.insertInto('saml_providers').values({ group_id: (group.json() as { id: number }).id, created_at: now, updated_at: now })
+      .returning('id').executeTakeFirstOrThrow()).id;
+    await t.db.insertInto('identities').values({ user_id: alice.id, provider: 'group_saml', extern_uid: 'alice-saml', saml_provider_id: samlProviderId, created_at: now }).execute();
     await t.db.insertInto('user_custom_attributes').values([
       { user_id: alice.id, key: 'team', value: 'red', created_at: now, updated_at: now },
       { user_id: alice.id, key: 'tier', value: 'gold', created_at: now, updated_at: now },
@@ -70,7 +76,7 @@ describe('GET /users', () => {
     assert.equal(a.email, alice.email);
     assert.equal(a.is_admin, false);
     assert.equal(typeof a.namespace_id, 'number');
-    assert.deepEqual(a.identities, [{ provider: 'group_saml', extern_uid: 'alice-saml', saml_provider_id: 7 }]);
+    assert.deepEqual(a.identities, [{ provider: 'group_saml', extern_uid: 'alice-saml', saml_provider_id: samlProviderId }]);
     assert.equal(a.followers, 0);
     assert.equal(a.custom_attributes, undefined);
   });
@@ -102,7 +108,7 @@ describe('GET /users', () => {
     assert.deepEqual(await q('admins=true'), [1]);
     assert.deepEqual(await q('two_factor=enabled'), [bob.id]);
     assert.ok(!(await q('two_factor=disabled')).includes(bob.id));
-    assert.deepEqual(await q('saml_provider_id=7'), [alice.id]);
+    assert.deepEqual(await q(`saml_provider_id=${samlProviderId}`), [alice.id]);
   });
 
   it('drops administrator-only parameters for other users', async () => {

@@ -16,6 +16,7 @@ import { openDatabase, type Database } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import type { DB } from '../../src/db/types.ts';
 import type { WriteEpoch } from '../../src/db/write-epoch.ts';
+import type { QueryLog } from '../../src/db/query-log.ts';
 import { bootstrapInstance } from '../../src/domain/instance/bootstrap.ts';
 import { buildApp } from '../../src/app.ts';
 import { resolveJobToken } from '../../src/domain/jobs/job-token.ts';
@@ -71,6 +72,8 @@ export interface TestAppOptions {
   plugins?: FastifyPluginAsync[];
   /** Where pino writes; logging is off unless this is given (set LOG_LEVEL in env too). */
   logStream?: NodeJS.WritableStream;
+  /** Told every statement the app runs (src/db/query-log.ts). */
+  queryLog?: QueryLog;
 }
 
 export async function startTestApp(env: Record<string, string> = {}, opts: TestAppOptions = {}): Promise<TestApp> {
@@ -88,7 +91,7 @@ export async function startTestApp(env: Record<string, string> = {}, opts: TestA
     ...(pgdb ? { DATABASE_URL: pgdb.url } : {}),
     ...env,
   });
-  const database: Database = openDatabase(config);
+  const database: Database = openDatabase({ ...config, queryLog: opts.queryLog });
   await migrateToLatest(database.db);
   const boot = await bootstrapInstance(database.db, { rootPassword: config.rootPassword, rootToken: config.rootToken, dialect: database.dialect });
   return serve(config, database, boot.secretKeyBase, opts, async () => {

@@ -13,7 +13,7 @@ export interface JobPayload {
   token: string;
   job_info: { id: number; name: string; stage: string; project_id: number; project_name: string };
   git_info: { repo_url: string; ref: string; sha: string; before_sha: string; ref_type: string; refspecs: string[]; depth: number };
-  variables: { key: string; value: string; public: boolean; masked: boolean }[];
+  variables: { key: string; value: string; public: boolean; masked: boolean; file?: true; raw?: true }[];
   steps: { name: string; script: string[]; timeout: number; when: string; allow_failure: boolean }[];
   image: { name: string } | null;
   artifacts: { artifact_type: string; paths: string[] }[];

@@ -96,11 +96,18 @@ describe('/users/sign_in and /users/sign_out', () => {
   it('returns only to paths on this server', async () => {
     const own = await signIn(user.username, PASSWORD, {}, `?return_to=${encodeURIComponent('/oauth/authorize?client_id=a&state=b')}`);
     assert.equal(own.headers.location, '/oauth/authorize?client_id=a&state=b');
-    for (const evil of ['https://evil.example/', '//evil.example/x', '/\\evil.example', 'javascript:alert(1)', '/\tevil', 'http://kiln.test.evil.example/']) {
+    for (const evil of ['https://evil.example/', '//evil.example/x', '/\\evil.example', 'javascript:alert(1)', '/\tevil', 'http://kiln.test.evil.example/',
+      // Dot segments normalise to `//evil.example`: checked after normalising (issue 13).
+      '/..//evil.example', '/.//evil.example', '/%2e%2e//evil.example', '/a/../..//evil.example', '/./\\evil.example']) {
       const res = await signIn(user.username, PASSWORD, { return_to: evil });
       assert.equal(res.statusCode, 303);
       assert.equal(res.headers.location, '/profile/applications', evil);
     }
+    // The signed-in GET redirects the same way, and the sign-in page never echoes the address.
+    const page = await t.request({ method: 'GET', url: `/users/sign_in?return_to=${encodeURIComponent('/..//evil.example')}` });
+    assert.doesNotMatch(page.body, /evil\.example/);
+    const dotted = await signIn(user.username, PASSWORD, { return_to: '/a/./b/../c?x=1' });
+    assert.equal(dotted.headers.location, '/a/c?x=1');
   });
 
   it('locks the account after 10 failures: "Your account is locked." even with the right password', async () => {

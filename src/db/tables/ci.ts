@@ -21,6 +21,8 @@ export interface CiPipelinesTable {
   config_path: string;
   /** The commit as git reports it (JSON: title, message, author, committer, dates, parent ids). */
   commit_data: string;
+  /** The configuration error of a pipeline created failed (push pipelines), else null. */
+  yaml_errors: Generated<string | null>;
   created_at: string;
   updated_at: string;
   started_at: string | null;
@@ -72,6 +74,8 @@ export interface CiBuildsTable {
   finished_at: string | null;
   erased_at: string | null;
   artifacts_expire_at: string | null;
+  /** Percent read from the trace with the job's `coverage:` regex. */
+  coverage: Generated<number | null>;
 }
 export type BuildRow = Selectable<CiBuildsTable>;
 
@@ -98,8 +102,10 @@ export interface CiRunnersTable {
   token_digest: string;
   description: string | null;
   maintenance_note: string | null;
-  /** instance_type for runners registered with the instance token. */
+  /** instance_type, group_type or project_type, by the registration token used. */
   runner_type: string;
+  /** The group of a group runner (migration 2026-11-24T1610). */
+  group_id: Generated<number | null>;
   active: Generated<Flag>;
   locked: Generated<Flag>;
   run_untagged: Generated<Flag>;

@@ -21,6 +21,8 @@ export interface ProjectsTable {
   read_only: Generated<Flag>;
   empty_repo: Generated<Flag>;
   pending_delete: Generated<Flag>;
+  /** "Public pipelines": non-members may read jobs by visibility (migration 2026-11-24T1630). */
+  public_builds: Generated<Flag>;
   last_activity_at: string;
   created_at: string;
   updated_at: string;

@@ -19,6 +19,49 @@ export interface Variable {
 export interface ImageConfig {
   name: string;
   entrypoint?: string[];
+  /** always, if-not-present, never (one or several). */
+  pullPolicy?: string[];
+  ports?: Array<{ number: number; protocol?: string; name?: string }>;
+}
+
+export interface ServiceConfig extends ImageConfig {
+  alias?: string;
+  command?: string[];
+  variables?: Variable[];
+}
+
+export interface CacheConfig {
+  key: string | { files: string[]; prefix?: string };
+  untracked: boolean;
+  /** pull, push, pull-push. */
+  policy: string;
+  paths: string[];
+  /** on_success, on_failure, always. */
+  when: string;
+}
+
+export interface RetryConfig {
+  max: number;
+  /** Failure reasons that are retried (`always` for any). */
+  when: string[];
+}
+
+export interface EnvironmentConfig {
+  name: string;
+  url?: string;
+  action: string;
+  on_stop?: string;
+  auto_stop_in?: string;
+  deployment_tier?: string;
+  kubernetes?: unknown;
+}
+
+export interface NeedConfig {
+  name: string;
+  artifacts: boolean;
+  optional: boolean;
+  /** `needs:parallel:matrix`: the names of the matrix copies meant. */
+  matrixNames?: string[];
 }
 
 export interface ArtifactsConfig {
@@ -29,7 +72,9 @@ export interface ArtifactsConfig {
   when: string;
   /** The text as written (`1 week`), passed to the runner; null when not given. */
   expireIn: string | null;
-  reports: { junit: string[] };
+  reports: { junit: string[] } & Record<string, string[]>;
+  exclude?: string[];
+  exposeAs?: string;
 }
 
 export interface TriggerConfig {
@@ -39,6 +84,10 @@ export interface TriggerConfig {
   branch?: string;
   /** Child pipeline: the local file of this repository to read the child's configuration from. */
   include?: string;
+  /** Child pipeline: include entries (project, template, remote, several files) read as `include:`. */
+  includes?: unknown[];
+  /** What the downstream pipeline receives (yaml_variables on by default). */
+  forward?: { yaml_variables?: boolean; pipeline_variables?: boolean };
   /** `depend`: the bridge mirrors its downstream pipeline's status. */
   strategy?: 'depend';
 }
@@ -62,6 +111,24 @@ export interface JobConfig {
   trigger: TriggerConfig | null;
   /** Seconds, when the job sets `timeout:`. */
   timeout: number | null;
+  services: ServiceConfig[];
+  cache: CacheConfig[];
+  /** Jobs whose artifacts to download, or null for every job of earlier stages. */
+  dependencies: string[] | null;
+  retry: RetryConfig | null;
+  interruptible: boolean | null;
+  /** The regex the job's coverage is read from the trace with, without its slashes. */
+  coverage: string | null;
+  environment: EnvironmentConfig | null;
+  release: Record<string, unknown> | null;
+  resourceGroup: string | null;
+  /** Exit codes that count as an allowed failure (`allow_failure:exit_codes`). */
+  allowFailureExitCodes: number[] | null;
+  startIn: string | null;
+  /** `parallel: N` or matrix: this instance's index and the total, for CI_NODE_INDEX/TOTAL. */
+  node: { index: number; total: number } | null;
+  /** Full `needs:` entries (the plain `needs` keeps the names for the engine). */
+  needsDetail: NeedConfig[] | null;
 }
 
 export interface PipelineConfig {

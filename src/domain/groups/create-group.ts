@@ -8,14 +8,17 @@ import type { Kysely } from 'kysely';
 import type { DB, NamespaceRow, UserRow } from '../../db/types.ts';
 import type { StorageShard } from '../../config/schema.ts';
 import { ACCESS_LEVELS, visibilityName } from '../permissions/access.ts';
-import { groupNameError, namespacePathError } from '../namespaces/paths.ts';
+import { diskEntry, groupNameError, namespacePathError } from '../namespaces/paths.ts';
 import { pathTaken } from '../namespaces/namespaces.queries.ts';
 import { insertMember } from '../members/members.queries.ts';
 import { insertGroup } from './groups.queries.ts';
 import { pickStorage, repositoryPath } from '../repositories/storage.ts';
-import { createBareRepository } from '../repositories/repositories.ts';
+import crypto from 'node:crypto';
+import { createBareRepository, repositoryExists } from '../repositories/repositories.ts';
+import { repositoryPathInUse } from '../storage-moves/storage-moves.queries.ts';
 import { isUniqueViolation } from '../../db/constraints.ts';
 import { addError, type FieldErrors } from '../projects/create-project.ts';
+import { groupLengthErrors } from './update-group.ts';
 
 export interface CreateGroupInput {
   creator: UserRow;
@@ -29,11 +32,11 @@ export interface CreateGroupInput {
 export type CreateGroupResult = { ok: true; group: NamespaceRow } | { ok: false; errors: FieldErrors };
 
 export async function createGroup(db: Kysely<DB>, shards: StorageShard[], input: CreateGroupInput): Promise<CreateGroupResult> {
-  const errors: FieldErrors = {};
-  const nameError = groupNameError(input.name);
+  const errors: FieldErrors = groupLengthErrors(input);
+  const nameError = errors.name ? null : groupNameError(input.name);
   if (nameError) addError(errors, 'name', nameError);
-  const pathError = namespacePathError(input.path, input.parent === null);
-  if (pathError) addError(errors, 'path', pathError);
+  const pathError = errors.path ? errors.path[0] : namespacePathError(input.path, input.parent === null);
+  if (pathError && !errors.path) addError(errors, 'path', pathError);
   if (input.parent && input.visibilityLevel > input.parent.row.visibility_level) {
     addError(errors, 'visibility_level', `${visibilityName(input.visibilityLevel)} is not allowed since the parent group has a ${visibilityName(input.parent.row.visibility_level)} visibility.`);
   }
@@ -41,8 +44,13 @@ export async function createGroup(db: Kysely<DB>, shards: StorageShard[], input:
   if (Object.keys(errors).length > 0) return { ok: false, errors };
 
   const storage = await pickStorage(db, shards);
-  const fullPath = input.parent ? `${input.parent.fullPath}/${input.path}` : input.path;
-  const wikiDiskPath = `${fullPath}.wiki.git`;
+  const parentDir = input.parent ? `${input.parent.fullPath}/` : '';
+  let wikiDiskPath = `${parentDir}${diskEntry(input.path, '.wiki.git')}`;
+  // Disk paths stay as they were created while groups may be renamed (update-group.ts), so a
+  // new group can meet a path another group's wiki still holds; it then takes a fresh one.
+  if (await repositoryExists(repositoryPath(shards, storage, wikiDiskPath)) || await repositoryPathInUse(db, storage, wikiDiskPath)) {
+    wikiDiskPath = `${parentDir}${diskEntry(`${input.path}-${crypto.randomBytes(4).toString('hex')}`, '.wiki.git')}`;
+  }
   let group: NamespaceRow;
   try {
     group = await db.transaction().execute(async (trx) => {

@@ -28,6 +28,8 @@ export interface GroupFilters {
   topLevelOnly?: boolean;
   skipGroups?: number[];
   ownedIds?: number[];
+  /** Children of these groups only (GET /groups/:id/subgroups, /descendant_groups). */
+  parentIds?: number[];
 }
 
 /**
@@ -54,6 +56,7 @@ export function groupsQuery(db: Db, f: GroupFilters) {
     ]));
   }
   if (f.topLevelOnly) qb = qb.where('parent_id', 'is', null);
+  if (f.parentIds) qb = f.parentIds.length ? qb.where('parent_id', 'in', f.parentIds) : qb.where(sql.lit(1), '=', 0);
   if (f.skipGroups?.length) qb = qb.where('id', 'not in', f.skipGroups);
   return qb;
 }
@@ -102,4 +105,22 @@ export async function deleteGroupsWithProjects(trx: Transaction<DB>, groupIds: n
   }
   await trx.deleteFrom('members').where('source_type', '=', 'Namespace').where('source_id', 'in', groupIds).execute();
   await trx.deleteFrom('namespaces').where('id', 'in', groupIds).execute();
+}
+
+export async function updateGroupRow(db: Db, id: number, set: { name?: string; path?: string; description?: string; visibility_level?: number }): Promise<NamespaceRow | undefined> {
+  return db.updateTable('namespaces').set({ ...set, updated_at: nowIso() })
+    .where('id', '=', id).where('kind', '=', 'group').returningAll().executeTakeFirst();
+}
+
+/**
+ * The highest visibility among a group's direct sub-groups and direct projects (0 when it has
+ * none): what a group's own visibility may not fall below. Served by namespaces_parent and
+ * projects_namespace_path.
+ */
+export async function highestChildVisibility(db: Db, groupId: number): Promise<{ groups: number; projects: number }> {
+  const [g, p] = await Promise.all([
+    db.selectFrom('namespaces').select((eb) => eb.fn.max<number>('visibility_level').as('v')).where('parent_id', '=', groupId).executeTakeFirst(),
+    db.selectFrom('projects').select((eb) => eb.fn.max<number>('visibility_level').as('v')).where('namespace_id', '=', groupId).executeTakeFirst(),
+  ]);
+  return { groups: Number(g?.v ?? 0), projects: Number(p?.v ?? 0) };
 }

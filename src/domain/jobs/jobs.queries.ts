@@ -2,6 +2,7 @@
 import type { Kysely, Transaction, Updateable } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { BuildRow, CiBuildsTable, JobArtifactRow } from '../../db/tables/ci.ts';
+import { isStorableId } from '../../db/constraints.ts';
 import { nowIso } from '../clock.ts';
 import { transition, type JobEvent } from './state-machine.ts';
 
@@ -12,7 +13,8 @@ export function findJob(db: Db, id: number): Promise<BuildRow | undefined> {
   return db.selectFrom('ci_builds').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export function findJobInProject(db: Db, projectId: number, id: number, type?: JobType): Promise<BuildRow | undefined> {
+export async function findJobInProject(db: Db, projectId: number, id: number, type?: JobType): Promise<BuildRow | undefined> {
+  if (!isStorableId(id)) return undefined;
   let q = db.selectFrom('ci_builds').selectAll().where('project_id', '=', projectId).where('id', '=', id);
   if (type) q = q.where('type', '=', type);
   return q.executeTakeFirst();
@@ -109,4 +111,37 @@ export async function insertArtifact(db: Db, a: Omit<JobArtifactRow, 'id' | 'cre
 
 export async function deleteArtifactsOf(db: Db, jobId: number): Promise<void> {
   await db.deleteFrom('ci_job_artifacts').where('job_id', '=', jobId).execute();
+}
+
+/** The build named `name` of the latest successful pipeline of `ref` (the Service's latest_successful_build_for_ref). */
+export async function latestSuccessfulBuildForRef(db: Db, projectId: number, ref: string, name: string): Promise<BuildRow | undefined> {
+  const pipeline = await db.selectFrom('ci_pipelines').select('id')
+    .where('project_id', '=', projectId).where('ref', '=', ref).where('status', '=', 'success')
+    .orderBy('id', 'desc').limit(1).executeTakeFirst();
+  if (!pipeline) return undefined;
+  return db.selectFrom('ci_builds').selectAll().where('pipeline_id', '=', pipeline.id).where('type', '=', 'build')
+    .where('name', '=', name).where('retried', '=', 0).orderBy('id', 'desc').limit(1).executeTakeFirst();
+}
+
+/** Keeps a job's artifacts past their expiry: no expire_at on them or on the job. */
+export async function clearArtifactsExpiry(db: Db, jobId: number): Promise<void> {
+  await db.updateTable('ci_job_artifacts').set({ expire_at: null }).where('job_id', '=', jobId).execute();
+  await updateJob(db, jobId, { artifacts_expire_at: null });
+}
+
+/** A job's artifacts whose expire_at has passed. */
+export function expiredArtifactsOfJob(db: Db, jobId: number, now: string): Promise<JobArtifactRow[]> {
+  return db.selectFrom('ci_job_artifacts').selectAll().where('job_id', '=', jobId)
+    .where('expire_at', 'is not', null).where('expire_at', '<=', now).execute();
+}
+
+export async function deleteArtifactRows(db: Db, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.deleteFrom('ci_job_artifacts').where('id', 'in', ids).execute();
+}
+
+/** A project's artifacts created before `before`, in id order after `afterId` (index project_id, id). */
+export function projectArtifactsBatch(db: Db, projectId: number, before: string, afterId: number, limit: number): Promise<JobArtifactRow[]> {
+  return db.selectFrom('ci_job_artifacts').selectAll().where('project_id', '=', projectId).where('id', '>', afterId)
+    .where('created_at', '<', before).orderBy('id').limit(limit).execute();
 }

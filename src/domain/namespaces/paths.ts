@@ -3,6 +3,7 @@
  * the character format of namespace and project paths, and the words that may not be used
  * because routes of the same name would mask them.
  */
+import crypto from 'node:crypto';
 
 /** Top-level routes: a root namespace (username or group) may not take these names. */
 export const TOP_LEVEL_ROUTES: ReadonlySet<string> = new Set([
@@ -36,7 +37,8 @@ export function namespacePathError(path: string, isRoot: boolean): string | null
 }
 
 export function projectPathError(path: string): string | null {
-  if (!PROJECT_PATH_FORMAT.test(path) || FORBIDDEN_SUFFIX.test(path)) return PROJECT_PATH_FORMAT_MESSAGE;
+  // `.` and `..` match the character format but name the namespace's directory or its parent.
+  if (!PROJECT_PATH_FORMAT.test(path) || FORBIDDEN_SUFFIX.test(path) || path === '.' || path === '..') return PROJECT_PATH_FORMAT_MESSAGE;
   if (PROJECT_WILDCARD_ROUTES.has(path.toLowerCase())) return `${path} is a reserved name`;
   return null;
 }
@@ -56,4 +58,17 @@ export function groupNameError(name: string): string | null {
 /** The path the Service derives from a name when only a name is given (`name.parameterize`-like). */
 export function pathFromName(name: string): string {
   return name.trim().toLowerCase().replace(/[^a-z0-9_.]+/g, '-').replace(/^-+|-+$/g, '').replace(/\.(git|atom)$/, '') || 'project';
+}
+
+/** The longest directory entry the file systems kiln stores repositories on accept (NAME_MAX). */
+const NAME_MAX_BYTES = 255;
+
+/**
+ * `name` + `suffix` as one directory entry on disk. A path of 255 characters is valid (the
+ * Service's limit) but with `.git` or `.wiki.git` after it passes NAME_MAX (ENAMETOOLONG): such a
+ * name is cut short and tagged at random instead, the way a taken directory name is.
+ */
+export function diskEntry(name: string, suffix: string): string {
+  if (Buffer.byteLength(name + suffix) <= NAME_MAX_BYTES) return name + suffix;
+  return `${name.slice(0, NAME_MAX_BYTES - suffix.length - 9)}-${crypto.randomBytes(4).toString('hex')}${suffix}`;
 }

@@ -89,6 +89,12 @@ export function findGrantByCodeDigest(db: Db, codeDigest: string): Promise<Oauth
 }
 
 /** Marks a code used; false when another request used it first (the update is the lock). */
+/** The redirect URI of the authorization request a grant came from. */
+export async function grantRedirectUri(db: Db, id: number): Promise<string | undefined> {
+  const row = await db.selectFrom('oauth_access_grants').select('redirect_uri').where('id', '=', id).executeTakeFirst();
+  return row?.redirect_uri;
+}
+
 export async function consumeGrant(db: Db, id: number): Promise<boolean> {
   const res = await db.updateTable('oauth_access_grants').set({ revoked_at: nowIso() })
     .where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();

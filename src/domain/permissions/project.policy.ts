@@ -18,7 +18,8 @@ export type ProjectAction =
   | 'admin_members'
   | 'update_project'
   | 'archive_project'
-  | 'delete_project';
+  | 'delete_project'
+  | 'destroy_pipeline';
 
 interface Rule {
   /** Lowest member access level that grants the action. */
@@ -44,11 +45,15 @@ export const PROJECT_RULES: Record<ProjectAction, Rule> = {
   // The Service gives archiving and removal to owners only.
   archive_project: { minLevel: ACCESS_LEVELS.owner, byVisibility: false, blockedWhenArchived: false },
   delete_project: { minLevel: ACCESS_LEVELS.owner, byVisibility: false, blockedWhenArchived: false },
+  // Deleting a pipeline is for owners (PipelinePolicy destroy_pipeline: owner_access).
+  destroy_pipeline: { minLevel: ACCESS_LEVELS.owner, byVisibility: false, blockedWhenArchived: false },
 };
 
 export interface ProjectSubject {
   visibility_level: number;
   archived: number | boolean;
+  /** "Public pipelines" (default on); absent counts as on. */
+  public_builds?: number | boolean;
 }
 
 export function canOnProject(actor: Actor, action: ProjectAction, project: ProjectSubject): boolean {
@@ -56,5 +61,7 @@ export function canOnProject(actor: Actor, action: ProjectAction, project: Proje
   if (rule.blockedWhenArchived && project.archived) return false;
   if (actor.user?.admin) return true;
   if (actor.accessLevel >= rule.minLevel) return true;
+  // Jobs are readable by visibility only while the project keeps "Public pipelines" on (reference §3.1).
+  if (action === 'read_build' && project.public_builds !== undefined && !project.public_builds) return false;
   return rule.byVisibility && visibleWithoutMembership(actor, project.visibility_level);
 }

@@ -19,6 +19,7 @@ import { canOnProject } from '../permissions/project.policy.ts';
 import { findPipeline } from './pipelines.queries.ts';
 import { createPipelineRows, type CreatePipelineInput } from './create-pipeline.ts';
 import type { CiEnv } from './ci-env.ts';
+import type { Variable } from '../ci-config/ci-config.ts';
 
 export function triggerOf(job: BuildRow): TriggerConfig | null {
   return (JSON.parse(job.options) as { trigger?: TriggerConfig | null }).trigger ?? null;
@@ -30,12 +31,15 @@ async function downstreamTarget(env: CiEnv, bridge: BuildRow, trigger: TriggerCo
   const upstream = (await findPipeline(env.db, bridge.pipeline_id))!;
   const project = await findProjectById(env.db, bridge.project_id);
   if (!project) return { ok: false, reason: 'project_deleted' };
-  if (trigger.include) {
+  // The bridge's variables become the downstream pipeline's (trigger:forward:yaml_variables, on by default).
+  const variables = trigger.forward?.yaml_variables === false ? [] : JSON.parse(bridge.yaml_variables) as Variable[];
+  if (trigger.include || trigger.includes) {
     return {
       ok: true,
       input: {
-        project, ref: upstream.ref, userId: bridge.user_id, source: 'parent_pipeline', configPath: trigger.include,
-        upstreamBridgeId: bridge.id, at: { sha: upstream.sha, tag: upstream.tag === 1 },
+        project, ref: upstream.ref, userId: bridge.user_id, source: 'parent_pipeline', configPath: trigger.include ?? '.gitlab-ci.yml',
+        upstreamBridgeId: bridge.id, at: { sha: upstream.sha, tag: upstream.tag === 1 }, variables,
+        ...(trigger.includes ? { includes: trigger.includes } : {}),
       },
     };
   }
@@ -51,7 +55,7 @@ async function downstreamTarget(env: CiEnv, bridge: BuildRow, trigger: TriggerCo
   if (target.id === project.id) return { ok: false, reason: 'invalid_bridge_trigger' };
   const ref = trigger.branch ?? target.default_branch;
   if (!ref) return { ok: false, reason: 'downstream_pipeline_creation_failed' };
-  return { ok: true, input: { project: target, ref, userId: bridge.user_id, source: 'pipeline', upstreamBridgeId: bridge.id } };
+  return { ok: true, input: { project: target, ref, userId: bridge.user_id, source: 'pipeline', upstreamBridgeId: bridge.id, variables } };
 }
 
 /**

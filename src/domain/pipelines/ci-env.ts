@@ -12,8 +12,23 @@ export interface CiEnv {
   jobTimeout: number;
   /** Seconds a job may wait for a runner before it is failed as stuck (KILN_CI_PENDING_TIMEOUT). */
   pendingTimeout: number;
+  /** Hosts `include:remote` may fetch from (KILN_CI_REMOTE_INCLUDE_HOSTS). */
+  remoteIncludeHosts: string[];
+  /** Directory `include:template` reads (KILN_CI_TEMPLATES_DIR), or null. */
+  templatesDir: string | null;
+  /** KILN_EXTERNAL_URL, for the CI_SERVER_* and CI_PROJECT_URL variables rules may read. */
+  externalUrl: string;
 }
 
-export function ciEnvFrom(db: Kysely<DB>, config: { storages: StorageShard[]; dataDir: string; ciJobTimeout: number; ciPendingTimeout: number }): CiEnv {
-  return { db, storages: config.storages, dataDir: config.dataDir, jobTimeout: config.ciJobTimeout, pendingTimeout: config.ciPendingTimeout };
+interface CiConfigFields {
+  storages: StorageShard[]; dataDir: string; ciJobTimeout: number; ciPendingTimeout: number;
+  ciRemoteIncludeHosts?: string[]; ciTemplatesDir?: string | null; externalUrl?: string;
+}
+
+export function ciEnvFrom(db: Kysely<DB>, config: CiConfigFields): CiEnv {
+  return {
+    db, storages: config.storages, dataDir: config.dataDir, jobTimeout: config.ciJobTimeout, pendingTimeout: config.ciPendingTimeout,
+    remoteIncludeHosts: config.ciRemoteIncludeHosts ?? [], templatesDir: config.ciTemplatesDir ?? null,
+    externalUrl: config.externalUrl ?? 'http://localhost',
+  };
 }

@@ -3,6 +3,7 @@
  * processes, never the event loop): the commit a ref names, files at that commit (the CI
  * configuration and its local includes), and the commit's metadata for the job entities.
  */
+import { isValidRefName } from '../repositories/ref-name.ts';
 import { runGit } from '../repositories/git-command.ts';
 
 export interface CommitData {
@@ -25,7 +26,8 @@ export const BLANK_SHA = '0'.repeat(40);
 
 /** A branch of that name first, then a tag (the Service's ref resolution for pipelines). */
 export async function resolveRef(gitDir: string, ref: string): Promise<{ sha: string; tag: boolean } | null> {
-  if (ref === '' || ref.includes('..') || /[\s~^:?*[\\]/.test(ref)) return null;
+  // git check-ref-format's rules (NUL and every control character included), before git runs.
+  if (!isValidRefName(ref)) return null;
   for (const [prefix, tag] of [['refs/heads/', false], ['refs/tags/', true]] as const) {
     const { stdout, exitCode } = await runGit(['rev-parse', '--verify', '--quiet', `${prefix}${ref}^{commit}`], { gitDir, okExitCodes: [1, 128] });
     if (exitCode === 0 && /^[0-9a-f]{40}$/.test(stdout.trim())) return { sha: stdout.trim(), tag };
@@ -38,7 +40,7 @@ export async function resolveRef(gitDir: string, ref: string): Promise<{ sha: st
  * `show`: a directory of that name is "no file", not a tree listing.
  */
 export async function readFileAt(gitDir: string, sha: string, path: string): Promise<string | null> {
-  if (path === '' || path.startsWith('-') || path.split('/').includes('..')) return null;
+  if (path === '' || path.length > 4096 || path.startsWith('-') || path.split('/').includes('..') || /[\x00-\x1f\x7f]/.test(path)) return null;
   const { stdout, exitCode } = await runGit(['cat-file', 'blob', `${sha}:${path}`], { gitDir, okExitCodes: [128] });
   return exitCode === 0 ? stdout : null;
 }
@@ -68,4 +70,29 @@ export async function readCommit(gitDir: string, sha: string): Promise<CommitDat
     created_at: utc(cd),
     parent_ids: parents.trim() === '' ? [] : parents.trim().split(' '),
   };
+}
+
+/** Files one tree listing may name before it is cut (rules:exists and local include wildcards). */
+const MAX_TREE_FILES = 50_000;
+
+/** Every file path of the commit's tree. */
+export async function listTree(gitDir: string, sha: string): Promise<string[]> {
+  const { stdout, exitCode } = await runGit(['ls-tree', '-r', '-z', '--name-only', sha], { gitDir, okExitCodes: [128] });
+  if (exitCode !== 0) return [];
+  return stdout.split('\0').filter((p) => p !== '').slice(0, MAX_TREE_FILES);
+}
+
+/** Paths that differ between two commits, or null when `from` is not a commit of this repository. */
+export async function changedPaths(gitDir: string, from: string, to: string): Promise<string[] | null> {
+  if (!/^[0-9a-f]{40}$/.test(from) || from === BLANK_SHA) return null;
+  const { stdout, exitCode } = await runGit(['diff', '--name-only', '-z', '--no-renames', from, to, '--'], { gitDir, okExitCodes: [128] });
+  if (exitCode !== 0) return null;
+  return stdout.split('\0').filter((p) => p !== '').slice(0, MAX_TREE_FILES);
+}
+
+/** The commit a branch, tag or commit id names, or null. */
+export async function resolveCommitish(gitDir: string, ref: string): Promise<string | null> {
+  if (ref === '' || ref.length > 1024 || ref.startsWith('-') || /[\s~^:?*[\\\x00-\x1f\x7f]/.test(ref) || ref.includes('..')) return null;
+  const { stdout, exitCode } = await runGit(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { gitDir, okExitCodes: [1, 128] });
+  return exitCode === 0 && /^[0-9a-f]{40}$/.test(stdout.trim()) ? stdout.trim() : null;
 }

@@ -32,8 +32,9 @@ export async function insertPipelineWithJobs(trx: Transaction<DB>, pipeline: New
   const iid = Number(last?.iid ?? 0) + 1;
   const row = await trx.insertInto('ci_pipelines').values({ ...pipeline, iid, created_at: now, updated_at: now })
     .returningAll().executeTakeFirstOrThrow();
-  if (jobs.length > 0) {
-    await trx.insertInto('ci_builds').values(jobs.map((j) => ({ ...j, pipeline_id: row.id, created_at: now, updated_at: now }))).execute();
+  // In chunks: one statement's bind parameters are bounded on both engines.
+  for (let i = 0; i < jobs.length; i += 500) {
+    await trx.insertInto('ci_builds').values(jobs.slice(i, i + 500).map((j) => ({ ...j, pipeline_id: row.id, created_at: now, updated_at: now }))).execute();
   }
   return row;
 }
@@ -77,4 +78,11 @@ export function projectPipelinesQuery(db: Db, projectId: number, f: PipelineFilt
 export async function reassignPipelinesAndJobs(trx: Transaction<DB>, fromUserId: number, toUserId: number): Promise<void> {
   await trx.updateTable('ci_pipelines').set({ user_id: toUserId }).where('user_id', '=', fromUserId).execute();
   await trx.updateTable('ci_builds').set({ user_id: toUserId }).where('user_id', '=', fromUserId).execute();
+}
+
+/** How many times a job of that name was retried in the pipeline (its replaced copies). */
+export async function countRetries(db: Db, pipelineId: number, name: string): Promise<number> {
+  const row = await db.selectFrom('ci_builds').select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('pipeline_id', '=', pipelineId).where('name', '=', name).where('retried', '=', 1).executeTakeFirst();
+  return Number(row?.n ?? 0);
 }

@@ -3,13 +3,14 @@
  * picks the storage shard, inserts the row (and, in a personal namespace, the owner's membership)
  * in one transaction, then creates the repository, optionally with a README commit.
  */
+import { isValidRefName } from '../repositories/ref-name.ts';
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB, NamespaceRow, UserRow } from '../../db/types.ts';
 import type { ProjectRow } from '../../db/tables/projects.ts';
 import type { StorageShard } from '../../config/schema.ts';
 import { ACCESS_LEVELS, visibilityName } from '../permissions/access.ts';
-import { projectNameError, projectPathError } from '../namespaces/paths.ts';
+import { diskEntry, projectNameError, projectPathError } from '../namespaces/paths.ts';
 import { insertMember } from '../members/members.queries.ts';
 import { insertProject, takenInNamespace, updateProjectRow } from './projects.queries.ts';
 import { pickStorage, repositoryPath } from '../repositories/storage.ts';
@@ -50,6 +51,8 @@ export async function createProject(db: Kysely<DB>, shards: StorageShard[], inpu
   if (pathError) addError(errors, 'path', pathError);
   const visibilityError = visibilityAllowedIn(input.namespace, input.visibilityLevel);
   if (visibilityError) addError(errors, 'visibility_level', visibilityError);
+  // HEAD is pointed at it with git: a name git refuses must not reach the command line.
+  if (input.defaultBranch !== null && !isValidRefName(input.defaultBranch)) addError(errors, 'default_branch', 'is invalid');
   if (Object.keys(errors).length === 0) {
     const taken = await takenInNamespace(db, input.namespace.id, input.name, input.path);
     if (taken.name) addError(errors, 'name', 'has already been taken');
@@ -60,9 +63,9 @@ export async function createProject(db: Kysely<DB>, shards: StorageShard[], inpu
   const storage = await pickStorage(db, shards);
   // The repository keeps the path it was created at; a name left behind by a renamed project
   // gets a suffix instead of colliding with the old directory.
-  let diskPath = `${input.namespaceFullPath}/${input.path}.git`;
+  let diskPath = `${input.namespaceFullPath}/${diskEntry(input.path, '.git')}`;
   if (await repositoryExists(repositoryPath(shards, storage, diskPath))) {
-    diskPath = `${input.namespaceFullPath}/${input.path}-${crypto.randomBytes(4).toString('hex')}.git`;
+    diskPath = `${input.namespaceFullPath}/${diskEntry(`${input.path}-${crypto.randomBytes(4).toString('hex')}`, '.git')}`;
   }
 
   let project: ProjectRow;

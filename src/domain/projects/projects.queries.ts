@@ -42,7 +42,7 @@ export async function takenInNamespace(db: Db, namespaceId: number, name: string
   };
 }
 
-export type NewProjectValues = Omit<ProjectsTable, 'id' | 'created_at' | 'updated_at' | 'last_activity_at' | 'archived' | 'read_only' | 'empty_repo' | 'pending_delete' | 'readme_path' | 'visibility_level'> & { visibility_level: number };
+export type NewProjectValues = Omit<ProjectsTable, 'id' | 'created_at' | 'updated_at' | 'last_activity_at' | 'archived' | 'read_only' | 'empty_repo' | 'pending_delete' | 'readme_path' | 'visibility_level' | 'public_builds'> & { visibility_level: number };
 
 export async function insertProject(db: Db, values: NewProjectValues): Promise<ProjectRow> {
   const now = nowIso();

@@ -1,7 +1,8 @@
 /**
  * The variables a job runs with (the Service's Ci::BuildRunnerPresenter#runner_variables): the
- * predefined CI_* variables first, then the configuration's, then those given when the job was
- * played, later ones winning for the same key at run time.
+ * predefined CI_* variables first, then the configuration's, then the CI/CD variables of the
+ * instance, groups, project and pipeline (ci-variables/collect-variables.ts), then those given
+ * when the job was played, later ones winning for the same key at run time.
  *
  * The CI_BUILD_* names are the deprecated aliases of the spec's deprecation table (removed in
  * 16.0), still sent beside their replacements, each pair with the same value and condition.
@@ -12,11 +13,15 @@ import type { Variable } from '../ci-config/ci-config.ts';
 import type { CommitData } from '../pipelines/git-source.ts';
 import { visibilityName } from '../permissions/access.ts';
 
+/** A variable as gitlab-runner's JobVariable reads it (common/variables.go). */
 export interface RunnerVariable {
   key: string;
   value: string;
   public: boolean;
   masked: boolean;
+  /** Sent only when true, as the Service's variables collection drops false `file`/`raw` flags. */
+  file?: true;
+  raw?: true;
 }
 
 export interface VariableContext {
@@ -29,6 +34,8 @@ export interface VariableContext {
   runner: RunnerRow;
   externalUrl: string;
   serverVersion: string;
+  /** CI/CD variables of the instance, groups, project and pipeline, in precedence order (request-job.ts). */
+  ciVariables?: RunnerVariable[];
 }
 
 /** CI_COMMIT_REF_SLUG: lowercased, non-alphanumerics as '-', at most 63 characters, no '-' at the ends. */
@@ -42,14 +49,26 @@ export function repositoryUrl(externalUrl: string, projectFullPath: string, toke
   return `${u.protocol}//gitlab-ci-token:${token}@${u.host}${u.pathname.replace(/\/+$/, '')}/${projectFullPath}.git`;
 }
 
+/**
+ * CI_SERVER_HOST, CI_SERVER_PORT and CI_SERVER_PROTOCOL of the instance's external URL: the
+ * same at pipeline creation (what `rules:if` sees) and in a job's payload.
+ */
+export function serverAddressVariables(externalUrl: string): Array<[string, string]> {
+  const u = new URL(externalUrl);
+  return [
+    ['CI_SERVER_HOST', u.hostname],
+    ['CI_SERVER_PORT', u.port || (u.protocol === 'https:' ? '443' : '80')],
+    ['CI_SERVER_PROTOCOL', u.protocol.replace(':', '')],
+  ];
+}
+
 export function runnerVariables(c: VariableContext): RunnerVariable[] {
   const commit = JSON.parse(c.pipeline.commit_data) as CommitData;
-  const u = new URL(c.externalUrl);
   const projectUrl = `${c.externalUrl}/${c.projectFullPath}`;
   const repoUrl = repositoryUrl(c.externalUrl, c.projectFullPath, c.token);
   const isTag = c.job.tag === 1;
   const manual = c.job.run_when === 'manual';
-  const triggered = c.pipeline.source === 'pipeline' || c.pipeline.source === 'parent_pipeline';
+  const triggered = c.pipeline.source === 'pipeline' || c.pipeline.source === 'parent_pipeline' || c.pipeline.source === 'trigger';
   const out: RunnerVariable[] = [];
   const add = (key: string, value: string, o: { public?: boolean; masked?: boolean } = {}) =>
     out.push({ key, value, public: o.public ?? true, masked: o.masked ?? false });
@@ -64,9 +83,7 @@ export function runnerVariables(c: VariableContext): RunnerVariable[] {
   add('CI', 'true');
   add('CI_SERVER', 'yes');
   add('CI_SERVER_URL', c.externalUrl);
-  add('CI_SERVER_HOST', u.hostname);
-  add('CI_SERVER_PORT', u.port || (u.protocol === 'https:' ? '443' : '80'));
-  add('CI_SERVER_PROTOCOL', u.protocol.replace(':', ''));
+  for (const [key, value] of serverAddressVariables(c.externalUrl)) add(key, value);
   add('CI_SERVER_VERSION', c.serverVersion);
   add('CI_API_V4_URL', `${c.externalUrl}/api/v4`);
   add('CI_PROJECT_ID', String(c.project.id));
@@ -113,7 +130,24 @@ export function runnerVariables(c: VariableContext): RunnerVariable[] {
   add('CI_RUNNER_DESCRIPTION', c.runner.description ?? '');
   add('CI_RUNNER_TAGS', JSON.stringify(c.runner.tag_list === '' ? [] : c.runner.tag_list.split(' ')));
 
+  const options = JSON.parse(c.job.options) as {
+    node?: { index: number; total: number } | null;
+    environment?: { name: string; url?: string; action: string; deployment_tier?: string } | null;
+  };
+  // parallel and matrix copies (Ci::Build#predefined_variables).
+  if (options.node) {
+    add('CI_NODE_INDEX', String(options.node.index));
+    add('CI_NODE_TOTAL', String(options.node.total));
+  }
+  if (options.environment) {
+    add('CI_ENVIRONMENT_NAME', options.environment.name);
+    add('CI_ENVIRONMENT_SLUG', refSlug(options.environment.name));
+    add('CI_ENVIRONMENT_ACTION', options.environment.action);
+    if (options.environment.url) add('CI_ENVIRONMENT_URL', options.environment.url);
+    if (options.environment.deployment_tier) add('CI_ENVIRONMENT_TIER', options.environment.deployment_tier);
+  }
   for (const v of JSON.parse(c.job.yaml_variables) as Variable[]) add(v.key, v.value);
+  out.push(...(c.ciVariables ?? []));
   for (const v of JSON.parse(c.job.job_variables) as Variable[]) add(v.key, v.value, { public: false });
   return out;
 }

@@ -1,12 +1,15 @@
 /**
- * Registers a runner with the instance registration token (Ci::Runners::RegisterRunnerService):
- * an instance runner whose authentication token is returned once and stored only as a digest.
+ * Registers a runner (Ci::Runners::RegisterRunnerService): with the instance registration token an
+ * instance runner, with a project's a project runner enabled for that project, with a group's a
+ * group runner of that group. Its authentication token is returned once and stored only as a
+ * digest.
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { RunnerRow } from '../../db/tables/ci.ts';
 import { digest, generateToken } from '../tokens/secret.ts';
-import { insertRunner } from './runners.queries.ts';
+import { insertRunner, insertRunnerProject } from './runners.queries.ts';
+import type { RegistrationOwner } from './registration-token.ts';
 
 export const MAINTENANCE_NOTE_MAX = 1024;
 
@@ -45,32 +48,38 @@ export function normalizeTags(tags: string[]): string[] {
   return [...new Set(tags.map((t) => t.trim()).filter(Boolean))].sort();
 }
 
-/** `tokenValid`: whether the caller presented the registration token (registration-token.ts). */
-export async function registerRunner(db: Kysely<DB>, tokenValid: boolean, a: RunnerAttributes): Promise<RegisterResult> {
-  if (!tokenValid) return { ok: false, reason: 'forbidden' };
+/** `owner`: whose registration token the caller presented (registration-token.ts), null for none. */
+export async function registerRunner(db: Kysely<DB>, owner: RegistrationOwner | null, a: RunnerAttributes): Promise<RegisterResult> {
+  if (!owner) return { ok: false, reason: 'forbidden' };
   const tagList = normalizeTags(a.tagList ?? []);
   const runUntagged = a.runUntagged ?? true;
   const errors = runnerErrors({ maintenanceNote: a.maintenanceNote, tagList, runUntagged, maximumTimeout: a.maximumTimeout });
   if (Object.keys(errors).length > 0) return { ok: false, reason: 'invalid', errors };
   const token = generateToken(20);
-  const runner = await insertRunner(db, {
-    token_digest: digest(token),
-    description: a.description ?? null,
-    maintenance_note: a.maintenanceNote ?? null,
-    runner_type: 'instance_type',
-    active: a.active === false ? 0 : 1,
-    locked: a.locked ? 1 : 0,
-    run_untagged: runUntagged ? 1 : 0,
-    tag_list: tagList.join(' '),
-    access_level: a.accessLevel ?? 'not_protected',
-    maximum_timeout: a.maximumTimeout ?? null,
-    name: a.info?.name ?? null,
-    version: a.info?.version ?? null,
-    revision: a.info?.revision ?? null,
-    platform: a.info?.platform ?? null,
-    architecture: a.info?.architecture ?? null,
-    ip_address: a.ipAddress ?? null,
-    contacted_at: null,
+  const runnerType = owner.kind === 'instance' ? 'instance_type' : owner.kind === 'group' ? 'group_type' : 'project_type';
+  const runner = await db.transaction().execute(async (trx) => {
+    const row = await insertRunner(trx, {
+      token_digest: digest(token),
+      description: a.description ?? null,
+      maintenance_note: a.maintenanceNote ?? null,
+      runner_type: runnerType,
+      group_id: owner.kind === 'group' ? owner.groupId : null,
+      active: a.active === false ? 0 : 1,
+      locked: a.locked ? 1 : 0,
+      run_untagged: runUntagged ? 1 : 0,
+      tag_list: tagList.join(' '),
+      access_level: a.accessLevel ?? 'not_protected',
+      maximum_timeout: a.maximumTimeout ?? null,
+      name: a.info?.name ?? null,
+      version: a.info?.version ?? null,
+      revision: a.info?.revision ?? null,
+      platform: a.info?.platform ?? null,
+      architecture: a.info?.architecture ?? null,
+      ip_address: a.ipAddress ?? null,
+      contacted_at: null,
+    });
+    if (owner.kind === 'project') await insertRunnerProject(trx, row.id, owner.projectId);
+    return row;
   });
   return { ok: true, runner, token };
 }

@@ -5,6 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
+import type {} from '../../db/tables/ci-runners.ts';
 import { nowIso } from '../clock.ts';
 import { digest, generateToken, safeEqual } from '../tokens/secret.ts';
 
@@ -25,4 +26,32 @@ export async function isRegistrationToken(db: Kysely<DB>, configured: string | n
   if (configured !== null) return safeEqual(configured, given);
   const row = await db.selectFrom('application_settings').select('value').where('name', '=', SETTING).executeTakeFirst();
   return row !== undefined && safeEqual(JSON.parse(row.value) as string, digest(given));
+}
+
+/** The prefix the Service gives runner registration tokens (RunnersTokenPrefixable). */
+export const REGISTRATION_TOKEN_PREFIX = 'GR1348941';
+
+export type RegistrationOwner = { kind: 'instance' } | { kind: 'project'; projectId: number } | { kind: 'group'; groupId: number };
+
+/** Whose registration token `given` is: the instance's, a project's or a group's; null for none. */
+export async function registrationTokenOwner(db: Kysely<DB>, configured: string | null, given: string): Promise<RegistrationOwner | null> {
+  if (await isRegistrationToken(db, configured, given)) return { kind: 'instance' };
+  const row = await db.selectFrom('ci_runner_registration_tokens').select(['source_type', 'source_id'])
+    .where('token_digest', '=', digest(given)).executeTakeFirst();
+  if (!row) return null;
+  return row.source_type === 'Project' ? { kind: 'project', projectId: row.source_id } : { kind: 'group', groupId: row.source_id };
+}
+
+/**
+ * A new registration token for a project or group, replacing the old one (which stops working at
+ * once); shown to the caller this once, kept as a digest.
+ */
+export async function resetRegistrationToken(db: Kysely<DB>, sourceType: 'Project' | 'Namespace', sourceId: number): Promise<string> {
+  const token = `${REGISTRATION_TOKEN_PREFIX}${generateToken(20)}`;
+  const tokenDigest = digest(token);
+  await db.insertInto('ci_runner_registration_tokens')
+    .values({ source_type: sourceType, source_id: sourceId, token_digest: tokenDigest, created_at: nowIso() })
+    .onConflict((oc) => oc.columns(['source_type', 'source_id']).doUpdateSet({ token_digest: tokenDigest, created_at: nowIso() }))
+    .execute();
+  return token;
 }

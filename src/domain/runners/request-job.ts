@@ -2,7 +2,9 @@
  * A runner asks for work (Ci::RegisterJobService): the oldest pending build whose tags the runner
  * has (an untagged build only for runners that run untagged jobs) is claimed with an optimistic
  * pending → running transition, so two runners asking at once never get the same job. The job
- * gets a fresh job token, valid while it runs.
+ * gets a fresh job token, valid while it runs. Instance runners take any project's jobs; a project
+ * runner only those of the projects it is enabled for; a group runner those of the projects in
+ * its group and the group's subgroups.
  */
 import type { BuildRow, RunnerRow } from '../../db/tables/ci.ts';
 import { nowIso } from '../clock.ts';
@@ -10,6 +12,22 @@ import { digest, generateToken } from '../tokens/secret.ts';
 import { applyJobEvent, pendingBuilds } from '../jobs/jobs.queries.ts';
 import type { CiEnv } from '../pipelines/ci-env.ts';
 import { processPipeline } from '../pipelines/process-pipeline.ts';
+import { findProjectById } from '../projects/projects.queries.ts';
+import { collectJobVariables, type CollectedVariable } from '../ci-variables/collect-variables.ts';
+import { descendantGroupIds } from '../namespaces/namespaces.queries.ts';
+import { projectIdsInNamespaces, runnerProjectIds } from './runners.queries.ts';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/types.ts';
+
+/** The projects whose jobs the runner may take; null for every project (instance runners). */
+export async function runnerProjectScope(db: Kysely<DB>, runner: RunnerRow): Promise<Set<number> | null> {
+  if (runner.runner_type === 'project_type') return new Set(await runnerProjectIds(db, runner.id));
+  if (runner.runner_type === 'group_type' && runner.group_id !== null) {
+    const groups = [runner.group_id, ...(await descendantGroupIds(db, [runner.group_id])).keys()];
+    return new Set(await projectIdsInNamespaces(db, groups));
+  }
+  return runner.runner_type === 'instance_type' ? null : new Set();
+}
 
 const BATCH = 100;
 /** How many pending jobs one request looks at before answering that nothing matches. */
@@ -22,13 +40,15 @@ export function runnerCanPick(runner: RunnerRow, job: BuildRow): boolean {
   return jobTags.every((t) => runnerTags.has(t));
 }
 
-export async function requestJob(env: CiEnv, runner: RunnerRow): Promise<{ job: BuildRow; token: string } | null> {
+export async function requestJob(env: CiEnv, runner: RunnerRow): Promise<{ job: BuildRow; token: string; variables: CollectedVariable[] } | null> {
   if (!runner.active) return null;
+  const projects = await runnerProjectScope(env.db, runner);
+  if (projects !== null && projects.size === 0) return null;
   let afterId = 0;
   for (let scanned = 0; scanned < MAX_SCANNED; scanned += BATCH) {
     const batch = await pendingBuilds(env.db, afterId, BATCH);
     for (const candidate of batch) {
-      if (!runnerCanPick(runner, candidate)) continue;
+      if (!runnerCanPick(runner, candidate) || (projects !== null && !projects.has(candidate.project_id))) continue;
       const token = generateToken(20);
       const timeout = runner.maximum_timeout === null ? candidate.timeout : Math.min(candidate.timeout, runner.maximum_timeout);
       const job = await applyJobEvent(env.db, candidate, 'run', {
@@ -36,7 +56,9 @@ export async function requestJob(env: CiEnv, runner: RunnerRow): Promise<{ job: 
       });
       if (job) {
         await processPipeline(env, job.pipeline_id);
-        return { job, token };
+        // The CI/CD variables of the job's instance, groups, project and pipeline (issue 20).
+        const variables = await collectJobVariables(env.db, env.dataDir, job, (await findProjectById(env.db, job.project_id))!);
+        return { job, token, variables };
       }
     }
     if (batch.length < BATCH) break;

@@ -1,12 +1,15 @@
 /** Every Kysely call about runner rows. */
-import { sql, type Insertable, type Kysely, type Transaction, type Updateable } from 'kysely';
+import { sql, type SelectQueryBuilder, type Insertable, type Kysely, type Transaction, type Updateable } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { CiRunnersTable, RunnerRow } from '../../db/tables/ci.ts';
+import type {} from '../../db/tables/ci-runners.ts';
+import { isStorableId } from '../../db/constraints.ts';
 import { nowIso } from '../clock.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
-export function findRunner(db: Db, id: number): Promise<RunnerRow | undefined> {
+export async function findRunner(db: Db, id: number): Promise<RunnerRow | undefined> {
+  if (!isStorableId(id)) return undefined;
   return db.selectFrom('ci_runners').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
@@ -40,6 +43,8 @@ export async function touchRunner(db: Db, id: number, set: Omit<Updateable<CiRun
 
 export interface RunnerFilters {
   type?: string;
+  /** Only these runners (a project's, a group's, a user's); undefined: every runner. */
+  scope?: RunnerScope;
   paused?: boolean;
   /** online, offline, stale, never_contacted / not_connected, against `now`. */
   status?: string;
@@ -52,12 +57,43 @@ export const ONLINE_CONTACT_TIMEOUT_MS = 2 * 3600_000;
 /** Not contacted for this long (or never, created this long ago): stale (Ci::Runner::STALE_TIMEOUT, 3 months). */
 export const STALE_TIMEOUT_MS = 90 * 86_400_000;
 
+/**
+ * Which runners a list covers: project runners enabled for any of `projectIds`, group runners of
+ * any of `groupIds`, and instance runners when `instance`.
+ */
+export interface RunnerScope {
+  projectIds: number[];
+  groupIds: number[];
+  instance: boolean;
+}
+
 export function runnersQuery(db: Db, f: RunnerFilters) {
   let q = db.selectFrom('ci_runners').selectAll();
+  const scope = f.scope;
+  if (scope) {
+    // One id set (a union of the three kinds), not an OR beside a sub-select: PostgreSQL serves
+    // an OR whose branch is a sub-select only by reading the whole table (test/api/query-plans.test.ts).
+    q = q.where((eb) => {
+      // The three parts read different tables; each selects one `id` column, which is all a union needs.
+      const parts: SelectQueryBuilder<any, any, { id: number }>[] = [];
+      if (scope.projectIds.length > 0) {
+        parts.push(eb.selectFrom('ci_runner_projects').select('runner_id as id').where('project_id', 'in', scope.projectIds));
+      }
+      if (scope.groupIds.length > 0) {
+        parts.push(eb.selectFrom('ci_runners as g').select('g.id').where('g.runner_type', '=', 'group_type').where('g.group_id', 'in', scope.groupIds));
+      }
+      if (scope.instance) parts.push(eb.selectFrom('ci_runners as i').select('i.id').where('i.runner_type', '=', 'instance_type'));
+      if (parts.length === 0) return sql<boolean>`1 = 0`;
+      return eb('id', 'in', parts.slice(1).reduce((all, part) => all.union(part), parts[0]));
+    });
+  }
   if (f.type) q = q.where('runner_type', '=', f.type);
   if (f.paused !== undefined) q = q.where('active', '=', f.paused ? 0 : 1);
   const online = new Date(f.now.getTime() - ONLINE_CONTACT_TIMEOUT_MS).toISOString();
   const stale = new Date(f.now.getTime() - STALE_TIMEOUT_MS).toISOString();
+  // The deprecated status values of 15.2 (spec, Deprecations: removal planned for 16.0).
+  if (f.status === 'active') q = q.where('active', '=', 1);
+  if (f.status === 'paused') q = q.where('active', '=', 0);
   if (f.status === 'online') q = q.where('contacted_at', '>', online);
   if (f.status === 'offline') q = q.where('contacted_at', '<=', online);
   if (f.status === 'not_connected' || f.status === 'never_contacted') q = q.where('contacted_at', 'is', null);
@@ -79,4 +115,48 @@ export function runnersQuery(db: Db, f: RunnerFilters) {
 export function runnerStatus(r: RunnerRow, now: Date = new Date()): string {
   if (r.contacted_at === null) return 'not_connected';
   return now.getTime() - Date.parse(r.contacted_at) < ONLINE_CONTACT_TIMEOUT_MS ? 'online' : 'offline';
+}
+
+/** The projects a project runner is enabled for, oldest first (the first is its owner). */
+export async function runnerProjectIds(db: Db, runnerId: number): Promise<number[]> {
+  if (!isStorableId(runnerId)) return [];
+  const rows = await db.selectFrom('ci_runner_projects').select('project_id').where('runner_id', '=', runnerId).orderBy('id').execute();
+  return rows.map((r) => r.project_id);
+}
+
+export async function insertRunnerProject(db: Db, runnerId: number, projectId: number): Promise<void> {
+  await db.insertInto('ci_runner_projects').values({ runner_id: runnerId, project_id: projectId, created_at: nowIso() }).execute();
+}
+
+export async function deleteRunnerProject(db: Db, runnerId: number, projectId: number): Promise<boolean> {
+  const r = await db.deleteFrom('ci_runner_projects').where('runner_id', '=', runnerId).where('project_id', '=', projectId).executeTakeFirst();
+  return Number(r.numDeletedRows) === 1;
+}
+
+/** Projects (ids) whose namespace is one of `namespaceIds`. */
+export async function projectIdsInNamespaces(db: Db, namespaceIds: number[]): Promise<number[]> {
+  if (namespaceIds.length === 0) return [];
+  const rows = await db.selectFrom('projects').select('id').where('namespace_id', 'in', namespaceIds).execute();
+  return rows.map((r) => r.id);
+}
+
+/** Projects where the user is a direct member at `minLevel` or above. */
+export async function directProjectIdsAtLevel(db: Db, userId: number, minLevel: number): Promise<number[]> {
+  const rows = await db.selectFrom('members').select('source_id').where('user_id', '=', userId)
+    .where('source_type', '=', 'Project').where('access_level', '>=', minLevel).execute();
+  return rows.map((r) => r.source_id);
+}
+
+/** A runner's jobs, newest first unless `sort` says asc, optionally by status, within `projectIds` when given. */
+export function runnerJobsQuery(db: Db, runnerId: number, f: { status?: string; sort: 'asc' | 'desc'; projectIds?: number[] }) {
+  let q = db.selectFrom('ci_builds').selectAll().where('runner_id', '=', runnerId);
+  if (f.status) q = q.where('status', '=', f.status);
+  if (f.projectIds) q = f.projectIds.length > 0 ? q.where('project_id', 'in', f.projectIds) : q.where(sql<boolean>`1 = 0`);
+  return q.orderBy('id', f.sort);
+}
+
+/** The namespace of each of `projectIds`. */
+export function projectNamespaces(db: Db, projectIds: number[]): Promise<{ id: number; namespace_id: number }[]> {
+  if (projectIds.length === 0) return Promise.resolve([]);
+  return db.selectFrom('projects').select(['id', 'namespace_id']).where('id', 'in', projectIds).execute();
 }

@@ -15,6 +15,10 @@ export const SETTING_DEFAULTS = {
   require_admin_approval_after_user_signup: false as boolean,
   /** Shard name → weight 0–100 for new repositories (read by repositories/storage.ts pickStorage). */
   repository_storages_weighted: { default: 100 } as Record<string, number>,
+  /** Searches a minute per signed-in user (the Service's default 30; `user_email_lookup_limit` is its deprecated alias). */
+  search_rate_limit: 30 as number,
+  /** Searches a minute per IP address for anonymous callers (the Service's default 10). */
+  search_rate_limit_unauthenticated: 10 as number,
 };
 
 export type SettingName = keyof typeof SETTING_DEFAULTS;

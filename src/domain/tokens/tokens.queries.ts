@@ -96,3 +96,39 @@ export async function findImpersonationToken(db: Db, userId: number, id: number)
 export async function revokePersonalAccessToken(db: Db, id: number): Promise<void> {
   await db.updateTable('personal_access_tokens').set({ revoked: 1, updated_at: nowIso() }).where('id', '=', id).execute();
 }
+
+export type ResourceTokenRow = PersonalAccessTokenRow & { access_level: number };
+
+/**
+ * Tokens of a project's or group's bots (project and group access tokens): personal access tokens
+ * of project_bot users (user_type 6) that are direct members of the resource, with their level.
+ */
+export function resourceTokensQuery(db: Db, sourceType: 'Project' | 'Namespace', sourceId: number) {
+  return db.selectFrom('personal_access_tokens')
+    .innerJoin('users', 'users.id', 'personal_access_tokens.user_id')
+    .innerJoin('members', (join) => join.onRef('members.user_id', '=', 'users.id')
+      .on('members.source_type', '=', sourceType).on('members.source_id', '=', sourceId))
+    .selectAll('personal_access_tokens')
+    .select('members.access_level')
+    .where('users.user_type', '=', 6)
+    .where('personal_access_tokens.impersonation', '=', 0);
+}
+
+export async function findResourceToken(db: Db, sourceType: 'Project' | 'Namespace', sourceId: number, tokenId: number): Promise<ResourceTokenRow | undefined> {
+  if (!isStorableId(tokenId)) return undefined;
+  return resourceTokensQuery(db, sourceType, sourceId).where('personal_access_tokens.id', '=', tokenId).executeTakeFirst();
+}
+
+/** The bot users (project_bot) that are direct members of a project or group. */
+export async function resourceBotIds(db: Db, sourceType: 'Project' | 'Namespace', sourceId: number): Promise<number[]> {
+  return resourceBotIdsOf(db, sourceType, [sourceId]);
+}
+
+/** The bot users (project_bot) that are direct members of any of these projects or groups. */
+export async function resourceBotIdsOf(db: Db, sourceType: 'Project' | 'Namespace', sourceIds: number[]): Promise<number[]> {
+  if (sourceIds.length === 0) return [];
+  const rows = await db.selectFrom('members').innerJoin('users', 'users.id', 'members.user_id')
+    .select('users.id').distinct().where('members.source_type', '=', sourceType).where('members.source_id', 'in', sourceIds)
+    .where('users.user_type', '=', 6).execute();
+  return rows.map((r) => r.id);
+}

@@ -1,7 +1,8 @@
 /**
  * Setting the current user's status, as the Service's Users::SetStatusService does
  * (reference §1.9; spec, Users table row PUT /user/status):
- * - emoji, message and availability all blank deletes the status;
+ * - emoji and message both blank deletes the status, whatever availability says (spec, Users
+ *   table row PUT /user/status: "Both emoji and message empty clears the status");
  * - a status without an emoji gets `speech_balloon`;
  * - a blank availability leaves the stored one (or `not_set`) in place;
  * - `clear_status_after` sets clear_status_at that far from now; without it there is none.
@@ -74,7 +75,7 @@ export async function setStatus(
   const nowIso = now.toISOString();
   const current = await findCurrentStatus(db, userId, nowIso);
   const p = effectiveParams(sent, current, mode);
-  if (isBlank(p.emoji) && isBlank(p.message) && isBlank(p.availability)) {
+  if (isBlank(p.emoji) && isBlank(p.message)) {
     await deleteStatus(db, userId);
     return { ok: true, value: null };
   }

@@ -13,7 +13,7 @@ import { updatePreferences } from '../user-preferences/user-preferences.queries.
 import { storeAvatar } from './avatar.ts';
 import { hashPassword, randomPassword } from './password.ts';
 import { DEFAULT_PROJECTS_LIMIT, validateUserAttributes, type UserAttributes } from './user-attributes.ts';
-import { emailTaken, externUidTaken, insertUserWithNamespace, updateUserRow, upsertIdentity, usernameTaken } from './users.queries.ts';
+import { emailTaken, externUidTaken, insertUserWithNamespace, updateUserRow, rootPathTakenByOther, upsertIdentity, usernameTaken } from './users.queries.ts';
 
 export interface CreateUserInput extends UserAttributes {
   email: string;
@@ -97,6 +97,8 @@ export async function createUser(db: Kysely<DB>, input: CreateUserInput, opts: {
     if (!isUniqueViolation(err)) throw err;
     if (await emailTaken(db, input.email, null)) return { ok: false, reason: 'email_taken' };
     if (await usernameTaken(db, input.username, null)) return { ok: false, reason: 'username_taken' };
+    // A group took the path between the check and the insert (one top-level namespace space).
+    if (await rootPathTakenByOther(db, input.username, null)) return { ok: false, reason: 'invalid', errors: { username: ['has already been taken'] } };
     throw err;
   }
 }

@@ -16,7 +16,7 @@ import type { UserWriteFailure } from './create-user.ts';
 import { hashPassword } from './password.ts';
 import { DEFAULT_PROJECTS_LIMIT, validateUserAttributes, type UserAttributes } from './user-attributes.ts';
 import {
-  emailTaken, externUidTaken, updatePersonalNamespace, updateUserRow, upsertIdentity, usernameTaken,
+  emailTaken, externUidTaken, updatePersonalNamespace, updateUserRow, rootPathTakenByOther, upsertIdentity, usernameTaken,
 } from './users.queries.ts';
 
 export interface UpdateUserInput extends UserAttributes {
@@ -95,6 +95,10 @@ export async function updateUser(
     if (!isUniqueViolation(err)) throw err;
     if (input.email !== undefined && await emailTaken(db, input.email, user.id)) return { ok: false, reason: 'email_taken' };
     if (input.username !== undefined && await usernameTaken(db, input.username, user.id)) return { ok: false, reason: 'username_taken' };
+    // A group took the path between the check and the update (one top-level namespace space).
+    if (input.username !== undefined && await rootPathTakenByOther(db, input.username, user.id)) {
+      return { ok: false, reason: 'invalid', errors: { username: ['has already been taken'] } };
+    }
     throw err;
   }
 }

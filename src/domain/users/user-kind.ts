@@ -57,7 +57,8 @@ export function apiAccessDeniedReason(user: UserRow, webUrl: string, now: Date =
       return 'Your account has been blocked.';
   }
   if (passwordExpired(user, now)) {
-    return 'Your password expired. Please access kiln from a web browser to update your password.';
+    // The Service names itself here; kiln says "Service", as the spec writes the brand.
+    return 'Your password expired. Please access Service from a web browser to update your password.';
   }
   return null;
 }

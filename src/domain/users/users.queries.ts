@@ -1,4 +1,5 @@
 /** Every Kysely call of the users area. Small functions taking (db | trx, …). */
+import { isStorableText } from '../../db/constraints.ts';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB, NewUser, UserRow, UserUpdate } from '../../db/types.ts';
 import { param, prepared } from '../../db/prepared.ts';
@@ -14,6 +15,8 @@ export function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
 }
 
 export function findUserByUsername(db: Db, username: string): Promise<UserRow | undefined> {
+  // No username holds NUL or passes 255 characters; such text names nobody (and PostgreSQL refuses NUL).
+  if (username.length > 255 || !isStorableText(username)) return Promise.resolve(undefined);
   return db.selectFrom('users').selectAll()
     .where(sql`lower(username)`, '=', username.toLowerCase())
     .executeTakeFirst();

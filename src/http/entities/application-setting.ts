@@ -12,6 +12,10 @@ export const ApplicationSettingSchema = Type.Object({
   id: Type.Integer(),
   require_admin_approval_after_user_signup: Type.Boolean(),
   repository_storages_weighted: Type.Record(Type.String(), Type.Integer()),
+  search_rate_limit: Type.Integer(),
+  search_rate_limit_unauthenticated: Type.Integer(),
+  /** Deprecated alias of search_rate_limit (spec, Deprecations: removal planned for 15.0, still served in 15.2). */
+  user_email_lookup_limit: Type.Integer(),
 }, { title: 'ApplicationSetting' });
 
 export type ApplicationSetting = Static<typeof ApplicationSettingSchema>;
@@ -23,5 +27,8 @@ export function presentApplicationSetting(settings: typeof SETTING_DEFAULTS, sha
     id: 1,
     require_admin_approval_after_user_signup: settings.require_admin_approval_after_user_signup,
     repository_storages_weighted: weights,
+    search_rate_limit: settings.search_rate_limit,
+    search_rate_limit_unauthenticated: settings.search_rate_limit_unauthenticated,
+    user_email_lookup_limit: settings.search_rate_limit,
   };
 }

@@ -6,9 +6,10 @@
  */
 import type { BuildRow, JobArtifactRow, PipelineRow, RunnerRow } from '../../db/tables/ci.ts';
 import type { ProjectRow } from '../../db/tables/projects.ts';
-import type { ArtifactsConfig, ImageConfig } from '../../domain/ci-config/ci-config.ts';
-import { repositoryUrl, runnerVariables } from '../../domain/runners/predefined-variables.ts';
+import type { ArtifactsConfig, CacheConfig, ImageConfig, ServiceConfig } from '../../domain/ci-config/ci-config.ts';
+import { repositoryUrl, runnerVariables, type RunnerVariable } from '../../domain/runners/predefined-variables.ts';
 import { FAILURE_REASONS } from '../../domain/runners/update-job-state.ts';
+import { expandVariables } from '../../domain/ci-variables/expand-variables.ts';
 
 export interface JobRequestContext {
   job: BuildRow;
@@ -22,6 +23,7 @@ export interface JobRequestContext {
   dependencies: { job: BuildRow; artifacts: JobArtifactRow[] }[];
   externalUrl: string;
   serverVersion: string;
+  ciVariables?: RunnerVariable[];
 }
 
 /** The Service's default clone depth for new projects (ci_default_git_depth). */
@@ -33,6 +35,30 @@ interface Options {
   after_script: string[];
   image: ImageConfig | null;
   artifacts: ArtifactsConfig | null;
+  services?: ServiceConfig[];
+  cache?: Array<CacheConfig & { key: string | { files: string[]; prefix?: string }; resolvedKey?: string }>;
+}
+
+/** Report formats the runner uploads them in (Ci::JobArtifact::TYPE_AND_FORMAT_PAIRS). */
+const GZIP_REPORTS = new Set(['junit', 'metrics', 'dotenv', 'cobertura', 'coverage_report', 'cluster_image_scanning', 'cyclonedx', 'requirements']);
+
+/** image and services as Entities::Ci::JobRequest::Image / Service send them. */
+function presentImage(i: ImageConfig) {
+  // pull_policy only when the configuration sets one (Entities::Ci::JobRequest::Image).
+  return { name: i.name, entrypoint: i.entrypoint ?? null, ports: i.ports ?? [], ...(i.pullPolicy ? { pull_policy: i.pullPolicy } : {}) };
+}
+
+function presentService(s: ServiceConfig) {
+  return {
+    ...presentImage(s), alias: s.alias ?? null, command: s.command ?? null,
+    ...(s.variables ? { variables: s.variables.map((v) => ({ key: v.key, value: v.value, public: true, masked: false })) } : {}),
+  };
+}
+
+/** cache entries (Entities::Ci::JobRequest::Cache); a `key:files` key was resolved when the job was created. */
+function presentCache(c: NonNullable<Options['cache']>[number]) {
+  const key = typeof c.key === 'string' ? c.key : c.resolvedKey ?? `${c.key.prefix ? `${c.key.prefix}-` : ''}default`;
+  return { key, untracked: c.untracked, policy: c.policy, paths: c.paths, when: c.when };
 }
 
 function artifactsToUpload(a: ArtifactsConfig | null) {
@@ -44,10 +70,12 @@ function artifactsToUpload(a: ArtifactsConfig | null) {
       artifact_type: 'archive', artifact_format: 'zip',
     });
   }
-  if (a.reports.junit.length > 0) {
+  if (a.exclude && out.length > 0) out[0].exclude = a.exclude;
+  for (const [type, paths] of Object.entries(a.reports)) {
+    if (paths.length === 0) continue;
     out.push({
-      name: 'junit.xml', untracked: false, paths: a.reports.junit, when: 'always', expire_in: a.expireIn,
-      artifact_type: 'junit', artifact_format: 'gzip',
+      name: type === 'junit' ? 'junit.xml' : type, untracked: false, paths, when: 'always', expire_in: a.expireIn,
+      artifact_type: type, artifact_format: GZIP_REPORTS.has(type) ? 'gzip' : 'raw',
     });
   }
   return out;
@@ -82,12 +110,13 @@ export function presentJobRequest(c: JobRequestContext) {
       depth: GIT_DEPTH,
     },
     runner_info: { timeout: c.job.timeout, runner_session_url: null },
-    variables: runnerVariables(c),
+    // Variables inside variables are expanded as the Service 15.2 sends them (raw ones excepted).
+    variables: expandVariables(runnerVariables(c)),
     steps,
-    image: o.image ? { name: o.image.name, entrypoint: o.image.entrypoint ?? null, ports: [] } : null,
-    services: [],
+    image: o.image ? presentImage(o.image) : null,
+    services: (o.services ?? []).map(presentService),
     artifacts: artifactsToUpload(o.artifacts),
-    cache: [],
+    cache: (o.cache ?? []).map(presentCache),
     credentials: [],
     dependencies: c.dependencies.map((d) => {
       const archive = d.artifacts.find((a) => a.file_type === 'archive');

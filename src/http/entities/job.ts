@@ -37,13 +37,14 @@ export const JobBasicSchema = Type.Object({
   user: Type.Union([UserSchema, Type.Null()]),
   commit: CommitSchema,
   pipeline: PipelineBasicSchema,
-  failure_reason: Type.Optional(Type.String()),
   web_url: Type.String(),
   project: Type.Object({ ci_job_token_scope_enabled: Type.Boolean() }),
 }, { title: 'JobBasic' });
 
 export const JobSchema = Type.Object({
   ...JobBasicSchema.properties,
+  /** Failed jobs only; bridges carry none (spec, Bridge job). */
+  failure_reason: Type.Optional(Type.String()),
   artifacts_file: Type.Optional(Type.Object({ filename: Type.String(), size: Type.Integer() })),
   artifacts: Type.Array(JobArtifactSchema),
   runner: Type.Union([RunnerSchema, Type.Null()]),
@@ -86,19 +87,19 @@ function presentJobBasic(j: BuildRow, x: JobExtras) {
     name: j.name,
     ref: j.ref,
     tag: j.tag === 1,
-    coverage: null,
+    coverage: j.coverage ?? null,
     allow_failure: j.allow_failure === 1,
     created_at: j.created_at,
     started_at: j.started_at,
     finished_at: j.finished_at,
     erased_at: j.erased_at,
     duration: j.started_at ? seconds(j.started_at, j.finished_at ?? (j.status === 'running' ? now : null)) : null,
-    queued_duration: j.queued_at ? seconds(j.queued_at, j.started_at ?? (j.status === 'pending' ? now : null)) : null,
+    // CommitStatus#queued_duration: from queued_at to started_at, or to now while it has not started.
+    queued_duration: j.queued_at ? seconds(j.queued_at, j.started_at ?? now) : null,
     // The job's user as the User entity, with created_at (spec, Job: "the user object … also carries").
     user: user ? { ...presentUser(user, {}, { externalUrl: x.externalUrl, canReadProfile: false }), created_at: user.created_at } : null,
     commit: presentCommit(pipeline, webUrl),
     pipeline: presentPipelineBasic(pipeline, webUrl),
-    ...(j.status === 'failed' ? { failure_reason: j.failure_reason ?? 'unknown_failure' } : {}),
     web_url: `${webUrl}/-/jobs/${j.id}`,
     project: { ci_job_token_scope_enabled: false },
   };
@@ -115,6 +116,7 @@ export function presentJob(j: BuildRow, x: JobExtras): Job {
   const runner = j.runner_id === null ? undefined : x.runners.get(j.runner_id);
   return {
     ...presentJobBasic(j, x),
+    ...(j.status === 'failed' ? { failure_reason: j.failure_reason ?? 'unknown_failure' } : {}),
     ...(archive ? { artifacts_file: { filename: archive.filename, size: archive.size } } : {}),
     artifacts,
     runner: runner ? presentRunner(runner) : null,

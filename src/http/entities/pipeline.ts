@@ -107,7 +107,7 @@ export function presentPipeline(p: PipelineRow, projectWebUrl: string, user: Use
     ...basic,
     before_sha: p.before_sha,
     tag: p.tag === 1,
-    yaml_errors: null,
+    yaml_errors: p.yaml_errors ?? null,
     user: user ? presentUserBasic(user, {}, { externalUrl, canReadProfile: false }) : null,
     started_at: p.started_at,
     finished_at: p.finished_at,

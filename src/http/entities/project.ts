@@ -54,6 +54,8 @@ export const ProjectSchema = Type.Object({
   empty_repo: Type.Boolean(),
   creator_id: Type.Union([Type.Integer(), Type.Null()]),
   updated_at: Type.String(),
+  /** The Service exposes public_builds under this name. */
+  public_jobs: Type.Boolean(),
 }, { title: 'Project' });
 
 export const ProjectWithAdminSchema = Type.Object({
@@ -126,6 +128,7 @@ export function presentProject(p: ProjectRow, ns: NamespaceInfo, externalUrl: st
     empty_repo: p.empty_repo === 1,
     creator_id: p.creator_id,
     updated_at: p.updated_at,
+    public_jobs: p.public_builds !== 0,
   };
 }
 

@@ -36,8 +36,10 @@ export const RunnerDetailsSchema = Type.Object({
   architecture: NString,
   contacted_at: NString,
   maintenance_note: NString,
-  projects: Type.Array(Type.Unknown()),
-  groups: Type.Array(Type.Unknown()),
+  projects: Type.Array(Type.Object({
+    id: Type.Integer(), name: Type.String(), name_with_namespace: Type.String(), path: Type.String(), path_with_namespace: Type.String(),
+  })),
+  groups: Type.Array(Type.Object({ id: Type.Integer(), web_url: Type.String(), name: Type.String() })),
 }, { title: 'RunnerDetails' });
 export type RunnerDetails = Static<typeof RunnerDetailsSchema>;
 
@@ -63,7 +65,13 @@ export function presentRunner(r: RunnerRow, now: Date = new Date()): Runner {
   };
 }
 
-export function presentRunnerDetails(r: RunnerRow, now: Date = new Date()): RunnerDetails {
+/** The projects a project runner is enabled for, or the group of a group runner. */
+export interface RunnerOwners {
+  projects: RunnerDetails['projects'];
+  groups: RunnerDetails['groups'];
+}
+
+export function presentRunnerDetails(r: RunnerRow, now: Date = new Date(), owners: RunnerOwners = { projects: [], groups: [] }): RunnerDetails {
   return {
     ...presentRunner(r, now),
     tag_list: r.tag_list === '' ? [] : r.tag_list.split(' '),
@@ -78,7 +86,7 @@ export function presentRunnerDetails(r: RunnerRow, now: Date = new Date()): Runn
     contacted_at: r.contacted_at,
     maintenance_note: r.maintenance_note,
     // Instance runners belong to no project or group.
-    projects: [],
-    groups: [],
+    projects: owners.projects,
+    groups: owners.groups,
   };
 }

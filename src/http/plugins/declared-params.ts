@@ -5,7 +5,7 @@
  */
 import fp from 'fastify-plugin';
 import type { preValidationHookHandler, RouteOptions } from 'fastify';
-import { validateParams } from '../params.ts';
+import { validateRequestParams } from '../params.ts';
 
 /**
  * Validation runs last among the preValidation hooks: after authentication, the route's own
@@ -43,7 +43,7 @@ export default fp(async (app) => {
         ? rawBody as Record<string, unknown> : NOTHING_DECLARED;
       const path = (request.params ?? NOTHING_DECLARED) as Record<string, unknown>;
       try {
-        request.input = validateParams(def, path, body, query);
+        request.input = validateRequestParams(def, path, body, query);
       } catch (err) {
         done(err as Error);
         return;

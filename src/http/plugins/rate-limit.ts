@@ -12,11 +12,15 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Cluster } from '../../cluster/cluster.ts';
 import { ApiError } from '../errors.ts';
+import { searchLimiter } from '../search-rate-limit.ts';
 
 const UNLIMITED = Number.MAX_SAFE_INTEGER;
 
 export default fp<{ cluster: Cluster | null }>(async (app, opts) => {
   const { rateLimitPerIp, rateLimitPerUser } = app.kiln.config;
+  // The search rate limit is an application setting, counted whatever the request limits are;
+  // shared through Redis when there is one (without it, each KILN_WORKERS process counts its own).
+  app.decorate('searchLimiter', searchLimiter(opts.cluster?.redis ? { client: opts.cluster.redis, prefix: opts.cluster.keyPrefix } : null));
   if (rateLimitPerIp === 0 && rateLimitPerUser === 0) return;
   await app.register(rateLimit, {
     hook: 'preValidation',
@@ -26,7 +30,8 @@ export default fp<{ cluster: Cluster | null }>(async (app, opts) => {
       return limit === 0 ? UNLIMITED : limit;
     },
     keyGenerator: (request) => (request.caller ? `user:${request.caller.initialUser.id}` : `ip:${request.ip}`),
-    ...(opts.cluster ? { redis: opts.cluster.redis, nameSpace: `${opts.cluster.keyPrefix}rate-limit:` } : {}),
+    ...(opts.cluster?.redis ? { redis: opts.cluster.redis, nameSpace: `${opts.cluster.keyPrefix}rate-limit:` } : {}),
+    ...(opts.cluster?.rateLimitStore ? { store: opts.cluster.rateLimitStore } : {}),
     // The Service answers a plain "Retry later" with Retry-After (clients.md: python-gitlab retries on it).
     errorResponseBuilder: (_request, context) => new ApiError(429, { message: 'Retry later' }, { 'retry-after': String(Math.ceil(context.ttl / 1000)) }),
     addHeadersOnExceeding: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true },

@@ -12,6 +12,7 @@ import { authenticatedAsAdmin } from '../auth/admin.ts';
 import { invalidParams, notFound, validationFailed } from '../errors.ts';
 import { defineParams, P } from '../params.ts';
 import { ApplicationSchema, ApplicationWithSecretSchema, presentApplication, presentApplicationWithSecret } from '../entities/application.ts';
+import { auditUser } from '../audit.ts';
 
 const tags = ['applications'];
 
@@ -45,6 +46,7 @@ const applications: FastifyPluginAsync = async (app) => {
       confidential: input.confidential ?? true,
     }, null);
     if (!result.ok) throw validationFailed(result.errors);
+    await auditUser(request, request.caller!.user, `Created OAuth application ${result.value.application.name} (${result.value.application.id})`);
     reply.code(201);
     return presentApplicationWithSecret(result.value.application, result.value.secret);
   });
@@ -67,6 +69,7 @@ const applications: FastifyPluginAsync = async (app) => {
     if (!application || application.owner_id !== null) throw notFound('Application');
     const { tokenIds } = await deleteApplication(db, id);
     for (const tokenId of tokenIds) authCache.invalidateToken('oauth_token', tokenId);
+    await auditUser(request, request.caller!.user, `Deleted OAuth application ${application.name} (${application.id})`);
     return reply.code(204).send();
   });
 };

@@ -18,7 +18,15 @@ import { canCreateTopLevelGroup, groupsQuery, orderGroups, PUBLIC_ONLY } from '.
 import { authorizedGroupLevels } from '../../domain/members/members.queries.ts';
 import { namespacePaths } from '../../domain/namespaces/namespaces.queries.ts';
 import { findProjects } from '../../domain/projects/project.finder.ts';
-import { forbidden, validationFailed } from '../errors.ts';
+import { conflict, forbidden, notFound, validationFailed } from '../errors.ts';
+import { updateGroup } from '../../domain/groups/update-group.ts';
+import { deleteGroup } from '../../domain/groups/delete-group.ts';
+import { removeResourceBots } from '../../domain/tokens/resource-access-tokens.ts';
+import { audit } from '../audit.ts';
+import { READ_ONLY_MESSAGE } from '../../domain/repositories/repositories.ts';
+import { checkUnmodifiedSince } from '../unmodified-since.ts';
+import type { GroupContext } from '../loaders/containers.ts';
+import type { FastifyRequest } from 'fastify';
 import { defineParams, P } from '../params.ts';
 import { cursorKeysetParams, keysetRequested, keysetUnavailable, paginate, paginateCursor, paginationParams, type CursorKey } from '../pagination.ts';
 import { GroupDetailSchema, GroupSchema, presentGroup } from '../entities/group.ts';
@@ -27,9 +35,10 @@ import { presentProjectList } from '../loaders/project-list.ts';
 import type { Project } from '../entities/project.ts';
 
 const createParams = defineParams({
-  name: P.string(),
-  path: P.string(),
-  description: P.optional(P.string()),
+  // Namespace's limits (255 each), checked before the group's directory is made (issue 13).
+  name: P.name(),
+  path: P.name(),
+  description: P.optional(P.name()),
   visibility: P.optional(P.oneOf(VISIBILITIES, { description: 'default private' })),
   parent_id: P.optional(P.integer({ description: 'create a sub-group of this group' })),
 });
@@ -52,6 +61,14 @@ const NAME_KEYS: CursorKey<NamespaceRow>[] = [
 ];
 
 const showParams = defineParams({ id: P.string({ description: 'group id or URL-encoded full path' }) });
+
+const updateParams = defineParams({
+  id: P.string({ description: 'group id or URL-encoded full path' }),
+  name: P.optional(P.string()),
+  path: P.optional(P.string()),
+  description: P.optional(P.string({ ownErrors: true })),
+  visibility: P.optional(P.oneOf(VISIBILITIES)),
+});
 
 /** GroupDetail lists at most this many projects (the Service's projects limit on the entity). */
 const DETAIL_PROJECTS_LIMIT = 100;
@@ -125,11 +142,8 @@ const groups: FastifyPluginAsync = async (app) => {
     return rows.map((g) => presentGroup(g, paths.get(g.id)!, { externalUrl, admin: viewer?.admin === 1 }));
   });
 
-  app.get('/groups/:id', {
-    config: { auth: 'optional', params: showParams },
-    schema: { summary: 'A group with its projects', tags: ['groups'], response: { 200: GroupDetailSchema } },
-  }, async (request) => {
-    const ctx = await loadGroup(request, (request.input as { id: string }).id);
+  /** GroupDetail: the group with the projects the viewer may see (GET and PUT answer it). */
+  async function presentDetail(request: FastifyRequest, ctx: Pick<GroupContext, 'group' | 'fullPath' | 'fullName'>) {
     const viewer = request.caller?.user ?? null;
     const qb = await findProjects(db, viewer, { namespaceIds: [ctx.group.id] });
     const rows = await qb.orderBy('projects.id', 'asc').limit(DETAIL_PROJECTS_LIMIT).execute();
@@ -139,6 +153,60 @@ const groups: FastifyPluginAsync = async (app) => {
       projects,
       shared_projects: [],
     };
+  }
+
+  app.get('/groups/:id', {
+    config: { auth: 'optional', params: showParams },
+    schema: { summary: 'A group with its projects', tags: ['groups'], response: { 200: GroupDetailSchema } },
+  }, async (request) => presentDetail(request, await loadGroup(request, (request.input as { id: string }).id)));
+
+  app.put('/groups/:id', {
+    config: { auth: 'required', params: updateParams },
+    schema: { summary: 'Update a group (Owner)', tags: ['groups'], response: { 200: GroupDetailSchema } },
+  }, async (request) => {
+    const input = request.input as { id: string; name?: string; path?: string; description?: string; visibility?: Visibility };
+    const ctx = await loadGroup(request, input.id);
+    authorizeGroup(ctx, 'admin_group');
+    const result = await updateGroup(db, ctx.group, {
+      name: input.name, path: input.path, description: input.description,
+      visibilityLevel: input.visibility ? visibilityLevel(input.visibility) : undefined,
+    });
+    if (!result.ok) {
+      if ('notFound' in result) throw notFound('Group');
+      throw validationFailed(result.errors);
+    }
+    const paths = (await namespacePaths(db, [result.group])).get(result.group.id)!;
+    return presentDetail(request, { group: result.group, fullPath: paths.fullPath, fullName: paths.fullName });
+  });
+
+  app.delete('/groups/:id', {
+    config: { auth: 'required', params: showParams },
+    schema: { summary: 'Delete a group, its sub-groups and projects (repositories removed in the background)', tags: ['groups'] },
+  }, async (request, reply) => {
+    const ctx = await loadGroup(request, (request.input as { id: string }).id);
+    authorizeGroup(ctx, 'admin_group');
+    checkUnmodifiedSince(request, ctx.group.updated_at);
+    // The Service (EE Groups::DestroyService) records the deletion as AuditEventService's
+    // :destroy for the group: `remove: group`, the group as entity and target.
+    const result = await deleteGroup(db, app.jobs, ctx.group.id, (trx) => audit(request, {
+      entityType: 'Group', entityId: ctx.group.id, entityPath: ctx.fullPath,
+      target: { id: ctx.group.id, type: 'Group', details: ctx.fullPath }, change: { kind: 'remove', what: 'group' },
+    }, trx));
+    if (!result.ok) {
+      // A repository of the group is moving to another storage: removing it now would lose
+      // the move's copy or pull the source from under it (see delete-group.ts).
+      if (result.reason === 'read_only') throw conflict(READ_ONLY_MESSAGE);
+      throw notFound('Group');
+    }
+    // The access tokens of the group, its sub-groups and projects go with them: their bots are
+    // deleted, as DELETE /projects/:id does (domain/tokens/resource-access-tokens.ts).
+    const host = new URL(externalUrl).hostname;
+    for (const id of await removeResourceBots(db, result.botIds, { hardDelete: false, host, dataDir: config.dataDir, shards: config.storages })) {
+      app.kiln.authCache.invalidateUser(id);
+    }
+    // destroy_conditionally! with an asynchronous service: `202 Accepted`.
+    reply.code(202);
+    return { message: '202 Accepted' };
   });
 };
 

@@ -27,7 +27,7 @@ const bridgesParams = defineParams({ id: P.string(), pipeline_id: P.integer(), s
 export const jobParams = defineParams({ id: P.string(), job_id: P.integer() });
 
 /** The project (404), read_build (403), then the build in it (404 Not found). */
-export async function loadJob(request: FastifyRequest, action: 'read_build' | 'update_build', type: JobType | undefined = 'build'): Promise<{ ctx: ProjectContext; job: BuildRow }> {
+export async function loadJob(request: FastifyRequest, action: 'read_build' | 'update_build' | 'admin_build', type: JobType | undefined = 'build'): Promise<{ ctx: ProjectContext; job: BuildRow }> {
   const input = request.input as { id: string; job_id: number };
   const ctx = await loadProject(request, input.id);
   authorizeProject(ctx, action);

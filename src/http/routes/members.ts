@@ -19,6 +19,7 @@ import { defineParams, P } from '../params.ts';
 import { paginate, paginationParams } from '../pagination.ts';
 import { MemberSchema, presentMember, type MemberRowWithUser } from '../entities/member.ts';
 import { loadGroup, loadProject } from '../loaders/containers.ts';
+import { audit, ROLE_NAMES } from '../audit.ts';
 
 const accessLevel = P.integer({ description: '10 guest, 20 reporter, 30 developer, 40 maintainer, 50 owner' });
 const listParams = defineParams({ id: P.string(), query: P.optional(P.string()), ...paginationParams });
@@ -32,22 +33,32 @@ interface Source {
   actor: Actor;
   canRead: boolean;
   canAdmin: boolean;
+  /** Full path of the project or group, for audit events. */
+  fullPath: string;
 }
 
 async function loadSource(request: FastifyRequest, kind: 'projects' | 'groups', id: string): Promise<Source> {
   if (kind === 'projects') {
     const ctx = await loadProject(request, id);
     return {
-      type: 'Project', id: ctx.project.id, actor: ctx.actor,
+      type: 'Project', id: ctx.project.id, actor: ctx.actor, fullPath: `${ctx.namespace.fullPath}/${ctx.project.path}`,
       canRead: canOnProject(ctx.actor, 'read_members', ctx.project), canAdmin: canOnProject(ctx.actor, 'admin_members', ctx.project),
     };
   }
   const ctx = await loadGroup(request, id);
-  return { type: 'Namespace', id: ctx.group.id, actor: ctx.actor, canRead: true, canAdmin: canOnGroup(ctx.actor, 'admin_group_member', ctx.group) };
+  return { type: 'Namespace', id: ctx.group.id, actor: ctx.actor, fullPath: ctx.fullPath, canRead: true, canAdmin: canOnGroup(ctx.actor, 'admin_group_member', ctx.group) };
 }
 
 /** Access levels outside the list are a model validation error (Member validates inclusion). */
 const invalidLevel = () => validationFailed({ access_level: ['is not included in the list'] });
+
+/** A membership change, recorded on the project or group (the Service's "add/remove user_access as Role"). */
+function auditMember(request: FastifyRequest, source: Source, user: { id: number; username: string }, change: { kind: 'add' | 'remove'; what: string; as?: string }) {
+  return audit(request, {
+    entityType: source.type === 'Project' ? 'Project' : 'Group', entityId: source.id, entityPath: source.fullPath,
+    target: { id: user.id, type: 'User', details: user.username }, change,
+  });
+}
 
 const members: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
@@ -122,6 +133,7 @@ const members: FastifyPluginAsync = async (app) => {
         if (isUniqueViolation(err)) throw conflict('Member already exists');
         throw err;
       }
+      await auditMember(request, source, user, { kind: 'add', what: 'user_access', as: ROLE_NAMES[input.access_level] });
       reply.code(201);
       return present(await memberWithUser(source, user.id));
     });
@@ -139,6 +151,14 @@ const members: FastifyPluginAsync = async (app) => {
       guardOwnerChange(source, input.access_level, member.access_level);
       await guardLastOwner(source, member.access_level, input.access_level);
       await updateMember(db, member.id, { accessLevel: input.access_level, ...(input.expires_at !== undefined ? { expiresAt: input.expires_at } : {}) });
+      const changed = await findUserById(db, input.user_id);
+      if (changed && member.access_level !== input.access_level) {
+        await audit(request, {
+          entityType: source.type === 'Project' ? 'Project' : 'Group', entityId: source.id, entityPath: source.fullPath,
+          target: { id: changed.id, type: 'User', details: changed.username },
+          change: { kind: 'change', what: 'access_level', from: ROLE_NAMES[member.access_level], to: ROLE_NAMES[input.access_level] },
+        });
+      }
       return present(await memberWithUser(source, input.user_id));
     });
 
@@ -155,6 +175,8 @@ const members: FastifyPluginAsync = async (app) => {
       if (!leaving) guardOwnerChange(source, member.access_level);
       await guardLastOwner(source, member.access_level, null);
       await deleteMember(db, member.id);
+      const removed = await findUserById(db, input.user_id);
+      if (removed) await auditMember(request, source, removed, { kind: 'remove', what: 'user_access' });
       return reply.code(204).send();
     });
   }

@@ -17,6 +17,8 @@ import { badRequest, notFound, recordNotFound, unauthorized } from '../errors.ts
 import { paginate, paginationParams } from '../pagination.ts';
 import { defineParams, P } from '../params.ts';
 import { PersonalAccessTokenSchema, presentPersonalAccessToken } from '../entities/personal-access-token.ts';
+import { auditUser } from '../audit.ts';
+import { findUserById } from '../../domain/users/users.queries.ts';
 
 const params = {
   list: defineParams({
@@ -49,6 +51,8 @@ const personalAccessTokens: FastifyPluginAsync = async (app) => {
     if (caller.admin !== 1 && token.user_id !== caller.id) throw badRequest();
     await revokePersonalAccessToken(db, token.id);
     authCache.invalidateToken(token.impersonation === 1 ? 'impersonation_token' : 'personal_access_token', token.id);
+    const owner = await findUserById(db, token.user_id);
+    if (owner) await auditUser(request, owner, `Revoked ${token.impersonation === 1 ? 'impersonation' : 'personal access'} token with id ${token.id}`);
     return reply.code(204).send();
   }
 

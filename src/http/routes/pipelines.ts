@@ -6,6 +6,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { createPipeline } from '../../domain/pipelines/create-pipeline.ts';
+import { checkPipelineVariables } from '../../domain/ci-variables/pipeline-variables.ts';
+import { resolvePipelineVariables } from '../../domain/ci-variables/collect-variables.ts';
+import { VARIABLE_TYPES } from '../../domain/ci-variables/variable-rules.ts';
 import { ciEnvFrom } from '../../domain/pipelines/ci-env.ts';
 import { findPipelineInProject, projectPipelinesQuery } from '../../domain/pipelines/pipelines.queries.ts';
 import { findUserById } from '../../domain/users/users.queries.ts';
@@ -19,14 +22,18 @@ export const PIPELINE_STATUSES = ['created', 'waiting_for_resource', 'preparing'
 
 const createParams = defineParams({
   id: P.string({ description: 'project id or URL-encoded full path' }),
-  ref: P.string({ description: 'branch or tag to run the pipeline for' }),
+  // A ref is at most 255 characters; its form is checked as git does before git sees it.
+  ref: P.name({ description: 'branch or tag to run the pipeline for' }),
+  variables: P.optional(P.array(P.object({
+    key: P.optional(P.string()), value: P.optional(P.string()), variable_type: P.optional(P.oneOf(VARIABLE_TYPES, { default: 'env_var' })),
+  }), { description: 'variables of this pipeline: [{key, value, variable_type}]' })),
 });
 const listParams = defineParams({
   id: P.string(),
   scope: P.optional(P.oneOf(['running', 'pending', 'finished', 'branches', 'tags'] as const)),
   status: P.optional(P.oneOf(PIPELINE_STATUSES)),
-  ref: P.optional(P.string()),
-  sha: P.optional(P.string()),
+  ref: P.optional(P.name()),
+  sha: P.optional(P.name()),
   source: P.optional(P.string()),
   order_by: P.optional(P.oneOf(['id', 'status', 'ref', 'updated_at', 'user_id'] as const, { default: 'id' })),
   sort: P.optional(P.oneOf(['asc', 'desc'] as const, { default: 'desc' })),
@@ -45,11 +52,17 @@ const pipelines: FastifyPluginAsync = async (app) => {
     config: { auth: 'required', params: createParams },
     schema: { summary: 'Create a pipeline from the CI configuration at a ref', tags: ['pipelines'], response: { 201: PipelineSchema } },
   }, async (request, reply) => {
-    const input = request.input as { id: string; ref: string };
+    const input = request.input as { id: string; ref: string; variables?: { key?: string; value?: string; variable_type?: string }[] };
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'update_build');
     const user = request.caller!.user;
-    const result = await createPipeline(ciEnvFrom(db, config), { project: ctx.project, ref: input.ref, userId: user.id, source: 'api' });
+    // Variables given with the request (issue 20): checked, resolved with the owners', stored with the pipeline.
+    const given = checkPipelineVariables((input.variables ?? []).map((v) => ({ key: v.key ?? '', value: v.value ?? '', variable_type: v.variable_type })));
+    if (!given.ok) throw validationFailed({ base: given.errors });
+    const variables = await resolvePipelineVariables(db, config.dataDir, ctx.project, input.ref, given.variables);
+    const result = await createPipeline(ciEnvFrom(db, config), {
+      project: ctx.project, ref: input.ref, userId: user.id, source: 'api', variables, pipelineVariables: given.variables,
+    });
     // The Service answers a pipeline that could not be created with its base errors.
     if (!result.ok) throw validationFailed({ base: [result.error] });
     const fresh = (await findPipelineInProject(db, ctx.project.id, result.pipeline.id))!;

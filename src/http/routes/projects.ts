@@ -27,6 +27,8 @@ import { presentProject, presentProjectWithAdmin, ProjectSchema, ProjectWithAdmi
 import type { ProjectRow } from '../../db/tables/projects.ts';
 import { authorizeProject, loadProject } from '../loaders/containers.ts';
 import { presentProjectList } from '../loaders/project-list.ts';
+import { resourceBotIds } from '../../domain/tokens/tokens.queries.ts';
+import { removeResourceBots } from '../../domain/tokens/resource-access-tokens.ts';
 
 const serialize = {
   Project: compileSerializer(ProjectSchema),
@@ -46,14 +48,17 @@ const readOnly = () => conflict(READ_ONLY_MESSAGE);
 
 /** The Service's project offset ceiling (reference §7.4). */
 const PROJECT_MAX_OFFSET = { limit: 50_000, typeName: 'Project' };
+/** Project's `validates :description, length: { maximum: 2000 }`. */
+const PROJECT_DESCRIPTION_MAX = 2000;
 const ORDERS = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at'] as const;
 
 const createAttributes = {
-  name: P.optional(P.string({ description: 'project name (path derived from it when absent)' })),
-  path: P.optional(P.string({ description: 'repository path (name derived from it when absent)' })),
-  description: P.optional(P.string()),
+  // Project's limits (name and path 255, description 2000), checked before any directory is made.
+  name: P.optional(P.name({ description: 'project name (path derived from it when absent)' })),
+  path: P.optional(P.name({ description: 'repository path (name derived from it when absent)' })),
+  description: P.optional(P.string({ maxLength: PROJECT_DESCRIPTION_MAX })),
   visibility: P.optional(P.oneOf(VISIBILITIES, { description: 'default private' })),
-  default_branch: P.optional(P.string({ description: 'branch HEAD names' })),
+  default_branch: P.optional(P.name({ description: 'branch HEAD names' })),
   initialize_with_readme: P.optional(P.boolean({ default: false })),
 };
 const createParams = defineParams({ ...createAttributes, namespace_id: P.optional(P.integer({ description: 'default: the personal namespace' })) }, { atLeastOneOf: [['name', 'path']] });
@@ -61,12 +66,13 @@ const createForUserParams = defineParams({ ...createAttributes, user_id: P.integ
 const idParams = defineParams({ id: P.string({ description: 'project id or URL-encoded full path' }) });
 const updateParams = defineParams({
   id: P.string(),
-  name: P.optional(P.string()),
-  path: P.optional(P.string()),
-  description: P.optional(P.string()),
-  default_branch: P.optional(P.string()),
+  name: P.optional(P.name()),
+  path: P.optional(P.name()),
+  description: P.optional(P.string({ maxLength: PROJECT_DESCRIPTION_MAX })),
+  default_branch: P.optional(P.name()),
   visibility: P.optional(P.oneOf(VISIBILITIES)),
-}, { atLeastOneOf: [['name', 'path', 'description', 'default_branch', 'visibility']] });
+  public_builds: P.optional(P.boolean({ description: 'non-members may read jobs, logs and artifacts by visibility (default true)' })),
+}, { atLeastOneOf: [['name', 'path', 'description', 'default_branch', 'visibility', 'public_builds']] });
 const listParams = defineParams({
   archived: P.optional(P.boolean()),
   visibility: P.optional(P.oneOf(VISIBILITIES)),
@@ -196,7 +202,7 @@ const projects: FastifyPluginAsync = async (app) => {
     config: { auth: 'required', params: updateParams },
     schema: { summary: 'Update a project', tags: ['projects'], response: { 200: OneProject } },
   }, async (request, reply) => {
-    const input = request.input as { id: string; name?: string; path?: string; description?: string; default_branch?: string; visibility?: Visibility };
+    const input = request.input as { id: string; name?: string; path?: string; description?: string; default_branch?: string; visibility?: Visibility; public_builds?: boolean | null };
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'update_project');
     const result = await updateProject(db, config.storages, ctx.project, ctx.namespace.namespace, {
@@ -209,7 +215,10 @@ const projects: FastifyPluginAsync = async (app) => {
       if (result.reason === 'read_only') throw readOnly();
       throw validationFailed(result.errors);
     }
-    return send(reply, request.caller!.user, result.project, ctx.namespace);
+    const project = typeof input.public_builds === 'boolean'
+      ? await updateProjectRow(db, result.project.id, { public_builds: input.public_builds ? 1 : 0 })
+      : result.project;
+    return send(reply, request.caller!.user, project, ctx.namespace);
   });
 
   for (const [action, archived] of [['archive', 1], ['unarchive', 0]] as const) {
@@ -231,8 +240,14 @@ const projects: FastifyPluginAsync = async (app) => {
   }, async (request, reply) => {
     const ctx = await loadProject(request, (request.input as { id: string }).id);
     authorizeProject(ctx, 'delete_project');
+    const bots = await resourceBotIds(db, 'Project', ctx.project.id);
     const result = await deleteProject(db, config.storages, ctx.project.id);
     if (!result.ok) throw result.reason === 'not_found' ? notFound('Project') : readOnly();
+    // The project's access tokens go with it: their bots are deleted (domain/tokens/resource-access-tokens.ts).
+    const host = new URL(config.externalUrl).hostname;
+    for (const id of await removeResourceBots(db, bots, { hardDelete: false, host, dataDir: config.dataDir, shards: config.storages })) {
+      app.kiln.authCache.invalidateUser(id);
+    }
     // The Service's `accepted!`: 202 {"message":"202 Accepted"} (reference §6.1).
     reply.code(202);
     return { message: '202 Accepted' };

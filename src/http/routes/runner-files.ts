@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream';
 import { parseDuration } from '../../domain/ci-config/duration.ts';
 import { findArtifact, findJob, insertArtifact, reserveTraceRange, setTraceSizeFrom, updateJob } from '../../domain/jobs/jobs.queries.ts';
 import { artifactRelPath, fileSize, readStream, removeFile, TooLarge, traceRelPath, writeFileFromStream, writeStreamAt } from '../../domain/jobs/job-files.ts';
+import { ARTIFACTS_EXPIRE_JOB, isLive } from '../../domain/jobs/job-artifacts.ts';
 import { projectActor } from '../../domain/permissions/actors.ts';
 import { canOnProject } from '../../domain/permissions/project.policy.ts';
 import { findProjectById } from '../../domain/projects/projects.queries.ts';
@@ -49,6 +50,19 @@ function parseContentRange(value: string): { start: number; end: number } | null
   const end = Number(m[2]);
   return end >= start ? { start, end } : null;
 }
+
+/**
+ * expire_at for an upload's expire_in: the instance default of 30 days when absent or not a
+ * duration, none for "never" or a time past what a timestamp can hold.
+ */
+function expiryOf(expireIn: string | undefined): string | null {
+  const parsed = expireIn === undefined ? undefined : parseDuration(expireIn);
+  if (parsed === null) return null;
+  const at = Date.now() + (parsed ?? DEFAULT_EXPIRE_SECONDS) * 1000;
+  return at <= MAX_TIME ? new Date(at).toISOString() : null;
+}
+/** 9999-12-31T23:59:59Z: later expiries are as good as never. */
+const MAX_TIME = 253_402_300_799_000;
 
 const grapeError = (status: number, text: string, headers: Record<string, string> = {}) => new ApiError(status, { error: text }, headers);
 
@@ -103,12 +117,15 @@ const runnerFiles: FastifyPluginAsync = async (app) => {
     if (await findArtifact(db, job.id, input.artifact_type)) {
       throw badRequest('another artifact of the same type already exists');
     }
-    const parsed = input.expire_in === undefined ? undefined : parseDuration(input.expire_in);
-    const expireAt = parsed === null ? null : new Date(Date.now() + (parsed ?? DEFAULT_EXPIRE_SECONDS) * 1000).toISOString();
     const stored: { type: string; format: string; filename: string; size: number; rel: string }[] = [];
+    // expire_in may come in the query or as a multipart field, before or after the file.
+    let fieldExpireIn: string | undefined;
     try {
       for await (const part of multipartParts(request.raw, request.headers, { fileSize: MAX_ARTIFACT_BYTES, files: 2, fields: 20 })) {
-        if (part.type !== 'file') continue;
+        if (part.type !== 'file') {
+          if (part.fieldname === 'expire_in' && part.value.length <= 100 && !part.value.includes('\0')) fieldExpireIn = part.value;
+          continue;
+        }
         const type = part.fieldname === 'metadata' ? 'metadata' : part.fieldname === 'file' ? input.artifact_type : null;
         if (!type) {
           part.file.resume();
@@ -126,6 +143,7 @@ const runnerFiles: FastifyPluginAsync = async (app) => {
       throw err;
     }
     if (!stored.some((s) => s.type === input.artifact_type)) throw badRequest('"file" not given');
+    const expireAt = expiryOf(input.expire_in ?? fieldExpireIn);
     await db.transaction().execute(async (trx) => {
       for (const s of stored) {
         await insertArtifact(trx, {
@@ -134,6 +152,8 @@ const runnerFiles: FastifyPluginAsync = async (app) => {
         });
       }
       if (input.artifact_type === 'archive') await updateJob(trx, job.id, { artifacts_expire_at: expireAt });
+      // The removal is due when the artifacts expire (domain/jobs/job-artifacts.ts).
+      if (expireAt !== null) await app.jobs.enqueue(ARTIFACTS_EXPIRE_JOB, { jobId: job.id }, { trx, runAt: new Date(expireAt) });
     });
     // created! (reference §6.1)
     return reply.code(201).send({ message: '201 Created' });
@@ -154,7 +174,8 @@ const runnerFiles: FastifyPluginAsync = async (app) => {
     const lineage = (await namespacePathsById(db, [project.namespace_id])).get(project.namespace_id)!.lineage;
     if (!canOnProject(await projectActor(db, user, project.id, lineage), 'read_build', project)) throw forbidden();
     const artifact = await findArtifact(db, job.id, input.artifact_type);
-    const file = artifact ? path.join(config.dataDir, artifact.file_path) : null;
+    // An expired artifact is gone for readers even before the background job removes its file.
+    const file = isLive(artifact) ? path.join(config.dataDir, artifact.file_path) : null;
     if (!artifact || !file || await fileSize(file) === null) throw notFound();
     reply.header('content-disposition', `attachment; filename="${artifact.filename.replace(/["\\\r\n]/g, '_')}"`);
     reply.header('content-length', String(artifact.size));

@@ -4,6 +4,7 @@
  * runner-files.ts. Runners authenticate with their own token, jobs with their job token; user
  * credentials play no part.
  */
+import { dependenciesOf } from '../../domain/runners/job-dependencies.ts';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { ciEnvFrom } from '../../domain/pipelines/ci-env.ts';
@@ -12,11 +13,10 @@ import { findProjectById } from '../../domain/projects/projects.queries.ts';
 import { namespacePathsById } from '../../domain/namespaces/namespaces.queries.ts';
 import { jobArtifacts, latestPipelineJobs } from '../../domain/jobs/jobs.queries.ts';
 import { registerRunner } from '../../domain/runners/register-runner.ts';
-import { isRegistrationToken } from '../../domain/runners/registration-token.ts';
+import { registrationTokenOwner } from '../../domain/runners/registration-token.ts';
 import { requestJob } from '../../domain/runners/request-job.ts';
 import { FAILURE_REASONS, RUNNER_STATES, updateJobState } from '../../domain/runners/update-job-state.ts';
 import { deleteRunner } from '../../domain/runners/runners.queries.ts';
-import type { BuildRow } from '../../db/tables/ci.ts';
 import { forbidden, validationFailed } from '../errors.ts';
 import { defineParams, P } from '../params.ts';
 import { RunnerRegistrationSchema } from '../entities/runner.ts';
@@ -55,12 +55,6 @@ const updateParams = defineParams({
   checksum: P.optional(P.string()),
 });
 
-function dependenciesOf(job: BuildRow, jobs: BuildRow[]): BuildRow[] {
-  const needs = job.needs === null ? null : JSON.parse(job.needs) as string[];
-  return jobs.filter((j) => j.type === 'build' && j.status === 'success'
-    && (needs ? needs.includes(j.name) : j.stage_idx < job.stage_idx));
-}
-
 const runnerProtocol: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
 
@@ -69,7 +63,7 @@ const runnerProtocol: FastifyPluginAsync = async (app) => {
     schema: { summary: 'Register a runner with the registration token', tags: ['runner protocol'], response: { 201: RunnerRegistrationSchema } },
   }, async (request, reply) => {
     const input = request.input as Record<string, any>;
-    const result = await registerRunner(db, await isRegistrationToken(db, config.runnerRegistrationToken, input.token), {
+    const result = await registerRunner(db, await registrationTokenOwner(db, config.runnerRegistrationToken, input.token), {
       description: input.description,
       // The deprecated maintainer_note counts only when maintenance_note is absent.
       maintenanceNote: input.maintenance_note ?? input.maintainer_note,
@@ -121,7 +115,7 @@ const runnerProtocol: FastifyPluginAsync = async (app) => {
     return reply.code(201).type('application/json').send(JSON.stringify(presentJobRequest({
       job, token, runner, pipeline, project, projectFullPath: `${ns.fullPath}/${project.path}`, namespaceFullPath: ns.fullPath,
       dependencies: deps.map((d) => ({ job: d, artifacts: artifacts.filter((a) => a.job_id === d.id) })),
-      externalUrl: config.externalUrl, serverVersion: app.kiln.version.version,
+      externalUrl: config.externalUrl, serverVersion: app.kiln.version.version, ciVariables: assigned.variables,
     })));
   });
 
@@ -129,9 +123,9 @@ const runnerProtocol: FastifyPluginAsync = async (app) => {
     config: { auth: 'optional', params: updateParams },
     schema: { summary: 'A runner reports the state of its job', tags: ['runner protocol'] },
   }, async (request, reply) => {
-    const input = request.input as { id: number; token?: string; state?: (typeof RUNNER_STATES)[number]; failure_reason?: string };
+    const input = request.input as { id: number; token?: string; state?: (typeof RUNNER_STATES)[number]; failure_reason?: string; exit_code?: number };
     const job = await authenticateJob(request, input.id, jobTokenOf(request, input));
-    const updated = input.state ? await updateJobState(ciEnvFrom(db, config), job, input.state, input.failure_reason) : job;
+    const updated = input.state ? await updateJobState(ciEnvFrom(db, config), job, input.state, input.failure_reason, input.exit_code) : job;
     reply.header('job-status', updated.status);
     return reply.code(200).send();
   });

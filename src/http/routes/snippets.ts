@@ -29,19 +29,23 @@ const serialize = {
 /** Administrators also see the repository's shard (PersonalSnippetWithAdmin). */
 const OneSnippet = Type.Union([SnippetWithAdminSchema, SnippetSchema]);
 
+/** The Service's default snippet_size_limit (50 MB); the request body limit stops sooner. */
+const SNIPPET_CONTENT_MAX = 50 * 1024 * 1024;
+
+// Snippet's title and file name are varchar(255) (issue 13); content is bounded by the size limit.
 const createParams = defineParams({
-  title: P.string(),
-  file_name: P.string(),
-  content: P.string(),
+  title: P.name(),
+  file_name: P.name(),
+  content: P.string({ maxLength: SNIPPET_CONTENT_MAX }),
   description: P.optional(P.string()),
   visibility: P.optional(P.oneOf(VISIBILITIES, { description: 'default private' })),
 });
 const idParams = defineParams({ id: P.integer() });
 const updateParams = defineParams({
   id: P.integer(),
-  title: P.optional(P.string()),
-  file_name: P.optional(P.string()),
-  content: P.optional(P.string()),
+  title: P.optional(P.name()),
+  file_name: P.optional(P.name()),
+  content: P.optional(P.string({ maxLength: SNIPPET_CONTENT_MAX })),
   description: P.optional(P.string()),
   visibility: P.optional(P.oneOf(VISIBILITIES)),
 }, { atLeastOneOf: [['title', 'file_name', 'content', 'description', 'visibility']] });

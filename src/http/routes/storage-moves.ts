@@ -25,6 +25,9 @@ import { paginate, paginationParams } from '../pagination.ts';
 import { loadGroup, loadProject } from '../loaders/containers.ts';
 import { presentMoves } from '../loaders/storage-move-containers.ts';
 import { GroupRepositoryStorageMoveSchema, ProjectRepositoryStorageMoveSchema, SnippetRepositoryStorageMoveSchema } from '../entities/storage-move.ts';
+import { audit, auditUser } from '../audit.ts';
+import { findProjectById } from '../../domain/projects/projects.queries.ts';
+import { namespacePathsById } from '../../domain/namespaces/namespaces.queries.ts';
 
 interface KindRoutes {
   kind: ContainerKind;
@@ -60,6 +63,21 @@ const KINDS: KindRoutes[] = [
 ];
 
 const ACCEPTED = Type.Object({ message: Type.String() });
+
+/**
+ * A scheduled move, recorded on the project or group it moves (a snippet's on the administrator,
+ * as snippets are no audit entity).
+ */
+async function auditMove(request: FastifyRequest, kind: ContainerKind, container: Container, move: { destination_storage_name?: string | null }) {
+  const db = request.server.kiln.db;
+  const message = `Scheduled a repository storage move of ${kind} ${container.id} from ${container.repository_storage}${move.destination_storage_name ? ` to ${move.destination_storage_name}` : ''}`;
+  if (kind === 'snippet') return auditUser(request, request.caller!.user, message);
+  const namespaceId = kind === 'group' ? container.id : (await findProjectById(db, container.id))?.namespace_id;
+  const ns = namespaceId === undefined ? undefined : (await namespacePathsById(db, [namespaceId])).get(namespaceId);
+  const project = kind === 'project' ? await findProjectById(db, container.id) : undefined;
+  const entityPath = ns ? (project ? `${ns.fullPath}/${project.path}` : ns.fullPath) : String(container.id);
+  return audit(request, { entityType: kind === 'project' ? 'Project' : 'Group', entityId: container.id, entityPath, message });
+}
 
 const storageMoves: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
@@ -116,6 +134,8 @@ const storageMoves: FastifyPluginAsync = async (app) => {
       }
       const payload: BulkPayload = { kind: k.kind, source: input.source_storage_name, destination: input.destination_storage_name ?? null };
       await app.jobs.enqueue(SCHEDULE_BULK_JOB, payload);
+      const admin = request.caller!.user;
+      await auditUser(request, admin, `Scheduled repository storage moves of every ${k.kind} on ${payload.source}${payload.destination ? ` to ${payload.destination}` : ''}`);
       reply.code(202);
       return { message: '202 Accepted' };
     });
@@ -154,6 +174,7 @@ const storageMoves: FastifyPluginAsync = async (app) => {
       if (!container) throw k.kind === 'project' ? notFound('Project') : k.kind === 'snippet' ? notFound('Snippet') : notFound('Group');
       const result = await scheduleMove(deps, k.kind, container, input.destination_storage_name);
       if (!result.ok) throw validationFailed(result.errors);
+      await auditMove(request, k.kind, container, result.move as { destination_storage_name?: string | null });
       reply.code(201);
       return one(result.move);
     });

@@ -16,24 +16,28 @@ import { conflict, notFound, validationFailed } from '../errors.ts';
 import { defineParams, P, type ParamsOf } from '../params.ts';
 import { checkUnmodifiedSince } from '../unmodified-since.ts';
 import { userOr404 } from '../user-lookup.ts';
+import { audit } from '../audit.ts';
+
+/** UserDetail::DEFAULT_FIELD_LENGTH: the profile's links, location and organization. */
+const PROFILE_FIELD_MAX = 500;
 
 /** The optional attributes POST and PUT share (reference §1.6). */
 const accountAttributes = {
-  skype: P.optional(P.string({ description: 'Skype id' })),
-  linkedin: P.optional(P.string({ description: 'LinkedIn' })),
-  twitter: P.optional(P.string({ description: 'Twitter account' })),
-  discord: P.optional(P.string({ description: 'Discord user id' })),
-  website_url: P.optional(P.string({ description: 'website URL' })),
-  organization: P.optional(P.string({ description: 'organization name' })),
+  skype: P.optional(P.string({ maxLength: PROFILE_FIELD_MAX, description: 'Skype id' })),
+  linkedin: P.optional(P.string({ maxLength: PROFILE_FIELD_MAX, description: 'LinkedIn' })),
+  twitter: P.optional(P.string({ maxLength: PROFILE_FIELD_MAX, description: 'Twitter account' })),
+  discord: P.optional(P.string({ maxLength: PROFILE_FIELD_MAX, description: 'Discord user id' })),
+  website_url: P.optional(P.string({ maxLength: PROFILE_FIELD_MAX, description: 'website URL' })),
+  organization: P.optional(P.string({ maxLength: PROFILE_FIELD_MAX, description: 'organization name' })),
   job_title: P.optional(P.string({ description: 'job title' })),
   projects_limit: P.optional(P.integer({ description: 'number of projects the user may create' })),
-  extern_uid: P.optional(P.string({ description: 'external uid (with provider)' })),
-  provider: P.optional(P.string({ description: 'external provider name (with extern_uid)' })),
+  extern_uid: P.optional(P.name({ description: 'external uid (with provider)' })),
+  provider: P.optional(P.name({ description: 'external provider name (with extern_uid)' })),
   bio: P.optional(P.string({ description: 'biography' })),
-  location: P.optional(P.string({ description: 'location' })),
+  location: P.optional(P.string({ maxLength: PROFILE_FIELD_MAX, description: 'location' })),
   pronouns: P.optional(P.string({ description: 'pronouns' })),
-  public_email: P.optional(P.string({ description: 'public email, one of the user\'s verified emails' })),
-  commit_email: P.optional(P.string({ description: 'commit email, one of the user\'s verified emails' })),
+  public_email: P.optional(P.name({ description: 'public email, one of the user\'s verified emails' })),
+  commit_email: P.optional(P.name({ description: 'commit email, one of the user\'s verified emails' })),
   admin: P.optional(P.boolean({ description: 'administrator' })),
   can_create_group: P.optional(P.boolean({ description: 'may create top-level groups' })),
   external: P.optional(P.boolean({ description: 'external user' })),
@@ -46,7 +50,7 @@ const accountAttributes = {
 };
 
 const createParams = defineParams({
-  email: P.string({ description: 'email' }),
+  email: P.name({ description: 'email' }),
   name: P.string({ description: 'name' }),
   username: P.string({ description: 'username' }),
   password: P.optional(P.string({ description: 'password' })),
@@ -61,7 +65,7 @@ const createParams = defineParams({
 
 const updateParams = defineParams({
   id: P.integer({ description: 'user id' }),
-  email: P.optional(P.string({ description: 'email' })),
+  email: P.optional(P.name({ description: 'email' })),
   name: P.optional(P.string({ description: 'name' })),
   username: P.optional(P.string({ description: 'username' })),
   password: P.optional(P.string({ description: 'password (expired at once when set for someone else)' })),
@@ -71,7 +75,7 @@ const updateParams = defineParams({
 
 const deleteIdentityParams = defineParams({
   id: P.integer({ description: 'user id' }),
-  provider: P.string({ description: 'identity provider' }),
+  provider: P.name({ description: 'identity provider' }),
 });
 
 function failure(result: UserWriteFailure): Error {
@@ -99,8 +103,10 @@ const userAccounts: FastifyPluginAsync = async (app) => {
     const input = request.input as ParamsOf<typeof createParams>;
     const result = await createUser(db, input as CreateUserInput, { createdById: admin.id, dataDir: config.dataDir });
     if (!result.ok) throw failure(result);
+    const created = result.value;
+    await audit(request, { entityType: 'User', entityId: created.id, entityPath: created.username, target: { id: created.id, type: 'User', details: created.username }, message: `User ${created.username} created` });
     reply.code(201);
-    return adminView(db, result.value, config.externalUrl);
+    return adminView(db, created, config.externalUrl);
   });
 
   app.put('/users/:id(^\\d+$)', {

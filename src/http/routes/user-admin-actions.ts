@@ -17,6 +17,7 @@ import { badRequest, conflict, forbidden, forbiddenMessage } from '../errors.ts'
 import { defineParams, P } from '../params.ts';
 import { checkUnmodifiedSince } from '../unmodified-since.ts';
 import { userOr404 } from '../user-lookup.ts';
+import { audit } from '../audit.ts';
 
 const idParams = defineParams({ id: P.integer({ description: 'user id' }) });
 const deleteParams = defineParams({
@@ -46,6 +47,11 @@ const STATE_OPERATIONS: { path: string; operation: StateOperation; summary: stri
   { path: 'unban', operation: 'unban', summary: 'Unban a banned user' },
 ];
 
+/** What each operation did, as its audit event says it. */
+const DONE: Record<StateOperation, string> = {
+  block: 'Blocked', unblock: 'Unblocked', deactivate: 'Deactivated', activate: 'Activated', ban: 'Banned', unban: 'Unbanned',
+};
+
 const userAdminActions: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
   const host = new URL(config.externalUrl).hostname;
@@ -70,6 +76,7 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
       if (decision.kind === 'refuse') throw decision.prefixed ? forbidden(decision.message) : forbiddenMessage(decision.message);
       if (decision.event === null) return sendLiteral(reply, decision.body);
       const changed = await fireEvent(user, decision.event);
+      if (changed) await audit(request, { entityType: 'User', entityId: user.id, entityPath: user.username, target: { id: user.id, type: 'User', details: user.username }, message: `${DONE[operation]} user ${user.username}` });
       return sendLiteral(reply, decision.body === true ? changed : decision.body);
     });
   }
@@ -95,6 +102,7 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
     const notPending = 'The user you are trying to approve is not pending approval';
     if (user.state === 'blocked' || user.state === 'ldap_blocked') throw forbiddenMessage(notPending);
     if (user.state !== 'blocked_pending_approval' || !(await fireEvent(user, 'activate'))) throw conflict(notPending);
+    await audit(request, { entityType: 'User', entityId: user.id, entityPath: user.username, target: { id: user.id, type: 'User', details: user.username }, message: `Approved user ${user.username}` });
     return reply.code(201).send({ message: 'Success' });
   });
 
@@ -109,6 +117,7 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
     if (!result.ok) throw result.reason === 'conflict' ? conflict(result.message) : forbidden();
     logLeftovers(request, result.leftovers);
     app.kiln.authCache.invalidateUser(user.id);
+    await audit(request, { entityType: 'User', entityId: user.id, entityPath: user.username, target: { id: user.id, type: 'User', details: user.username }, message: `Rejected user ${user.username}` });
     return reply.code(200).send({ message: 'Success' });
   });
 
@@ -124,6 +133,7 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
     if (!result.ok) throw result.reason === 'conflict' ? conflict(result.message) : forbidden();
     logLeftovers(request, result.leftovers);
     app.kiln.authCache.invalidateUser(user.id);
+    await audit(request, { entityType: 'User', entityId: user.id, entityPath: user.username, target: { id: user.id, type: 'User', details: user.username }, message: `Removed user ${user.username}` });
     return reply.code(204).send();
   });
 

@@ -16,11 +16,12 @@ import { userOr404 } from '../user-lookup.ts';
 const CustomAttributeSchema = Type.Object({ key: Type.String(), value: Type.String() }, { title: 'CustomAttribute' });
 
 const listParams = defineParams({ id: P.integer({ description: 'user id' }), ...paginationParams });
-const keyParams = defineParams({ id: P.integer({ description: 'user id' }), key: P.string({ description: 'attribute key' }) });
+// CustomAttribute's key and value are varchar(255) columns, the pair indexed (issue 13).
+const keyParams = defineParams({ id: P.integer({ description: 'user id' }), key: P.name({ description: 'attribute key' }) });
 const setParams = defineParams({
   id: P.integer({ description: 'user id' }),
-  key: P.string({ description: 'attribute key' }),
-  value: P.string({ description: 'attribute value' }),
+  key: P.name({ description: 'attribute key' }),
+  value: P.name({ description: 'attribute value' }),
 });
 
 const userCustomAttributes: FastifyPluginAsync = async (app) => {

@@ -24,11 +24,11 @@ const emailId = P.integer({ description: 'email id' });
 const params = {
   list: defineParams({ ...paginationParams }),
   one: defineParams({ email_id: emailId }),
-  create: defineParams({ email: P.string({ description: 'the email address' }) }),
+  create: defineParams({ email: P.name({ description: 'the email address' }) }),
   listOf: defineParams({ id: userId, ...paginationParams }),
   createFor: defineParams({
     id: userId,
-    email: P.string({ description: 'the email address' }),
+    email: P.name({ description: 'the email address' }),
     skip_confirmation: P.optional(P.boolean({ default: false, description: 'add the email already confirmed' })),
   }),
   oneOf: defineParams({ id: userId, email_id: emailId }),

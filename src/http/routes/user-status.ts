@@ -41,8 +41,7 @@ async function writeStatus(request: FastifyRequest, reply: FastifyReply, mode: '
     if (result.reason === 'invalid_availability') throw invalidParams(['availability does not have a valid value']);
     throw validationFailed(result.errors);
   }
-  // A cleared status is presented as nothing: the Service renders the deleted status as `null`.
-  if (result.value === null) return sendNull(reply);
+  // A cleared status answers the empty User status (every field null), as a read of it would.
   return presentUserStatus(result.value);
 }
 
@@ -54,7 +53,7 @@ const userStatus: FastifyPluginAsync = async (app) => {
   const { db } = app.kiln;
   const writeSchema = {
     tags: ['users'],
-    response: { 200: Type.Union([UserStatusSchema, Type.Null()]) },
+    response: { 200: Type.Union([UserStatusSchema, Type.Null()]) }, // null: PATCH without parameters
   };
 
   app.get('/user/status', {

@@ -20,11 +20,14 @@ import {
 } from '../entities/personal-access-token.ts';
 import { checkUnmodifiedSince } from '../unmodified-since.ts';
 import { userOr404 } from '../user-lookup.ts';
+import { auditUser } from '../audit.ts';
+import { findUserById } from '../../domain/users/users.queries.ts';
 
 const userId = P.integer({ description: 'user id' });
 const tokenId = P.integer({ description: 'impersonation token id' });
 const tokenFields = {
-  name: P.string({ description: 'token name' }),
+  // PersonalAccessToken's name: at most 255 characters (issue 13).
+  name: P.name({ description: 'token name' }),
   expires_at: P.optional(P.date({ description: 'expiry date, YYYY-MM-DD' })),
 };
 
@@ -96,6 +99,7 @@ const userTokens: FastifyPluginAsync = async (app) => {
       name: input.name, scopes: input.scopes ?? [], expiresAt: input.expires_at ?? null, impersonation: true,
     });
     if (!result.ok) throw validationFailed(result.errors);
+    await auditUser(request, user, `Created impersonation token with id ${result.value.row.id}`);
     reply.code(201);
     return { ...presentImpersonationToken(result.value.row), token: result.value.token };
   });
@@ -109,6 +113,8 @@ const userTokens: FastifyPluginAsync = async (app) => {
     checkUnmodifiedSince(request, token.updated_at);
     await revokePersonalAccessToken(db, token.id);
     authCache.invalidateToken('impersonation_token', token.id);
+    const owner = await findUserById(db, token.user_id);
+    if (owner) await auditUser(request, owner, `Revoked impersonation token with id ${token.id}`);
     return reply.code(204).send();
   });
 
@@ -124,6 +130,7 @@ const userTokens: FastifyPluginAsync = async (app) => {
     });
     // The Service's CreateService reports the model's errors as one sentence with 422 (reference §2.5).
     if (!result.ok) throw unprocessable(fullMessagesSentence(result.errors));
+    await auditUser(request, user, `Created personal access token with id ${result.value.row.id}`);
     reply.code(201);
     return { ...presentPersonalAccessToken(result.value.row), token: result.value.token };
   });

@@ -20,6 +20,7 @@ import {
 } from '../entities/user.ts';
 import { Type } from 'typebox';
 import { compileSerializer, serializeWith } from '../entities/serializers.ts';
+import { checkSearchRateLimit } from '../search-rate-limit.ts';
 
 const serialize = {
   UserBasicList: compileSerializer(Type.Array(UserBasicSchema)),
@@ -121,6 +122,8 @@ const users: FastifyPluginAsync = async (app) => {
     if (input.extern_uid !== undefined && input.provider !== undefined) authenticatedAsAdmin(request);
     // Only an exact username lookup (0 or 1 users) is open to anonymous callers (reference §1.4, §11).
     if (!viewer && input.username === undefined) throw forbidden('Not authorized to access /api/v4/users');
+    // Searching users counts against the search rate limit (application settings, formerly user_email_lookup_limit).
+    if (input.search !== undefined && input.search !== null) await checkSearchRateLimit(request);
     const admin = viewer?.admin === 1;
     // Administrator-only parameters are silently dropped for everyone else; they get id DESC.
     const query = findUsers(db, {

@@ -7,10 +7,15 @@
  * A refresh token that was already rotated away is refused, and when its own client presents it
  * the generations issued after it are revoked too (RFC 9700 §4.14.2: reuse means it leaked).
  * Refresh tokens outlive their access token (spec rule 7), so access-token expiry is not checked.
+ *
+ * redirect_uri: when sent, it must equal the authorization request's (spec, OAuth rule 1), or the
+ * refresh is refused with invalid_grant as RFC 6749 §4.1.3 refuses a mismatched code exchange. An
+ * absent one is accepted: RFC 6749 §6 has no redirect_uri in a refresh request, and clients that
+ * follow it omit it (README, Compatibility).
  */
 import type { FastifyRequest } from 'fastify';
 import { digest } from '../../domain/tokens/secret.ts';
-import { findAccessTokenByRefreshDigest } from '../../domain/oauth/oauth.queries.ts';
+import { findAccessTokenByRefreshDigest, grantRedirectUri } from '../../domain/oauth/oauth.queries.ts';
 import { revokeRefreshDescendants, rotateRefreshToken } from '../../domain/oauth/rotate-refresh-token.ts';
 import { findUserById } from '../../domain/users/users.queries.ts';
 import { authenticateClient, clientCredentials } from '../client-auth.ts';
@@ -39,6 +44,11 @@ export async function refreshTokenGrant(server: OAuthServer, request: FastifyReq
   }
   if (creds && !client) throw oauthError('invalid_client');
   if (!clientMatches) throw oauthError('invalid_grant');
+
+  const redirectUri = param('redirect_uri');
+  if (redirectUri !== undefined && token.grant_id !== null && await grantRedirectUri(db, token.grant_id) !== redirectUri) {
+    throw oauthError('invalid_grant');
+  }
 
   const original = splitScopes(token.scopes);
   const requested = param('scope');

@@ -15,6 +15,7 @@ import { applicationPage, applicationsPage, type ApplicationForm } from '../page
 import { messagePage } from '../pages/message.ts';
 import { currentSession, redirectToSignIn, validSessionCsrf, type WebSession } from '../session.ts';
 import { rejectForgedForm } from './sign-in.ts';
+import { recordAuditEvent } from '../../domain/audit-events/record-audit-event.ts';
 
 const EMPTY_FORM: ApplicationForm = { name: '', redirectUri: '', scopes: [], confidential: true };
 
@@ -58,6 +59,13 @@ async function ownApplication(ctx: KilnContext, session: WebSession, rawId: stri
   return application && application.owner_id === session.user.id ? application : undefined;
 }
 
+/** An event about the signed-in user's own applications (audit events of the API's routes, src/http/audit.ts). */
+function auditWeb(db: Parameters<typeof recordAuditEvent>[0], user: { id: number; name: string; username: string }, ip: string, message: string) {
+  return recordAuditEvent(db, { id: user.id, name: user.name }, ip, {
+    entityType: 'User', entityId: user.id, entityPath: user.username, target: { id: user.id, type: 'User', details: user.username }, message,
+  });
+}
+
 const applications: FastifyPluginAsync = async (app) => {
   const ctx = app.kiln;
   const opts = { config: { web: true }, schema: { hide: true } };
@@ -74,6 +82,7 @@ const applications: FastifyPluginAsync = async (app) => {
     if (!session) return reply;
     const form = formOf(request);
     const result = await createApplication(ctx.db, form, session.user.id);
+    if (result.ok) await auditWeb(ctx.db, session.user, request.ip, `Created OAuth application ${result.value.application.name} (${result.value.application.id})`);
     if (!result.ok) {
       const list = await listApplicationsOwnedBy(ctx.db, session.user.id);
       return sendPage(reply, 422, applicationsPage({ signedIn: signedIn(session), applications: list, form, errors: result.errors }));
@@ -110,6 +119,7 @@ const applications: FastifyPluginAsync = async (app) => {
     if (!application) return notFoundPage(reply, session);
     const { tokenIds } = await deleteApplication(ctx.db, application.id);
     for (const id of tokenIds) ctx.authCache.invalidateToken('oauth_token', id);
+    await auditWeb(ctx.db, session.user, request.ip, `Deleted OAuth application ${application.name} (${application.id})`);
     return redirect(reply, 'POST', '/profile/applications');
   });
 };

@@ -1,0 +1,26 @@
+/** Tables of project and group runners (migration 2026-11-24T1610_project_group_runners). */
+import type { Generated } from 'kysely';
+
+export interface CiRunnerProjectsTable {
+  id: Generated<number>;
+  runner_id: number;
+  project_id: number;
+  created_at: string;
+}
+
+export interface CiRunnerRegistrationTokensTable {
+  id: Generated<number>;
+  /** 'Project' or 'Namespace' (a group), as members name their source. */
+  source_type: string;
+  source_id: number;
+  /** SHA-256 digest of the registration token; the token itself is shown once, when reset. */
+  token_digest: string;
+  created_at: string;
+}
+
+declare module '../types.ts' {
+  interface DB {
+    ci_runner_projects: CiRunnerProjectsTable;
+    ci_runner_registration_tokens: CiRunnerRegistrationTokensTable;
+  }
+}

@@ -1,0 +1,232 @@
+/**
+ * One job of the configuration, checked keyword by keyword (the Service's Entry::Job and
+ * Entry::Bridge of 15.2), with `default:` values filled in unless `inherit:` says otherwise.
+ * What decides whether the job exists (`rules`, `only`, `except`) and how many copies
+ * (`parallel`) is kept checked but unevaluated for select.ts and expand.ts.
+ */
+import { WHEN_VALUES, type JobConfig, type NeedConfig, type Variable, type When } from './ci-config.ts';
+import { ConfigError, isHash, type Hash } from './config-error.ts';
+import { isValidExpression } from './expression.ts';
+import { parseJobDetails } from './parse-job-details.ts';
+import { allowFailure, cache, coverage, environment, image, release, retry, services, strings, stringList, variables } from './job-keywords.ts';
+import type { Defaults } from './defaults.ts';
+import { parseParallel, type ParallelSpec } from './expand.ts';
+
+export const JOB_KEYS = new Set([
+  'tags', 'script', 'image', 'services', 'start_in', 'artifacts', 'cache', 'dependencies', 'before_script', 'after_script',
+  'environment', 'coverage', 'retry', 'parallel', 'interruptible', 'timeout', 'resource_group', 'release', 'secrets',
+  'extends', 'stage', 'only', 'except', 'rules', 'variables', 'inherit', 'allow_failure', 'when', 'needs', 'hooks',
+  'id_tokens', 'dast_configuration', 'type',
+]);
+export const BRIDGE_KEYS = new Set([
+  'trigger', 'stage', 'allow_failure', 'only', 'except', 'when', 'extends', 'variables', 'needs', 'rules', 'inherit',
+  'resource_group', 'environment', 'parallel',
+]);
+const JOB_WHEN = [...WHEN_VALUES, 'delayed'];
+const RULE_WHEN = ['on_success', 'on_failure', 'always', 'manual', 'delayed', 'never'];
+const RULE_KEYS = ['if', 'changes', 'exists', 'when', 'start_in', 'allow_failure', 'variables', 'needs'];
+
+export interface RuleSpec {
+  if?: string;
+  changes?: { paths: string[]; compareTo?: string };
+  exists?: string[];
+  when?: string;
+  allowFailure?: boolean;
+  variables?: Variable[];
+  needs?: NeedConfig[];
+}
+
+export interface OnlySpec {
+  refs: string[] | null;
+  variables: string[] | null;
+  changes: string[] | null;
+  kubernetes: boolean;
+}
+
+/** A checked job before selection and expansion. */
+export interface JobSpec extends JobConfig {
+  rules: RuleSpec[] | null;
+  only: OnlySpec | null;
+  except: OnlySpec | null;
+  parallel: ParallelSpec | null;
+  /** Whether `when:` was written on the job (rules fall back to it). */
+  whenGiven: boolean;
+  /** Whether `allow_failure:` was written on the job. */
+  allowFailureGiven: boolean;
+  /** The job's own variables (and its matrix values), which win over global ones. */
+  ownVariables: Variable[];
+  /** Whether `inherit:variables` lets a global variable of that name through. */
+  inheritsVariable: (key: string) => boolean;
+}
+
+function changesOf(value: unknown, at: string): RuleSpec['changes'] {
+  if (isHash(value)) {
+    const paths = strings(value.paths);
+    if (paths === null) throw new ConfigError(`${at}:changes paths should be an array of strings`);
+    if (Object.keys(value).some((k) => k !== 'paths' && k !== 'compare_to')) throw new ConfigError(`${at}:changes config contains unknown keys: ${Object.keys(value).filter((k) => k !== 'paths' && k !== 'compare_to').join(', ')}`);
+    if (value.compare_to !== undefined && typeof value.compare_to !== 'string') throw new ConfigError(`${at}:changes compare to should be a string`);
+    return { paths, ...(typeof value.compare_to === 'string' ? { compareTo: value.compare_to } : {}) };
+  }
+  const paths = typeof value === 'string' ? [value] : strings(value);
+  if (paths === null) throw new ConfigError(`${at} changes should be an array of strings`);
+  if (paths.length > 50) throw new ConfigError(`${at} changes has too many entries (maximum 50)`);
+  return { paths };
+}
+
+export function parseRules(value: unknown, where: string, allowedWhen = RULE_WHEN): RuleSpec[] {
+  if (!Array.isArray(value)) throw new ConfigError(`${where} rules should be an array of hashes`);
+  return value.map((raw) => {
+    const at = `${where}:rules:rule`;
+    if (!isHash(raw)) throw new ConfigError(`${at} config should be a hash`);
+    const unknown = Object.keys(raw).filter((k) => !RULE_KEYS.includes(k));
+    if (unknown.length > 0) throw new ConfigError(`${at} config contains unknown keys: ${unknown.join(', ')}`);
+    const rule: RuleSpec = {};
+    if (raw.if !== undefined && raw.if !== null) {
+      if (!isValidExpression(raw.if)) throw new ConfigError(`${at} if invalid expression syntax`);
+      rule.if = raw.if as string;
+    }
+    if (raw.changes !== undefined && raw.changes !== null) rule.changes = changesOf(raw.changes, at);
+    if (raw.exists !== undefined && raw.exists !== null) {
+      const list = typeof raw.exists === 'string' ? [raw.exists] : strings(raw.exists);
+      if (list === null) throw new ConfigError(`${at} exists should be an array of strings`);
+      if (list.length > 50) throw new ConfigError(`${at} exists has too many entries (maximum 50)`);
+      rule.exists = list;
+    }
+    if (raw.when !== undefined && raw.when !== null) {
+      if (typeof raw.when !== 'string' || !allowedWhen.includes(raw.when)) throw new ConfigError(`${at} when unknown value: ${String(raw.when)}`);
+      rule.when = raw.when;
+    }
+    if (raw.allow_failure !== undefined) {
+      if (typeof raw.allow_failure !== 'boolean') throw new ConfigError(`${at} allow_failure should be a boolean value`);
+      rule.allowFailure = raw.allow_failure;
+    }
+    if (raw.variables !== undefined) rule.variables = variables(raw.variables, at);
+    if (raw.needs !== undefined) rule.needs = parseJobDetails('', { needs: raw.needs }, false).needsDetail ?? [];
+    return rule;
+  });
+}
+
+function onlyExcept(value: unknown, at: string): OnlySpec | null {
+  if (value === undefined || value === null) return null;
+  if (Array.isArray(value) || typeof value === 'string') {
+    const refs = strings(Array.isArray(value) ? value : [value]);
+    if (refs === null) throw new ConfigError(`${at} config should be an array of strings or regular expressions`);
+    return { refs, variables: null, changes: null, kubernetes: false };
+  }
+  if (!isHash(value)) throw new ConfigError(`${at} config should be an array or a hash`);
+  const unknown = Object.keys(value).filter((k) => !['refs', 'variables', 'changes', 'kubernetes'].includes(k));
+  if (unknown.length > 0) throw new ConfigError(`${at} config contains unknown keys: ${unknown.join(', ')}`);
+  const refs = value.refs === undefined ? null : strings(Array.isArray(value.refs) ? value.refs : [value.refs]);
+  if (value.refs !== undefined && refs === null) throw new ConfigError(`${at} refs should be an array of strings or regular expressions`);
+  const vars = value.variables === undefined ? null : strings(Array.isArray(value.variables) ? value.variables : [value.variables]);
+  if (value.variables !== undefined && (vars === null || !vars.every(isValidExpression))) throw new ConfigError(`${at} variables invalid expression syntax`);
+  const changes = value.changes === undefined ? null : strings(Array.isArray(value.changes) ? value.changes : [value.changes]);
+  if (value.changes !== undefined && changes === null) throw new ConfigError(`${at} changes should be an array of strings`);
+  if (value.kubernetes !== undefined && value.kubernetes !== 'active') throw new ConfigError(`${at} kubernetes unknown value: ${String(value.kubernetes)}`);
+  return { refs, variables: vars, changes, kubernetes: value.kubernetes === 'active' };
+}
+
+function dependencies(value: unknown, where: string): string[] | null {
+  if (value === undefined || value === null) return null;
+  const list = strings(value);
+  if (list === null) throw new ConfigError(`${where} dependencies should be an array of strings`);
+  return list;
+}
+
+function script(value: unknown, where: string, key: string): string[] {
+  if (value === null) return [];
+  const list = stringList(value);
+  if (list === null) throw new ConfigError(`${where} ${key} should be a string or a nested array of strings up to 10 levels deep`);
+  return list;
+}
+
+function inherited(hash: Hash, where: string): { defaults: (key: string) => boolean; variables: (key: string) => boolean } {
+  const inherit = hash.inherit;
+  if (inherit === undefined || inherit === null) return { defaults: () => true, variables: () => true };
+  if (!isHash(inherit)) throw new ConfigError(`${where}:inherit config should be a hash`);
+  const pick = (v: unknown, name: string) => {
+    if (v === undefined || v === null || v === true) return () => true;
+    if (v === false) return () => false;
+    const list = strings(v);
+    if (list === null) throw new ConfigError(`${where}:inherit:${name} config should be a boolean value or an array of strings`);
+    return (k: string) => list.includes(k);
+  };
+  const unknown = Object.keys(inherit).filter((k) => k !== 'default' && k !== 'variables');
+  if (unknown.length > 0) throw new ConfigError(`${where}:inherit config contains unknown keys: ${unknown.join(', ')}`);
+  return { defaults: pick(inherit.default, 'default'), variables: pick(inherit.variables, 'variables') };
+}
+
+export function jobEntry(name: string, hash: Hash, stageList: string[], defs: Defaults, globals: Variable[]): JobSpec {
+  const where = `jobs:${name}`;
+  const isBridge = hash.trigger !== undefined && hash.trigger !== null;
+  const allowed = isBridge ? BRIDGE_KEYS : JOB_KEYS;
+  const unknown = Object.keys(hash).filter((k) => !allowed.has(k));
+  if (unknown.length > 0) throw new ConfigError(`${where} config contains unknown keys: ${unknown.join(', ')}`);
+  if (!isBridge && (hash.script === undefined || hash.script === null)) throw new ConfigError(`${where} config should implement a script: or a trigger: keyword`);
+  if (hash.rules !== undefined && hash.rules !== null) {
+    const clash = ['only', 'except', 'start_in'].filter((k) => hash[k] !== undefined);
+    if (clash.length > 0) throw new ConfigError(`${where} config key may not be used with \`rules\`: ${clash.join(', ')}`);
+  }
+  // `type:` is the deprecated name of `stage:` (spec, deprecations: removed in 16.0).
+  const stage = hash.stage ?? hash.type ?? 'test';
+  if (typeof stage !== 'string') throw new ConfigError(`${where} stage should be a string`);
+  const stageIdx = stageList.indexOf(stage);
+  if (stageIdx < 0) throw new ConfigError(`${name} job: chosen stage does not exist; available stages are ${stageList.join(', ')}`);
+  const whenGiven = hash.when !== undefined && hash.when !== null;
+  const when = whenGiven ? hash.when : 'on_success';
+  if (typeof when !== 'string' || !JOB_WHEN.includes(when)) throw new ConfigError(`${where} when should be one of: ${JOB_WHEN.join(', ')}`);
+  if (when === 'delayed' && hash.start_in === undefined) throw new ConfigError(`${where} start in should be a duration`);
+  const af = allowFailure(hash.allow_failure, where);
+  const inherit = inherited(hash, where);
+  const fromDefault = <T>(key: string, own: () => T, def: T): T => (hash[key] !== undefined ? own() : inherit.defaults(key) ? def : own());
+  const details = parseJobDetails(name, hash, isBridge);
+  const ownVars = variables(hash.variables, where);
+  const ownKeys = new Set(ownVars.map((v) => v.key));
+  const jobTimeout = details.timeout ?? (inherit.defaults('timeout') ? defs.timeout : null);
+  const rules = hash.rules === undefined || hash.rules === null ? null : parseRules(hash.rules, where);
+  return {
+    name,
+    type: isBridge ? 'bridge' : 'build',
+    stage,
+    stageIdx,
+    // `delayed` runs as soon as its stage may (kiln schedules no delayed start); start_in is kept.
+    when: (when === 'delayed' ? 'on_success' : when) as When,
+    // Manual jobs may fail without failing the pipeline unless they say otherwise (the Service's default).
+    allowFailure: af.allow ?? when === 'manual',
+    script: isBridge ? [] : script(hash.script, where, 'script'),
+    beforeScript: isBridge ? [] : fromDefault('before_script', () => script(hash.before_script ?? [], where, 'before_script'), defs.beforeScript),
+    afterScript: isBridge ? [] : fromDefault('after_script', () => script(hash.after_script ?? [], where, 'after_script'), defs.afterScript),
+    image: isBridge ? null : fromDefault('image', () => image(hash.image, where), defs.image),
+    variables: [...globals.filter((g) => inherit.variables(g.key) && !ownKeys.has(g.key)), ...ownVars],
+    tags: isBridge ? [] : details.tags.length > 0 || hash.tags !== undefined ? details.tags : inherit.defaults('tags') ? defs.tags : [],
+    needs: details.needsDetail === null ? null : details.needsDetail.map((n) => n.name),
+    needsDetail: details.needsDetail,
+    artifacts: isBridge ? null : fromDefault('artifacts', () => details.artifacts, defs.artifacts),
+    trigger: details.trigger,
+    timeout: isBridge ? null : jobTimeout,
+    services: isBridge ? [] : fromDefault('services', () => services(hash.services, where), defs.services),
+    cache: isBridge ? [] : fromDefault('cache', () => cache(hash.cache, where), defs.cache),
+    dependencies: dependencies(hash.dependencies, where),
+    retry: isBridge ? null : fromDefault('retry', () => retry(hash.retry, where), defs.retry),
+    interruptible: fromDefault('interruptible', () => (typeof hash.interruptible === 'boolean' ? hash.interruptible : hash.interruptible === undefined ? null : bad(`${where} interruptible config should be a boolean value`)), defs.interruptible),
+    coverage: coverage(hash.coverage, where),
+    environment: environment(hash.environment, where),
+    release: release(hash.release, where),
+    resourceGroup: hash.resource_group === undefined || hash.resource_group === null ? null : typeof hash.resource_group === 'string' ? hash.resource_group : bad(`${where} resource group should be a string`),
+    allowFailureExitCodes: af.exitCodes,
+    startIn: typeof hash.start_in === 'string' ? hash.start_in : null,
+    node: null,
+    rules,
+    only: onlyExcept(hash.only, `${where}:only`),
+    except: onlyExcept(hash.except, `${where}:except`),
+    parallel: parseParallel(hash.parallel, where),
+    whenGiven,
+    allowFailureGiven: af.allow !== null,
+    ownVariables: ownVars,
+    inheritsVariable: inherit.variables,
+  };
+}
+
+function bad(message: string): never {
+  throw new ConfigError(message);
+}

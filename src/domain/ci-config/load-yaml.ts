@@ -1,0 +1,105 @@
+/**
+ * YAML as the Service reads `.gitlab-ci.yml` (Gitlab::Config::Loader::Yaml over Psych): YAML 1.1
+ * scalars (`yes`/`no`/`on`/`off` are booleans), a key written twice keeps its last value, merge
+ * keys (`<<`), anchors and aliases, and the `!reference [job, key, …]` tag kept as a marker for
+ * the normaliser to resolve. A file may start with a header document (`spec:`) before `---`;
+ * the configuration is then the second document.
+ *
+ * The document tree is converted by hand rather than with `toJS()` so that aliases are counted
+ * as they expand: an anchor bomb (aliases of aliases, millions of nodes) stops at MAX_NODES with
+ * the Service's "too big" error instead of exhausting memory.
+ */
+import YAML, { isAlias, isMap, isScalar, isSeq, type Document, type Node } from 'yaml';
+import { ConfigError, Reference } from './config-error.ts';
+
+/** Nodes a configuration may expand to (aliases counted each time they are used). */
+export const MAX_NODES = 200_000;
+/** Nesting depth of the expanded tree (the Service's max_yaml_depth is 100). */
+export const MAX_DEPTH = 100;
+/** Bytes of one configuration file (the Service's max_yaml_size_bytes is 1 MB). */
+export const MAX_BYTES = 1024 * 1024;
+
+export { Reference };
+
+interface Budget {
+  nodes: number;
+  doc: Document;
+}
+
+function tooBig(): never {
+  throw new ConfigError('The parsed YAML is too big');
+}
+
+function convert(node: unknown, budget: Budget, depth: number): unknown {
+  if (++budget.nodes > MAX_NODES || depth > MAX_DEPTH) tooBig();
+  if (node === null || node === undefined) return null;
+  if (isAlias(node)) return convert(node.resolve(budget.doc), budget, depth + 1);
+  if (isScalar(node)) {
+    if (node.tag === '!reference') throw new ConfigError('!reference should be an array of strings');
+    const v = node.value;
+    // Psych reads only yes/no/true/false/on/off as booleans, never a lone y or n.
+    if (typeof v === 'boolean' && node.type === 'PLAIN' && /^[yn]$/i.test(node.source ?? '')) return node.source;
+    return typeof v === 'symbol' ? '<<' : v;
+  }
+  if (isSeq(node)) {
+    const items = node.items.map((item) => convert(item, budget, depth + 1));
+    if (node.tag === '!reference') {
+      if (!items.every((i) => typeof i === 'string' || typeof i === 'number')) throw new ConfigError('!reference should be an array of strings');
+      return new Reference(items.map(String));
+    }
+    return items;
+  }
+  if (isMap(node)) {
+    const own: Record<string, unknown> = {};
+    const merged: Record<string, unknown> = {};
+    for (const pair of node.items) {
+      const keyNode = pair.key as Node | null;
+      const isMerge = isScalar(keyNode) && (typeof keyNode.value === 'symbol' || (keyNode.value === '<<' && keyNode.type === 'PLAIN'));
+      if (isMerge) {
+        const source = convert(pair.value, budget, depth + 1);
+        // Earlier sources win over later ones; the map's own keys win over all (YAML merge key spec).
+        for (const s of Array.isArray(source) ? source : [source]) {
+          if (s === null || typeof s !== 'object' || Array.isArray(s)) throw new ConfigError('Merge sources must be maps or map aliases');
+          for (const [k, v] of Object.entries(s)) if (!Object.hasOwn(merged, k)) merged[k] = v;
+        }
+        continue;
+      }
+      const key = convert(keyNode, budget, depth + 1);
+      const name = key === null ? '' : typeof key === 'object' ? JSON.stringify(key) : String(key);
+      // A key written twice: the last one wins, as Psych reads it.
+      own[name] = convert(pair.value, budget, depth + 1);
+    }
+    return Object.assign(Object.create(null) as Record<string, unknown>, merged, own);
+  }
+  return null;
+}
+
+function firstError(doc: Document): string | null {
+  const err = doc.errors[0];
+  return err ? err.message.split('\n')[0].replace(/:$/, '') : null;
+}
+
+/** Parses one configuration file; throws ConfigError with the parser's words. */
+export function loadYaml(text: string): unknown {
+  if (Buffer.byteLength(text) > MAX_BYTES) tooBig();
+  let docs: Document[];
+  try {
+    const parsed = YAML.parseAllDocuments(text, { version: '1.1', uniqueKeys: false, prettyErrors: false, strict: false });
+    if (!Array.isArray(parsed)) return null;
+    docs = parsed as Document[];
+  } catch (err) {
+    throw new ConfigError((err as Error).message.split('\n')[0]);
+  }
+  for (const d of docs) {
+    const message = firstError(d);
+    if (message) throw new ConfigError(message);
+  }
+  if (docs.length === 0) return null;
+  let doc = docs[0];
+  if (docs.length > 1) {
+    // A header document (`spec: inputs`) precedes the configuration.
+    const header = convert(doc.contents, { nodes: 0, doc }, 0);
+    if (header !== null && typeof header === 'object' && !Array.isArray(header) && Object.keys(header).every((k) => k === 'spec')) doc = docs[1];
+  }
+  return convert(doc.contents, { nodes: 0, doc }, 0);
+}

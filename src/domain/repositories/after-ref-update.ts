@@ -1,0 +1,28 @@
+/**
+ * What follows every ref change made through the API (a commit, a new branch or tag, a
+ * deletion), as after a push (src/git/smart-http.ts): the project records its default branch,
+ * README and activity, and the push pipelines start (the Service runs Git::BranchPushService for
+ * commits made through the API too). `updates` carries each ref's old and new value (ZERO_ID for
+ * a created or deleted ref).
+ */
+import type { ProjectRow } from '../../db/tables/projects.ts';
+import { recordPush } from '../projects/projects.queries.ts';
+import { inspectRepository } from './repositories.ts';
+import { projectRepository, type RefUpdate } from './project-repository.ts';
+import type { CiEnv } from '../pipelines/ci-env.ts';
+import { createPushPipelines } from '../pipelines/push-pipelines.ts';
+
+/**
+ * `userId` changed the refs and is the push pipelines' user. The pipelines are created after the
+ * caller answers and are not waited for, as after a git push: a slow or failing pipeline never
+ * slows or fails the write that already landed; `onPipelineError` hears why one failed.
+ */
+export async function afterRefUpdate(env: CiEnv, project: ProjectRow, updates: RefUpdate[], userId: number, onPipelineError: (err: unknown) => void): Promise<void> {
+  if (updates.length === 0) return;
+  const repo = projectRepository(env.storages, project);
+  const state = await inspectRepository(repo.gitDir, project.default_branch);
+  await recordPush(env.db, project.id, state);
+  setImmediate(() => {
+    createPushPipelines(env, project, updates, userId).catch(onPipelineError);
+  });
+}

@@ -1,0 +1,68 @@
+/**
+ * The system `git` for output that is file content (bytes, not text) or may be large: stdout is
+ * kept as Buffers and bounded by `maxBytes` (the child is ended past it, and the caller learns
+ * that the output was too large instead of kiln holding it all in memory).
+ */
+import { spawn } from 'node:child_process';
+import { Readable } from 'node:stream';
+import { GitCommandError, gitEnv, type GitOptions } from './git-command.ts';
+
+export class GitOutputTooLarge extends Error {}
+
+export function runGitBytes(args: string[], o: GitOptions & { maxBytes: number }): Promise<{ stdout: Buffer; exitCode: number }> {
+  const full = o.gitDir ? ['--git-dir', o.gitDir, ...args] : args;
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', full, { env: gitEnv(o.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    child.stdout.on('data', (b: Buffer) => {
+      size += b.length;
+      if (size > o.maxBytes) {
+        tooLarge = true;
+        child.kill('SIGKILL');
+        return;
+      }
+      out.push(b);
+    });
+    child.stderr.on('data', (b: Buffer) => { if (err.length < 64) err.push(b); });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (tooLarge) return reject(new GitOutputTooLarge(`git ${args[0]} wrote more than ${o.maxBytes} bytes`));
+      const exitCode = code ?? -1;
+      if (exitCode === 0 || o.okExitCodes?.includes(exitCode)) resolve({ stdout: Buffer.concat(out), exitCode });
+      else reject(new GitCommandError(full, code, Buffer.concat(err).toString('utf8')));
+    });
+    child.stdin.on('error', () => { /* the exit code reports what went wrong */ });
+    child.stdin.end(o.input ?? '');
+  });
+}
+
+/**
+ * A blob's content as a stream (`git cat-file blob`), with its first `peekBytes` read ahead so
+ * the caller can decide how to present it (text or binary) before the body starts. The child
+ * ends with the stream; `abort()` ends it early (the client went away).
+ */
+export async function streamBlob(gitDir: string, blobId: string, peekBytes: number): Promise<{ head: Buffer; body: Readable; abort(): void }> {
+  const child = spawn('git', ['--git-dir', gitDir, 'cat-file', 'blob', blobId], { env: gitEnv(), stdio: ['ignore', 'pipe', 'ignore'] });
+  const chunks = child.stdout[Symbol.asyncIterator]();
+  const first: Buffer[] = [];
+  let size = 0;
+  while (size < peekBytes) {
+    const next = await chunks.next();
+    if (next.done) break;
+    first.push(next.value as Buffer);
+    size += (next.value as Buffer).length;
+  }
+  const head = Buffer.concat(first);
+  async function* all() {
+    yield head;
+    for (;;) {
+      const next = await chunks.next();
+      if (next.done) return;
+      yield next.value as Buffer;
+    }
+  }
+  return { head, body: Readable.from(all(), { objectMode: false }), abort: () => child.kill('SIGKILL') };
+}

@@ -1,0 +1,126 @@
+/**
+ * Project and group access tokens (spec, Authentication: "Personal, project or group access
+ * token"), as the Service 15.2 builds them (ResourceAccessTokens::CreateService, RevokeService):
+ * each token belongs to a bot user of its own (user_type project_bot) that is a direct member of
+ * the project or group at the token's access level. The token is an ordinary personal access
+ * token of the bot, so it authenticates on the API and for git like one, and the bot's single
+ * membership is what limits it to its project or group and level.
+ *
+ * Revoking revokes the token and deletes its bot (the Service queues DeleteUserWorker; kiln does
+ * it at once, contributions going to the ghost user as for any deleted user).
+ */
+import type { Kysely } from 'kysely';
+import type { DB, UserRow } from '../../db/types.ts';
+import { isUniqueViolation } from '../../db/constraints.ts';
+import { formatScopes, REPOSITORY_SCOPES } from '../auth/scopes.ts';
+import { nowIso } from '../clock.ts';
+import { insertMember } from '../members/members.queries.ts';
+import { hashPassword, randomPassword } from '../users/password.ts';
+import { USER_TYPES } from '../users/user-kind.ts';
+import { findUserById, insertUserWithNamespace, rootPathTakenByOther, usernameTaken } from '../users/users.queries.ts';
+import { deleteUser, type DeleteOptions } from '../users/delete-user.ts';
+import { ValidationErrors } from '../validation-errors.ts';
+import { digest, generateToken } from './secret.ts';
+import { insertPersonalAccessToken, revokePersonalAccessToken, type ResourceTokenRow } from './tokens.queries.ts';
+
+/** Gitlab::Auth.resource_bot_scopes without the registry scopes kiln has no registry for. */
+export const RESOURCE_BOT_SCOPES: readonly string[] = ['api', 'read_api', ...REPOSITORY_SCOPES];
+export const ACCESS_LEVEL_VALUES = [10, 20, 30, 40, 50] as const;
+export const DEFAULT_ACCESS_LEVEL = 40;
+const OWNER = 50;
+
+export interface Resource {
+  /** The members table's source_type. */
+  sourceType: 'Project' | 'Namespace';
+  id: number;
+  /** `project` or `group`, as the Service names the bot and its messages. */
+  kind: 'project' | 'group';
+}
+
+export interface CreateResourceTokenInput {
+  name: string;
+  scopes: string[];
+  accessLevel: number;
+  expiresAt: string | null;
+}
+
+export type CreateResourceTokenResult =
+  | { ok: true; value: { row: ResourceTokenRow; token: string; bot: UserRow } }
+  | { ok: false; message: string };
+
+/** project_1_bot, then project_1_bot1, project_1_bot2, … (the Service's Uniquify on the username). */
+async function freeBotUsername(db: Kysely<DB>, resource: Resource, skip: number): Promise<string> {
+  const base = `${resource.kind}_${resource.id}_bot`;
+  for (let n = skip; ; n++) {
+    const candidate = n === 0 ? base : `${base}${n}`;
+    if (!await usernameTaken(db, candidate, null) && !await rootPathTakenByOther(db, candidate, null)) return candidate;
+  }
+}
+
+/**
+ * Creates the bot, its membership and its token in one transaction. `creatorLevel` is the
+ * creator's own access level (administrators count as owners): nobody hands out more than they have.
+ */
+export async function createResourceToken(
+  db: Kysely<DB>, resource: Resource, creator: { id: number; level: number }, input: CreateResourceTokenInput, host: string,
+): Promise<CreateResourceTokenResult> {
+  const errors = new ValidationErrors();
+  const name = input.name.trim();
+  const scopes = [...new Set(input.scopes.map((s) => s.trim()).filter(Boolean))];
+  if (name === '') errors.add('name', "can't be blank");
+  if (name.length > 255) errors.add('name', 'is too long (maximum is 255 characters)');
+  if (name.includes('\0')) errors.add('name', 'is invalid');
+  if (scopes.length === 0) errors.add('scopes', "can't be blank");
+  if (!scopes.every((s) => RESOURCE_BOT_SCOPES.includes(s))) errors.add('scopes', 'can only contain available scopes');
+  if (!errors.empty) return { ok: false, message: Object.entries(errors.errors).map(([k, v]) => `${k.charAt(0).toUpperCase()}${k.slice(1)} ${v.join(', ')}`).join(', ') };
+  if (input.accessLevel > creator.level || (input.accessLevel === OWNER && creator.level < OWNER)) {
+    return { ok: false, message: `Could not provision ${input.accessLevel === OWNER ? 'owner' : 'a higher'} access to ${resource.kind} access token` };
+  }
+  const token = generateToken();
+  const encrypted = await hashPassword(randomPassword());
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const username = await freeBotUsername(db, resource, attempt);
+    try {
+      const value = await db.transaction().execute(async (trx) => {
+        const now = nowIso();
+        const bot = await insertUserWithNamespace(trx, {
+          username, name, email: `${username}@noreply.${host}`, encrypted_password: encrypted, password_automatically_set: 1,
+          user_type: USER_TYPES.project_bot, state: 'active', confirmed_at: now, created_by_id: creator.id,
+          projects_limit: 0, can_create_group: 0,
+        });
+        await insertMember(trx, { sourceType: resource.sourceType, sourceId: resource.id, userId: bot.id, accessLevel: input.accessLevel, createdById: creator.id });
+        const row = await insertPersonalAccessToken(trx, {
+          userId: bot.id, name, tokenDigest: digest(token), scopes: formatScopes(scopes), impersonation: false, expiresAt: input.expiresAt,
+        });
+        return { row: { ...row, access_level: input.accessLevel }, token, bot };
+      });
+      return { ok: true, value };
+    } catch (err) {
+      // Another request took the name between the check and the insert: try the next one.
+      if (!isUniqueViolation(err)) throw err;
+    }
+  }
+  return { ok: false, message: 'Could not create the bot user, please try again' };
+}
+
+/** Revokes the token and deletes its bot; returns the bot's id for the caller's caches. */
+export async function revokeResourceToken(db: Kysely<DB>, token: ResourceTokenRow, bot: UserRow, opts: DeleteOptions): Promise<{ ok: true } | { ok: false; message: string }> {
+  await revokePersonalAccessToken(db, token.id);
+  const deleted = await deleteUser(db, bot, { ...opts, hardDelete: false });
+  if (!deleted.ok) return { ok: false, message: `Failed to delete the bot user of ${token.name}` };
+  return { ok: true };
+}
+
+/**
+ * Deletes the bots of a project or group that is going away (the Service's Projects::DestroyService
+ * removes them with the project), so their tokens stop with it. Returns the ids deleted.
+ */
+export async function removeResourceBots(db: Kysely<DB>, botIds: number[], opts: DeleteOptions): Promise<number[]> {
+  const removed: number[] = [];
+  for (const id of botIds) {
+    const bot = await findUserById(db, id);
+    if (!bot || bot.user_type !== USER_TYPES.project_bot) continue;
+    if ((await deleteUser(db, bot, { ...opts, hardDelete: false })).ok) removed.push(id);
+  }
+  return removed;
+}

@@ -1,0 +1,53 @@
+/**
+ * Reads of users and what hangs off them for many users at once: the GraphQL API loads a whole
+ * list's associations with one query per level (issue 18, item 5), keyed by user id.
+ */
+import { sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
+import type { DB, UserRow } from '../../db/types.ts';
+import type { EmailRow } from '../../db/tables/emails.ts';
+import type { UserStatusRow } from '../../db/tables/user-status.ts';
+import type { MemberRow, MemberSourceType } from '../../db/tables/projects.ts';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+export async function findUsersByIds(db: Db, ids: readonly number[]): Promise<UserRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('users').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+}
+
+export async function findUsersByUsernames(db: Db, usernames: readonly string[]): Promise<UserRow[]> {
+  if (usernames.length === 0) return [];
+  return db.selectFrom('users').selectAll().where(sql`lower(username)`, 'in', [...new Set(usernames.map((u) => u.toLowerCase()))]).execute();
+}
+
+/** Secondary emails of these users, oldest first. */
+export async function emailsOfUsers(db: Db, userIds: readonly number[]): Promise<EmailRow[]> {
+  if (userIds.length === 0) return [];
+  return db.selectFrom('emails').selectAll().where('user_id', 'in', [...new Set(userIds)]).orderBy('id').execute();
+}
+
+/** Statuses still in force at `nowIso` (an expired status no longer counts, as findCurrentStatus). */
+export async function currentStatusesOf(db: Db, userIds: readonly number[], nowIso: string): Promise<UserStatusRow[]> {
+  if (userIds.length === 0) return [];
+  return db.selectFrom('user_statuses').selectAll().where('user_id', 'in', [...new Set(userIds)])
+    .where((eb) => eb.or([eb('clear_status_at', 'is', null), eb('clear_status_at', '>', nowIso)]))
+    .execute();
+}
+
+/** Direct memberships of these users in sources of one type, in membership order. */
+export async function membershipsOfUsers(db: Db, userIds: readonly number[], sourceType: MemberSourceType): Promise<MemberRow[]> {
+  if (userIds.length === 0) return [];
+  return db.selectFrom('members').selectAll().where('user_id', 'in', [...new Set(userIds)])
+    .where('source_type', '=', sourceType).orderBy('id').execute();
+}
+
+/** Narrows a users query (users.finder.ts) to given ids and usernames (GraphQL `users(ids, usernames)`). */
+export function restrictUsers<Q extends SelectQueryBuilder<DB, 'users', UserRow>>(qb: Q, f: { ids?: number[]; usernames?: string[] }): Q {
+  let q: SelectQueryBuilder<DB, 'users', UserRow> = qb;
+  if (f.ids) q = f.ids.length === 0 ? q.where(sql<boolean>`1 = 0`) : q.where('users.id', 'in', f.ids);
+  if (f.usernames) {
+    q = f.usernames.length === 0 ? q.where(sql<boolean>`1 = 0`)
+      : q.where(sql`lower(users.username)`, 'in', f.usernames.map((u) => u.toLowerCase()));
+  }
+  return q as Q;
+}

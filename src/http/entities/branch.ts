@@ -1,0 +1,42 @@
+/**
+ * The Branch and Tag entities of the Service's repository API. kiln has no protected branches
+ * or tags and no releases, so `protected` is false, the developers_can_* flags are false (the
+ * Service answers false for a branch no protection rule matches) and `release` is null.
+ */
+import { Type, type Static } from 'typebox';
+import { CommitSchema, type Commit } from './commit.ts';
+
+export const BranchSchema = Type.Object({
+  name: Type.String(),
+  commit: CommitSchema,
+  merged: Type.Boolean(),
+  protected: Type.Boolean(),
+  developers_can_push: Type.Boolean(),
+  developers_can_merge: Type.Boolean(),
+  can_push: Type.Boolean(),
+  default: Type.Boolean(),
+  web_url: Type.String(),
+}, { title: 'Branch' });
+
+export const TagSchema = Type.Object({
+  name: Type.String(),
+  message: Type.Union([Type.String(), Type.Null()]),
+  target: Type.String(),
+  commit: CommitSchema,
+  release: Type.Null(),
+  protected: Type.Boolean(),
+}, { title: 'Tag' });
+
+export type Branch = Static<typeof BranchSchema>;
+export type Tag = Static<typeof TagSchema>;
+
+export function presentBranch(name: string, commit: Commit, o: { merged: boolean; canPush: boolean; isDefault: boolean; projectWebUrl: string }): Branch {
+  return {
+    name, commit, merged: o.merged, protected: false, developers_can_push: false, developers_can_merge: false,
+    can_push: o.canPush, default: o.isDefault, web_url: `${o.projectWebUrl}/-/tree/${name}`,
+  };
+}
+
+export function presentTag(name: string, target: string, message: string | null, commit: Commit): Tag {
+  return { name, message, target, commit, release: null, protected: false };
+}

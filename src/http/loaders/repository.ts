@@ -1,0 +1,52 @@
+/**
+ * The project and repository a repository-content route works on: the project as the viewer may
+ * see it (404 otherwise, loaders/containers.ts), then `download_code` to read its content or
+ * `push_code` to write (403, the Service's `authorize!`), and the repository's location.
+ */
+import type { FastifyRequest } from 'fastify';
+import { authorizeProject, loadProject, type ProjectContext } from './containers.ts';
+import { projectRepository, type ProjectRepository } from '../../domain/repositories/project-repository.ts';
+import { readCommits, type CommitInfo } from '../../domain/repositories/git-read.ts';
+import { canOnProject } from '../../domain/permissions/project.policy.ts';
+import { conflict, forbidden } from '../errors.ts';
+import { READ_ONLY_MESSAGE } from '../../domain/repositories/repositories.ts';
+import { presentCommit, type Commit } from '../entities/commit.ts';
+
+export interface RepositoryContext extends ProjectContext {
+  repo: ProjectRepository;
+  webUrl: string;
+  canPush: boolean;
+}
+
+/**
+ * `need: 'write'` refuses callers who may not push with 403; `denial` is the reason the Service
+ * gives for the route (`You are not allowed to push into this branch` for commits and files).
+ */
+export async function loadRepository(request: FastifyRequest, idOrPath: string, need: 'read' | 'write', denial?: string): Promise<RepositoryContext> {
+  const ctx = await loadProject(request, idOrPath);
+  authorizeProject(ctx, 'download_code');
+  const canPush = canOnProject(ctx.actor, 'push_code', ctx.project);
+  if (need === 'write' && !canPush) throw forbidden(denial);
+  // Refused before any object is written: a move may be copying the repository. The ref update
+  // checks again under the row lock (project-repository.ts), which is what makes it safe.
+  if (need === 'write' && ctx.project.read_only === 1) throw repositoryReadOnly();
+  const { config } = request.server.kiln;
+  return {
+    ...ctx,
+    repo: projectRepository(config.storages, ctx.project),
+    webUrl: `${config.externalUrl}/${ctx.namespace.fullPath}/${ctx.project.path}`,
+    canPush,
+  };
+}
+
+/**
+ * A write refused because the repository is moving to another storage: the conflict kiln answers
+ * for every write during a move (routes/projects.ts), in the git layer's words.
+ */
+export const repositoryReadOnly = () => conflict(READ_ONLY_MESSAGE);
+
+/** Commit entities for several commit ids in one git process. */
+export async function presentCommits(ctx: RepositoryContext, ids: string[]): Promise<Map<string, Commit>> {
+  const commits: Map<string, CommitInfo> = await readCommits(ctx.repo.gitDir, ids);
+  return new Map([...commits].map(([id, c]) => [id, presentCommit(c, ctx.webUrl)]));
+}

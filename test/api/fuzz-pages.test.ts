@@ -1,0 +1,113 @@
+/**
+ * The fuzzer outside /api/v4 (issue 13): sign-in and profile pages, OAuth and git's smart HTTP,
+ * whose routes the OpenAPI document does not list. Every parameter gets the values of
+ * test/helpers/fuzz.ts, every path segment hostile ones, every form route the bad bodies; no
+ * answer may be a 5xx. FUZZ_SEED replays a run, as for fuzz-openapi.test.ts.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { ALWAYS, formText, PATH_SEGMENTS, pick, ROUTE_CASES, SAMPLED, seededRandom } from '../helpers/fuzz.ts';
+import { createCiProject } from '../helpers/ci.ts';
+import { createSession, createToken } from '../helpers/factories.ts';
+import { csrfTokenFor } from '../../src/http/auth/session-token.ts';
+import { registerClient } from '../helpers/oauth.ts';
+
+const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
+const SAMPLED_PER_PARAM = process.env.FUZZ_CASES === 'all' ? SAMPLED.length : Number(process.env.FUZZ_CASES ?? 6);
+
+interface Failure {
+  what: string;
+  status: number | string;
+  body: string;
+}
+
+describe(`fuzzing the pages, OAuth and git (FUZZ_SEED=${SEED})`, () => {
+  let t: TestApp;
+  let repo: string;
+  before(async () => {
+    t = await startTestApp();
+    repo = (await createCiProject(t)).fullPath;
+  });
+  after(async () => { await t.close(); });
+
+  it('answers hostile requests outside /api/v4 (sign-in, OAuth, profile pages, git) below 500', async () => {
+    const random = seededRandom(SEED);
+    const root = await t.db.selectFrom('users').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
+    const session = await createSession(t.db, root);
+    const csrf = csrfTokenFor(t.app.kiln.secretKeyBase, session);
+    const client = await registerClient(t, { ownerId: 1 });
+    const rootToken = await createToken(t.db, root);
+    const cookie = `_service_session=${session}`;
+    const basic = `Basic ${Buffer.from(`root:${rootToken}`).toString('base64')}`;
+    // method, path template, parameters (as a query for GET and DELETE, a form otherwise), headers.
+    const pages: [string, string, Record<string, string>, Record<string, string>][] = [
+      ['GET', '/users/sign_in', { return_to: '/profile/applications' }, {}],
+      ['POST', '/users/sign_in', { 'user[login]': 'root', 'user[password]': 'x', authenticity_token: 'x', return_to: '/x' }, {}],
+      ['POST', '/users/sign_out', { authenticity_token: csrf }, { cookie }],
+      ['GET', '/oauth/authorize', { client_id: client.clientId, redirect_uri: 'https://client.example/callback', response_type: 'code', scope: 'api', state: 's', code_challenge: 'c'.repeat(43), code_challenge_method: 'S256', nonce: 'n' }, { cookie }],
+      ['POST', '/oauth/authorize', { client_id: client.clientId, redirect_uri: 'https://client.example/callback', response_type: 'code', scope: 'api', state: 's', authenticity_token: csrf }, { cookie }],
+      ['DELETE', '/oauth/authorize', { client_id: client.clientId, redirect_uri: 'https://client.example/callback', response_type: 'code', scope: 'api', state: 's', authenticity_token: csrf }, { cookie }],
+      ['POST', '/oauth/token', { grant_type: 'authorization_code', code: 'x', redirect_uri: 'https://client.example/callback', client_id: client.clientId, client_secret: client.secret, code_verifier: 'v' }, {}],
+      ['POST', '/oauth/token', { grant_type: 'refresh_token', refresh_token: 'x', client_id: client.clientId, client_secret: client.secret, scope: 'api' }, {}],
+      ['POST', '/oauth/token', { grant_type: 'password', username: 'root', password: 'x', client_id: client.clientId, client_secret: client.secret, scope: 'api' }, {}],
+      ['POST', '/oauth/revoke', { token: 'x', token_type_hint: 'access_token', client_id: client.clientId, client_secret: client.secret }, {}],
+      ['GET', '/oauth/token/info', { access_token: 'x' }, {}],
+      ['GET', '/oauth/userinfo', { access_token: 'x' }, {}],
+      ['POST', '/oauth/userinfo', { access_token: 'x' }, {}],
+      ['GET', '/.well-known/openid-configuration', { x: 'y' }, {}],
+      ['GET', '/oauth/discovery/keys', { x: 'y' }, {}],
+      ['GET', '/profile/applications', { x: 'y' }, { cookie }],
+      ['POST', '/profile/applications', { 'doorkeeper_application[name]': 'n', 'doorkeeper_application[redirect_uri]': 'https://a.example/cb', 'doorkeeper_application[scopes][]': 'api', authenticity_token: csrf }, { cookie }],
+      ['GET', '/profile/applications/{id}', { x: 'y' }, { cookie }],
+      ['POST', '/profile/applications/{id}/renew', { authenticity_token: csrf }, { cookie }],
+      ['GET', `/${repo}.git/info/refs`, { service: 'git-upload-pack' }, { authorization: basic }],
+      ['POST', `/${repo}.git/git-upload-pack`, { x: 'y' }, { authorization: basic }],
+      ['GET', '/api/v4/user', { private_token: rootToken, sudo: '1' }, {}],
+      ['GET', '/api/v3/user', { private_token: rootToken }, {}],
+    ];
+    let count = 0;
+    const failures: Failure[] = [];
+    const started = performance.now();
+    const send = async (what: string, method: string, url: string, headers: Record<string, string>, payload?: string) => {
+      count += 1;
+      const res = await t.app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload }) });
+      if (res.statusCode >= 500) failures.push({ what, status: res.statusCode, body: res.body.slice(0, 200) });
+    };
+    for (const [method, template, params, headers] of pages) {
+      const path = template.replace('{id}', String(client.application.id));
+      const formSend = method !== 'GET' && method !== 'DELETE';
+      const go = (what: string, url: string, fuzzed?: string) => {
+        const text = formText(params, fuzzed);
+        return formSend
+          ? send(what, method, url, { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, text)
+          : send(what, method, `${url}?${text}`, headers);
+      };
+      for (const key of Object.keys(params)) {
+        const rest = { ...params };
+        delete rest[key];
+        for (const value of [...ALWAYS, ...pick(random, SAMPLED, SAMPLED_PER_PARAM)].filter((v) => v.query)) {
+          const text = formText(rest, value.query!(key));
+          await (formSend
+            ? send(`${method} ${template}: ${key} = ${value.name}`, method, path, { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, text)
+            : send(`${method} ${template}: ${key} = ${value.name}`, method, `${path}?${text}`, headers));
+        }
+      }
+      // Every path segment, and the whole path, replaced by hostile ones.
+      const segments = path.split('/');
+      for (let i = 1; i < segments.length; i++) {
+        for (const segment of ['%00', ...pick(random, PATH_SEGMENTS, 3)]) {
+          const changed = [...segments];
+          changed[i] = segment;
+          await go(`${method} ${template}: segment ${i} = ${segment.slice(0, 20)}`, changed.join('/'));
+        }
+      }
+      for (const c of ROUTE_CASES) {
+        if (c.body !== undefined && method !== 'GET') await send(`${method} ${template}: ${c.name}`, method, path, { ...headers, ...(c.contentType ? { 'content-type': c.contentType } : {}) }, String(c.body));
+      }
+    }
+    console.log(`fuzz outside /api/v4 (${t.dialect}): seed ${SEED}, ${count} requests in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    const report = failures.slice(0, 60).map((f) => `${f.status} ${f.what}\n    ${f.body}`).join('\n');
+    assert.equal(failures.length, 0, `${failures.length} failures (FUZZ_SEED=${SEED}):\n${report}`);
+  });
+});
