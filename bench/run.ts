@@ -34,7 +34,7 @@ import path from 'node:path';
 import { benchDatabase } from './bench-database.ts';
 import autocannon from 'autocannon';
 import { parseArgs } from 'node:util';
-import { seedDatabase } from './seed.ts';
+import { JOBS_PER_PIPELINE, seedDatabase } from './seed.ts';
 
 const { values: args } = parseArgs({ options: { scale: { type: 'string' } } });
 const SCALE = args.scale === undefined ? 100_000 : Number(args.scale);
@@ -214,9 +214,12 @@ async function main(): Promise<void> {
       { name: 'GET /api/v4/users/:id (user token, a new user each request)', path: seededUser(0), paths: seededUser, headers: { 'private-token': userToken } },
       { name: 'GET /api/v4/users/:id (admin)', path: `/api/v4/users/${mid}`, headers: auth },
       { name: 'GET /api/v4/user', path: '/api/v4/user', headers: auth },
-      { name: 'GET /api/v4/users?per_page=20', path: '/api/v4/users?per_page=20', headers: auth },
+      { name: 'GET /api/v4/users?per_page=20 (admin)', path: '/api/v4/users?per_page=20', headers: auth },
+      { name: 'GET /api/v4/users?per_page=20 (user token)', path: '/api/v4/users?per_page=20', headers: { 'private-token': userToken } },
       { name: `GET /api/v4/projects/:id/jobs (${JOBS} jobs)`, path: `/api/v4/projects/${ciProjectId}/jobs`, headers: auth },
       { name: 'GET /api/v4/projects/:id/jobs?scope=failed', path: `/api/v4/projects/${ciProjectId}/jobs?scope=failed`, headers: auth },
+      { name: `GET /api/v4/projects/:id/pipelines (${Math.ceil(JOBS / JOBS_PER_PIPELINE)} pipelines)`, path: `/api/v4/projects/${ciProjectId}/pipelines`, headers: auth },
+      { name: 'GET /api/v4/projects/:id/pipelines?status=success', path: `/api/v4/projects/${ciProjectId}/pipelines?status=success`, headers: auth },
       // Page 5,000 (offset, as the Service pages these lists): as fast as page 1 at any size (issue 17, item 2).
       { name: 'GET /api/v4/users?per_page=20&page=5000', path: '/api/v4/users?per_page=20&page=5000', headers: auth },
       { name: 'GET /api/v4/projects/:id/jobs?page=5000', path: `/api/v4/projects/${ciProjectId}/jobs?per_page=20&page=5000`, headers: auth },

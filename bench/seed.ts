@@ -78,33 +78,58 @@ export async function seedUsers(db: Kysely<DB>, count: number): Promise<void> {
 
 const JOB_CHUNK = 1000;
 const JOB_STATUSES = ['success', 'failed', 'canceled', 'skipped', 'success', 'success', 'manual', 'pending'];
+const PIPELINE_STATUSES = ['success', 'failed', 'success', 'canceled', 'success', 'running'];
+/** Jobs per seeded pipeline: 100,000 jobs make 10,000 pipelines (GET /projects/:id/pipelines). */
+export const JOBS_PER_PIPELINE = 10;
+const SHA = 'a'.repeat(40);
+
+/** The number of pipelines seeded for `jobs` jobs (at least one). */
+const pipelineCount = (jobs: number) => Math.max(1, Math.ceil(jobs / JOBS_PER_PIPELINE));
+
+/** The seeded pipeline `k` (iid k + 1) of the CI project. */
+function benchPipeline(k: number, projectId: number) {
+  const at = new Date(SEED_CREATED + k * 1000).toISOString();
+  const status = PIPELINE_STATUSES[k % PIPELINE_STATUSES.length];
+  return {
+    iid: k + 1, project_id: projectId, ref: k % 4 === 0 ? `feature-${k % 40}` : 'main', tag: 0 as const, sha: SHA, before_sha: '0'.repeat(40),
+    source: k % 3 === 0 ? 'push' : 'api', status, user_id: 1, upstream_bridge_id: null, config_path: '.gitlab-ci.yml', commit_data: BENCH_COMMIT,
+    created_at: at, updated_at: at, started_at: at, finished_at: status === 'running' ? null : at,
+  };
+}
+
+const BENCH_COMMIT = JSON.stringify({
+  id: SHA, short_id: SHA.slice(0, 8), title: 'Bench', message: 'Bench\n', author_name: 'Bench', author_email: 'bench@example.com',
+  authored_date: '2026-01-01T00:00:00.000Z', committer_name: 'Bench', committer_email: 'bench@example.com', committed_date: '2026-01-01T00:00:00.000Z',
+  created_at: '2026-01-01T00:00:00.000Z', parent_ids: [],
+});
+
+/** A private project of root (no pipelines yet). Returns its id. */
+async function createCiProject(db: Kysely<DB>): Promise<number> {
+  const at = new Date('2026-01-01T00:00:00Z').toISOString();
+  const ns = await db.selectFrom('namespaces').select('id').where('owner_id', '=', 1).where('kind', '=', 'user').executeTakeFirstOrThrow();
+  const project = await db.insertInto('projects').values({
+    name: 'bench-ci', path: 'bench-ci', namespace_id: ns.id, creator_id: 1, description: null, default_branch: 'main', readme_path: null,
+    repository_storage: 'default', disk_path: 'root/bench-ci.git', last_activity_at: at, created_at: at, updated_at: at,
+  }).returning('id').executeTakeFirstOrThrow();
+  return project.id;
+}
 
 /**
- * A private project of root with one pipeline and `jobs` jobs in mixed statuses, bulk-inserted in
- * chunks inside one transaction, for GET /projects/:id/jobs on a big project. Returns its id.
+ * PostgreSQL: the CI project's pipelines (one per JOBS_PER_PIPELINE jobs) and `jobs` jobs in mixed
+ * statuses, inserted in chunks inside one transaction. Job k belongs to pipeline k / JOBS_PER_PIPELINE.
  */
-export async function seedCiProject(db: Kysely<DB>, jobs: number): Promise<number> {
-  const at = new Date('2026-01-01T00:00:00Z').toISOString();
-  const sha = 'a'.repeat(40);
-  return db.transaction().execute(async (trx) => {
-    const ns = await trx.selectFrom('namespaces').select('id').where('owner_id', '=', 1).where('kind', '=', 'user').executeTakeFirstOrThrow();
-    const project = await trx.insertInto('projects').values({
-      name: 'bench-ci', path: 'bench-ci', namespace_id: ns.id, creator_id: 1, description: null, default_branch: 'main', readme_path: null,
-      repository_storage: 'default', disk_path: 'root/bench-ci.git', last_activity_at: at, created_at: at, updated_at: at,
-    }).returning('id').executeTakeFirstOrThrow();
-    const commit = JSON.stringify({
-      id: sha, short_id: sha.slice(0, 8), title: 'Bench', message: 'Bench\n', author_name: 'Bench', author_email: 'bench@example.com',
-      authored_date: at, committer_name: 'Bench', committer_email: 'bench@example.com', committed_date: at, created_at: at, parent_ids: [],
-    });
-    const pipeline = await trx.insertInto('ci_pipelines').values({
-      iid: 1, project_id: project.id, ref: 'main', tag: 0, sha, before_sha: '0'.repeat(40), source: 'api', status: 'running', user_id: 1,
-      upstream_bridge_id: null, config_path: '.gitlab-ci.yml', commit_data: commit, created_at: at, updated_at: at, started_at: at, finished_at: null,
-    }).returning('id').executeTakeFirstOrThrow();
+async function seedCiRows(db: Kysely<DB>, projectId: number, jobs: number): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const pipelineIds: number[] = [];
+    const pipelines = pipelineCount(jobs);
+    for (let start = 0; start < pipelines; start += JOB_CHUNK) {
+      const rows = Array.from({ length: Math.min(JOB_CHUNK, pipelines - start) }, (_, i) => benchPipeline(start + i, projectId));
+      pipelineIds.push(...(await trx.insertInto('ci_pipelines').values(rows).returning('id').execute()).map((r) => r.id));
+    }
     for (let start = 0; start < jobs; start += JOB_CHUNK) {
-      const rows = Array.from({ length: Math.min(JOB_CHUNK, jobs - start) }, (_, i) => benchJob(start + i, project.id, pipeline.id));
+      const rows = Array.from({ length: Math.min(JOB_CHUNK, jobs - start) }, (_, i) => benchJob(start + i, projectId, pipelineIds[Math.floor((start + i) / JOBS_PER_PIPELINE)]));
       await trx.insertInto('ci_builds').values(rows).execute();
     }
-    return project.id;
   });
 }
 
@@ -146,10 +171,14 @@ export async function seedDatabase(opts: { dataDir: string; databaseUrl: string 
     await insertPersonalAccessToken(database.db, {
       userId: plain.id, name: 'bench', tokenDigest: digest(opts.userToken), scopes: 'api', impersonation: false, expiresAt: null,
     });
-    if (!file) return { ciProjectId: await seedCiProject(database.db, opts.jobs) };
-    const ciProjectId = await seedCiProject(database.db, 0);
-    const pipeline = await database.db.selectFrom('ci_pipelines').select('id').where('project_id', '=', ciProjectId).executeTakeFirstOrThrow();
-    bulkInsert(file, 'ci_builds', opts.jobs, (k) => benchJob(k, ciProjectId, pipeline.id));
+    const ciProjectId = await createCiProject(database.db);
+    if (!file) {
+      await seedCiRows(database.db, ciProjectId, opts.jobs);
+      return { ciProjectId };
+    }
+    const firstPipeline = (file.prepare('select coalesce(max(id), 0) + 1 as id from ci_pipelines').get() as { id: number }).id;
+    bulkInsert(file, 'ci_pipelines', pipelineCount(opts.jobs), (k) => ({ id: firstPipeline + k, ...benchPipeline(k, ciProjectId) }));
+    bulkInsert(file, 'ci_builds', opts.jobs, (k) => benchJob(k, ciProjectId, firstPipeline + Math.floor(k / JOBS_PER_PIPELINE)));
     return { ciProjectId };
   } finally {
     file?.close();

@@ -12,6 +12,8 @@ import { sql, type Expression, type Kysely, type SelectQueryBuilder } from 'kyse
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DB } from '../db/types.ts';
 import { cachedRead } from '../db/read-cache.ts';
+import { param } from '../db/prepared.ts';
+import { ShapedStatements, type QueryShape } from '../db/query-shape.ts';
 import { ApiError, invalidParams } from './errors.ts';
 import { P } from './params.ts';
 
@@ -121,15 +123,9 @@ export async function paginate<O>(
   qb: SelectQueryBuilder<DB, any, O>,
   opts: OffsetOptions = {},
 ): Promise<O[]> {
-  const page = pageOf(request.input);
-  const perPage = perPageOf(request.input);
-  const offset = (page - 1) * perPage;
-  if (opts.maxOffset && offset > opts.maxOffset.limit) {
-    throw new ApiError(405, {
-      error: `Offset pagination has a maximum allowed offset of ${opts.maxOffset.limit} for requests that return objects of type ${opts.maxOffset.typeName}. Remaining records can be retrieved using keyset pagination.`,
-    });
-  }
-  const rows = await qb.limit(perPage + 1).offset(offset).execute();
+  const { page, perPage, offset } = offsetWindow(request, opts);
+  // A literal LIMIT (a validated 1…101): SQLite runs a bound one at half the speed (ShapedList).
+  const rows = await qb.limit(sql.lit(perPage + 1)).offset(offset).execute();
   const hasNext = rows.length > perPage;
   if (hasNext) rows.pop();
 
@@ -137,7 +133,7 @@ export async function paginate<O>(
   if (page === 1 && !hasNext) {
     total = rows.length;
   } else {
-    const capped = qb.clearSelect().clearOrderBy().select(sql<number>`1`.as('one')).limit(MAX_COUNT + 1).as('capped');
+    const capped = qb.clearSelect().clearOrderBy().select(sql<number>`1`.as('one')).limit(sql.lit(MAX_COUNT + 1)).as('capped');
     const countQuery = db.selectFrom(capped).select((eb) => eb.fn.countAll<number>().as('n'));
     const compiled = countQuery.compile();
     // The capped count is the costliest part of a page (~260 µs of SQLite time for 10,001 index
@@ -150,6 +146,81 @@ export async function paginate<O>(
   }
   setOffsetHeaders(request, reply, { page, perPage, hasNext, total });
   return rows;
+}
+
+function offsetWindow(request: FastifyRequest, opts: OffsetOptions): { page: number; perPage: number; offset: number } {
+  const page = pageOf(request.input);
+  const perPage = perPageOf(request.input);
+  const offset = (page - 1) * perPage;
+  if (opts.maxOffset && offset > opts.maxOffset.limit) {
+    throw new ApiError(405, {
+      error: `Offset pagination has a maximum allowed offset of ${opts.maxOffset.limit} for requests that return objects of type ${opts.maxOffset.typeName}. Remaining records can be retrieved using keyset pagination.`,
+    });
+  }
+  return { page, perPage, offset };
+}
+
+/**
+ * Past this offset a page reads its rows by id (a deferred join): the offset walk reads only the
+ * ids, through an index that holds them, instead of whole rows (and, on PostgreSQL, whatever the
+ * page selects besides, which it computes for skipped rows too). Page 5,000 of 100,000 users:
+ * 8.5 ms whole rows, 0.6 ms ids through users_id on SQLite (issue 17, item 2).
+ */
+const DEFERRED_JOIN_OFFSET = 1_000;
+
+/** A list whose queries are compiled once per filter shape (db/query-shape.ts). */
+export class ShapedList<QB extends SelectQueryBuilder<DB, any, any>, O> {
+  private readonly page: ShapedStatements<QB, O>;
+  private readonly deepPage: ShapedStatements<QB, O>;
+  private readonly count: ShapedStatements<QB, { n: number | string }>;
+  private readonly name: string;
+
+  constructor(name: string, opts: {
+    /** Where the filters start: the table (and its joins), selecting nothing. */
+    from: (db: Kysely<DB>) => QB;
+    /** What a page selects, added to the filtered and ordered query. */
+    select: (qb: QB) => SelectQueryBuilder<DB, any, O>;
+    /** The unique column a deep page looks its rows up by. */
+    id: string;
+  }) {
+    this.name = name;
+    // The page size (plus one, to see a next page) is written into the SQL: SQLite 3.54 runs a
+    // bound LIMIT at about half the speed of a literal one (a page of 21 users: 76 µs against
+    // 38 µs). The offset is bound, at the position after the shape's own values.
+    this.page = new ShapedStatements((db, shape, size) => opts.select(shape.apply(opts.from(db)))
+      .limit(sql.lit(size)).offset(param<number>(shape.args.length)));
+    this.deepPage = new ShapedStatements((db, shape, size) => {
+      const ids = shape.apply(opts.from(db)).clearSelect().select(sql.ref(opts.id).as('page_id'))
+        .limit(sql.lit(size)).offset(param<number>(shape.args.length));
+      return opts.select(shape.apply(opts.from(db))).where(sql.ref(opts.id), 'in', ids).limit(sql.lit(size));
+    });
+    this.count = new ShapedStatements((db, shape) => {
+      const capped = shape.apply(opts.from(db)).clearSelect().clearOrderBy().select(sql<number>`1`.as('one')).limit(sql.lit(MAX_COUNT + 1)).as('capped');
+      return db.selectFrom(capped).select((eb) => eb.fn.countAll<number>().as('n'));
+    });
+  }
+
+  /** One page of the list `shape` describes, with the offset headers (as paginate). */
+  async paginate(db: Kysely<DB>, request: FastifyRequest, reply: FastifyReply, shape: QueryShape<QB>, opts: OffsetOptions = {}): Promise<O[]> {
+    const { page, perPage, offset } = offsetWindow(request, opts);
+    const statement = offset >= DEFERRED_JOIN_OFFSET ? this.deepPage : this.page;
+    const rows = await statement.of(shape, perPage + 1).all(db, [...shape.args, offset]);
+    const hasNext = rows.length > perPage;
+    if (hasNext) rows.pop();
+    let total: number | null;
+    if (page === 1 && !hasNext) {
+      total = rows.length;
+    } else {
+      // Remembered until the next write, as paginate's counts are.
+      const n = await cachedRead(db, `count:${this.name}|${shape.key}\u0000${JSON.stringify(shape.args)}`, async () => {
+        const [row] = await this.count.of(shape).all(db, shape.args);
+        return Number(row?.n ?? 0);
+      });
+      total = n > MAX_COUNT ? null : n;
+    }
+    setOffsetHeaders(request, reply, { page, perPage, hasNext, total });
+    return rows;
+  }
 }
 
 /** For lists already in memory (small, bounded collections). */
@@ -223,7 +294,7 @@ export async function paginateKeyset<O extends { id: number }>(
   // A full page links to the next one without looking ahead; the page after the last full one is
   // the empty array without a Link header (spec, Pagination details: "the header is absent and the
   // array empty when the end is reached"), as the Service's keyset pager does.
-  const rows = await q.orderBy(idCol, opts.sort).limit(perPage).execute();
+  const rows = await q.orderBy(idCol, opts.sort).limit(sql.lit(perPage)).execute();
   if (rows.length === perPage) {
     const last = rows[rows.length - 1].id;
     const cursor = opts.sort === 'asc' ? { id_after: last, id_before: undefined } : { id_before: last, id_after: undefined };
@@ -307,7 +378,7 @@ export async function paginateCursor<O>(
   }
   for (const k of opts.keys) q = q.orderBy(expr(k), opts.sort);
   // A full page links on, as paginateKeyset does.
-  const rows = await q.limit(perPage).execute();
+  const rows = await q.limit(sql.lit(perPage)).execute();
   if (rows.length === perPage) {
     const last = rows[rows.length - 1];
     const cursor = encodeCursor(Object.fromEntries(opts.keys.map((k) => [k.name, k.value(last)])));

@@ -1,6 +1,6 @@
 /** Every Kysely call of the users area. Small functions taking (db | trx, …). */
 import { isStorableText } from '../../db/constraints.ts';
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { DB, NewUser, UserRow, UserUpdate } from '../../db/types.ts';
 import { param, prepared } from '../../db/prepared.ts';
 import { cachedRead, cachedReadNow } from '../../db/read-cache.ts';
@@ -136,6 +136,45 @@ export function userProfileNow(db: Db, id: number, viewerId: number | null): Use
     if (!row) return undefined;
     return { ...row, followers: Number(row.followers), following: Number(row.following), is_followed: Number(row.is_followed) } as UserProfileRow;
   });
+}
+
+/** What an administrator's list shows of each user beyond the row: UserWithAdmin's extras, as columns. */
+export interface UserListExtrasRow {
+  followers: number | string;
+  following: number | string;
+  is_followed: number | string;
+  namespace_id: number | null;
+  /** JSON text on SQLite, parsed already on PostgreSQL. */
+  identities: string | { provider: string; extern_uid: string; saml_provider_id: number | null }[] | null;
+}
+
+/**
+ * Adds UserWithAdmin's extras to a page of users as correlated subqueries, so the page is one
+ * statement (each is an index probe per row: user_follows' primary key and user_follows_followee,
+ * namespaces_owner, identities_user_provider_saml). `viewerId` is a bound value.
+ */
+export function selectUserListExtras<QB extends SelectQueryBuilder<DB, 'users', object>>(db: Kysely<DB>, qb: QB, viewerId: number) {
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const identities = postgres
+    ? sql<UserListExtrasRow['identities']>`(select coalesce(json_agg(json_build_object('provider', i.provider, 'extern_uid', i.extern_uid, 'saml_provider_id', i.saml_provider_id) order by i.id), '[]') from identities i where i.user_id = users.id)`
+    // Unordered here (an ORDER BY inside would sort per row): listedIdentities orders them by id.
+    : sql<UserListExtrasRow['identities']>`(select json_group_array(json_object('id', i.id, 'provider', i.provider, 'extern_uid', i.extern_uid, 'saml_provider_id', i.saml_provider_id)) from identities i where i.user_id = users.id)`;
+  return qb.select((eb) => [
+    eb.selectFrom('user_follows').select((e) => e.fn.countAll<number>().as('c')).whereRef('followee_id', '=', 'users.id').as('followers'),
+    eb.selectFrom('user_follows').select((e) => e.fn.countAll<number>().as('c')).whereRef('follower_id', '=', 'users.id').as('following'),
+    eb.selectFrom('user_follows').select((e) => e.fn.countAll<number>().as('c'))
+      .whereRef('followee_id', '=', 'users.id').where('follower_id', '=', viewerId).as('is_followed'),
+    eb.selectFrom('namespaces').select('namespaces.id').whereRef('namespaces.owner_id', '=', 'users.id').where('namespaces.kind', '=', 'user').limit(1).as('namespace_id'),
+    identities.as('identities'),
+  ]);
+}
+
+/** The identities column of selectUserListExtras, parsed. */
+export function listedIdentities(value: UserListExtrasRow['identities']): { provider: string; extern_uid: string; saml_provider_id: number | null }[] {
+  if (value === null) return [];
+  const list = (typeof value === 'string' ? JSON.parse(value) : value) as { id?: number; provider: string; extern_uid: string; saml_provider_id: number | null }[];
+  if (list.length > 1 && list[0].id !== undefined) list.sort((a, b) => a.id! - b.id!);
+  return list.map(({ provider, extern_uid, saml_provider_id }) => ({ provider, extern_uid, saml_provider_id }));
 }
 
 /** Personal namespace ids of several users, by user id. */

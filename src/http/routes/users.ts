@@ -3,16 +3,17 @@
  * user-accounts.ts, state operations in user-admin-actions.ts.
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, RouteHandlerMethod, RouteShorthandOptions } from 'fastify';
-import type { Kysely } from 'kysely';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { DB, UserRow } from '../../db/types.ts';
 import {
-  customAttributesOf, findUserProfile, followSummaries, userProfileNow, identitiesOf, identitiesOfUser, personalNamespaceId, personalNamespaceIds, type UserProfileRow,
+  customAttributesOf, findUserProfile, userProfileNow, identitiesOfUser, listedIdentities, personalNamespaceId, selectUserListExtras,
+  type UserListExtrasRow, type UserProfileRow,
 } from '../../domain/users/users.queries.ts';
-import { findUsers, type UsersOrderBy } from '../../domain/users/users.finder.ts';
+import { usersShape, type UsersFrom, type UsersOrderBy } from '../../domain/users/users.finder.ts';
 import { highestRoleOf } from '../../domain/members/members.queries.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { defineParams, P, type ParamsOf } from '../params.ts';
-import { paginate, paginationParams } from '../pagination.ts';
+import { paginationParams, ShapedList } from '../pagination.ts';
 import { authenticatedAsAdmin } from '../auth/admin.ts';
 import {
   presentUser, presentUserBasic, presentUserDetailsWithAdmin, presentUserPublic, presentUserWithAdmin,
@@ -105,6 +106,20 @@ export function currentUserRoute(app: FastifyInstance): RouteShorthandOptions & 
   };
 }
 
+/** GET /users for non-administrators: UserBasic needs five columns. */
+const basicUsersList = new ShapedList('users:basic', {
+  from: (db) => db.selectFrom('users'),
+  select: (qb: UsersFrom) => qb.select(USER_BASIC_COLUMNS),
+  id: 'users.id',
+});
+
+/** GET /users for administrators: whole rows, and the extras the route's shape step adds. */
+const usersWithAdminList = new ShapedList('users:admin', {
+  from: (db) => db.selectFrom('users'),
+  select: (qb: UsersFrom) => (qb as SelectQueryBuilder<DB, 'users', UserListExtrasRow>).selectAll('users'),
+  id: 'users.id',
+});
+
 const users: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
   const externalUrl = config.externalUrl;
@@ -126,7 +141,7 @@ const users: FastifyPluginAsync = async (app) => {
     if (input.search !== undefined && input.search !== null) await checkSearchRateLimit(request);
     const admin = viewer?.admin === 1;
     // Administrator-only parameters are silently dropped for everyone else; they get id DESC.
-    const query = findUsers(db, {
+    const shape = usersShape({
       admin,
       search: input.search, username: input.username, active: input.active === true, blocked: input.blocked === true,
       external: input.external === true, excludeInternal: input.exclude_internal === true,
@@ -141,27 +156,22 @@ const users: FastifyPluginAsync = async (app) => {
     });
     const o = { externalUrl, canReadProfile: true };
     if (!admin) {
-      // UserBasic needs five columns; materialising whole user rows was most of a page's cost.
-      const basicRows = await paginate(db, request, reply, query.clearSelect().select(USER_BASIC_COLUMNS));
+      const basicRows = await basicUsersList.paginate(db, request, reply, shape);
       serializeWith(reply, serialize.UserBasicList);
       return basicRows.map((row) => presentUserBasic(row, {}, o));
     }
-    const rows = await paginate(db, request, reply, query);
-    const ids = rows.map((r) => r.id);
-    const [identities, namespaces, follows, attributes] = await Promise.all([
-      identitiesOf(db, ids), personalNamespaceIds(db, ids), followSummaries(db, ids, viewer.id),
-      input.with_custom_attributes ? customAttributesOf(db, ids) : Promise.resolve(null),
-    ]);
+    // Follow counts, namespace and identities come with the rows (selectUserListExtras).
+    const viewerId = shape.arg(viewer.id);
+    shape.step('extras', (qb) => selectUserListExtras(db, qb, viewerId));
+    const rows = await usersWithAdminList.paginate(db, request, reply, shape);
+    const attributes = input.with_custom_attributes ? await customAttributesOf(db, rows.map((r) => r.id)) : null;
     serializeWith(reply, serialize.UserWithAdminList);
-    return rows.map((row) => {
-      const f = follows.get(row.id)!;
-      return presentUserWithAdmin(row, {
-        followers: f.followers, following: f.following, isFollowed: f.isFollowed,
-        identities: identities.filter((i) => i.user_id === row.id),
-        namespaceId: namespaces.get(row.id) ?? null,
-        ...(attributes ? { customAttributes: attributes.filter((a) => a.user_id === row.id).map(({ key, value }) => ({ key, value })) } : {}),
-      }, o);
-    });
+    return rows.map((row) => presentUserWithAdmin(row, {
+      followers: Number(row.followers), following: Number(row.following), isFollowed: Number(row.is_followed) > 0,
+      identities: listedIdentities(row.identities),
+      namespaceId: row.namespace_id ?? null,
+      ...(attributes ? { customAttributes: attributes.filter((a) => a.user_id === row.id).map(({ key, value }) => ({ key, value })) } : {}),
+    }, o));
   });
 
   app.get('/user', currentUserRoute(app));

@@ -1,0 +1,106 @@
+/**
+ * Where one endpoint's server time goes: seeds a database as the bench does, starts kiln under
+ * V8's sampling profiler, drives the endpoint with autocannon for a few seconds, and prints the
+ * functions with the most self time and the files they live in.
+ *
+ *   node bench/profile.ts '/api/v4/users?per_page=20' [root|user]   # PROFILE_SECONDS=5, BENCH_USERS=10000, BENCH_JOBS=10000
+ *
+ * The profile itself (a .cpuprofile Chrome's DevTools opens) is kept in the printed directory.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { benchDatabase } from './bench-database.ts';
+import { seedDatabase } from './seed.ts';
+
+interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
+interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
+
+const ROOT_TOKEN = 'bench-root-token-0000000001';
+const USER_TOKEN = 'bench-user-token-0000000001';
+
+async function main(): Promise<void> {
+  const [target = '/api/v4/users?per_page=20', who = 'root'] = process.argv.slice(2);
+  const seconds = Number(process.env.PROFILE_SECONDS ?? 5);
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'kiln-profile-'));
+  const { url: databaseUrl, drop } = await benchDatabase();
+  const { ciProjectId } = await seedDatabase({
+    dataDir, databaseUrl, users: Number(process.env.BENCH_USERS ?? 10_000), jobs: Number(process.env.BENCH_JOBS ?? 10_000), rootToken: ROOT_TOKEN, userToken: USER_TOKEN,
+  });
+  const url = target.replace(':ci', String(ciProjectId));
+  const profDir = path.join(dataDir, 'profile');
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const kiln = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`, path.join(import.meta.dirname, '..', 'src', 'main.ts'), 'serve'], {
+    env: {
+      ...process.env, PORT: String(port), HOST: '127.0.0.1', KILN_DATA_DIR: dataDir, LOG_LEVEL: 'warn',
+      KILN_RATE_LIMIT_PER_IP: '0', KILN_RATE_LIMIT_PER_USER: '0', KILN_EXTERNAL_URL: `http://127.0.0.1:${port}`,
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (i > 400) throw new Error('kiln never answered');
+    if (await fetch(`${base}/-/readiness`).then((r) => r.ok, () => false)) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const headers = { 'private-token': who === 'user' ? USER_TOKEN : ROOT_TOKEN };
+  const probe = await fetch(base + url, { headers });
+  if (!probe.ok) throw new Error(`${url}: ${probe.status} ${await probe.text()}`);
+  const r = await autocannon({ url: base + url, headers, connections: 10, duration: seconds });
+  process.stdout.write(`${url} as ${who}: ${r.requests.total} requests, ${r.requests.average} req/s\n`);
+  const exited = new Promise((res) => kiln.once('exit', res));
+  kiln.kill('SIGTERM');
+  await exited;
+  const [file] = await fs.readdir(profDir);
+  const profile = JSON.parse(await fs.readFile(path.join(profDir, file), 'utf8')) as Profile;
+  report(profile, r.requests.total);
+  process.stdout.write(`profile: ${path.join(profDir, file)}\n`);
+  await drop?.();
+}
+
+function report(profile: Profile, requests: number): void {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<number, number>();
+  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const fns = new Map<string, number>();
+  const files = new Map<string, number>();
+  let total = 0;
+  for (const [id, us] of self) {
+    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    if (functionName === '(idle)') continue;
+    total += us;
+    const file = url.replace(/^file:\/\//, '').replace(`${process.cwd()}/`, '') || functionName;
+    const key = `${functionName || '(anonymous)'} ${file}:${lineNumber + 1}`;
+    fns.set(key, (fns.get(key) ?? 0) + us);
+    const area = file.startsWith('node_modules/') ? file.split('/').slice(0, file.startsWith('node_modules/@') ? 3 : 2).join('/') : file;
+    files.set(area, (files.get(area) ?? 0) + us);
+  }
+  // Inclusive time of kiln's own functions: each sample counts once for every distinct src/
+  // function on its stack (a function on the stack twice counts once).
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const inclusive = new Map<string, number>();
+  for (const [id, us] of self) {
+    if (byId.get(id)!.callFrame.functionName === '(idle)') continue;
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const { functionName, url, lineNumber } = byId.get(at)!.callFrame;
+      if (!url.includes('/src/')) continue;
+      const key = `${functionName || '(anonymous)'} ${url.replace(/^file:\/\//, '').replace(`${process.cwd()}/`, '')}:${lineNumber + 1}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      inclusive.set(key, (inclusive.get(key) ?? 0) + us);
+    }
+  }
+  const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n)
+    .map(([k, us]) => `${(us / requests).toFixed(1).padStart(8)} µs/req ${((us / total) * 100).toFixed(1).padStart(5)} %  ${k}`).join('\n');
+  process.stdout.write(`busy ${(total / requests).toFixed(1)} µs of CPU per request (main thread)\n\nby file or package:\n${top(files, 25)}\n\nby function:\n${top(fns, 40)}\n\nkiln's functions, inclusive:\n${top(inclusive, 40)}\n`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

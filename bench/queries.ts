@@ -1,0 +1,86 @@
+/**
+ * The statements one request runs, and what each costs the embedded database alone: seeds a
+ * SQLite database as the bench does, serves kiln in-process with a query log, sends the request
+ * once (after a warm-up), then runs each logged statement 2,000 times through a prepared
+ * better-sqlite3 statement and prints its µs per run beside its SQL.
+ *
+ *   node bench/queries.ts '/api/v4/projects/:ci/jobs?scope=failed' [root|user]   # BENCH_USERS, BENCH_JOBS (100,000)
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config/load.ts';
+import { openDatabase } from '../src/db/database.ts';
+import { bootstrapInstance } from '../src/domain/instance/bootstrap.ts';
+import { resolveJobToken } from '../src/domain/jobs/job-token.ts';
+import { seedDatabase } from './seed.ts';
+
+const ROOT_TOKEN = 'bench-root-token-0000000001';
+const USER_TOKEN = 'bench-user-token-0000000001';
+
+async function main(): Promise<void> {
+  const [target = '/api/v4/users?per_page=20', who = 'root'] = process.argv.slice(2);
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'kiln-queries-'));
+  const { ciProjectId } = await seedDatabase({
+    dataDir, databaseUrl: null, users: Number(process.env.BENCH_USERS ?? 100_000), jobs: Number(process.env.BENCH_JOBS ?? 100_000), rootToken: ROOT_TOKEN, userToken: USER_TOKEN,
+  });
+  const config = loadConfig({ KILN_DATA_DIR: dataDir, KILN_EXTERNAL_URL: 'http://kiln.bench', KILN_RATE_LIMIT_PER_IP: '0', KILN_RATE_LIMIT_PER_USER: '0', LOG_LEVEL: 'silent' });
+  let logging = false;
+  const statements: { sql: string; parameters: readonly unknown[] }[] = [];
+  const database = openDatabase({ ...config, queryLog: (sql, parameters) => { if (logging) statements.push({ sql, parameters }); } });
+  const boot = await bootstrapInstance(database.db, { rootPassword: null, rootToken: null, dialect: database.dialect });
+  const file0 = new SQLite(path.join(dataDir, 'kiln.sqlite3'), { readonly: true });
+  const app = await buildApp(config, { database, secretKeyBase: boot.secretKeyBase, version: { version: '15.2.0', revision: 'bench' }, jobTokens: resolveJobToken, cluster: null, logger: false });
+  await app.ready();
+  const url = target.replace(':ci', String(ciProjectId));
+  const headers = { 'private-token': who === 'user' ? USER_TOKEN : ROOT_TOKEN };
+  for (let i = 0; i < 50; i++) await app.inject({ url, headers });
+  // The whole request, many times: CPU per request in this process (no network), and the part of
+  // it spent inside better-sqlite3's statements.
+  const proto = (SQLite as unknown as { prototype: unknown }).prototype;
+  void proto;
+  const Statement = Object.getPrototypeOf(file0.prepare('select 1'));
+  const originalAll = Statement.all;
+  let inSqlite = 0n;
+  Statement.all = function (this: unknown, ...args: unknown[]) {
+    const start = process.hrtime.bigint();
+    try {
+      return originalAll.apply(this, args);
+    } finally {
+      inSqlite += process.hrtime.bigint() - start;
+    }
+  };
+  const cpu = process.cpuUsage();
+  const n = 2_000;
+  for (let i = 0; i < n; i++) await app.inject({ url, headers });
+  const used = process.cpuUsage(cpu);
+  Statement.all = originalAll;
+  process.stdout.write(`in process: ${((used.user + used.system) / n).toFixed(1)} µs of CPU per request (inject, no socket), ${(Number(inSqlite) / 1000 / n).toFixed(1)} µs of it in statements' all()\n`);
+  logging = true;
+  const res = await app.inject({ url, headers });
+  logging = false;
+  process.stdout.write(`${url} as ${who}: ${res.statusCode}, ${res.body.length} bytes, ${statements.length} statements\n`);
+  const file = new SQLite(path.join(dataDir, 'kiln.sqlite3'), { readonly: true });
+  let total = 0;
+  for (const s of statements) {
+    const stmt = file.prepare(s.sql);
+    const params = s.parameters.map((p) => (typeof p === 'boolean' ? Number(p) : p));
+    const runs = 2_000;
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < runs; i++) stmt.all(...params);
+    const us = Number(process.hrtime.bigint() - start) / 1_000 / runs;
+    total += us;
+    process.stdout.write(`${us.toFixed(1).padStart(8)} µs  ${s.sql.slice(0, 400)}  ${JSON.stringify(params).slice(0, 120)}\n`);
+  }
+  process.stdout.write(`${total.toFixed(1).padStart(8)} µs  in all\n`);
+  await app.close();
+  await database.close();
+  await fs.rm(dataDir, { recursive: true, force: true });
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

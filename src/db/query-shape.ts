@@ -1,0 +1,87 @@
+/**
+ * Lists compiled once per filter shape. A list's filters are many, but a request uses a few, and
+ * which ones (not their values) decide the SQL: the shape. A finder describes a request as a
+ * QueryShape, recording for each filter that applies a token for the key and a step that adds
+ * it to a Kysely query, with its values bound by position (`arg`). Only the first request of a
+ * shape runs the steps and compiles them (db/prepared.ts); the next ones bind their values to the
+ * remembered statement. Building and compiling a list query with Kysely cost more than SQLite
+ * took to run it (issue 17: ~70 µs of a users page, twice with the count).
+ *
+ *   const shape = new QueryShape<UsersQuery>();
+ *   if (p.username !== undefined) {
+ *     const username = shape.arg(p.username.toLowerCase());
+ *     shape.step('username', (qb) => qb.where(sql`lower(users.username)`, '=', username));
+ *   }
+ */
+import type { Compilable, Kysely } from 'kysely';
+import { param, prepared, type Prepared } from './prepared.ts';
+import type { DB } from './types.ts';
+
+export class QueryShape<QB> {
+  private readonly tokens: string[] = [];
+  private readonly steps: ((qb: QB) => QB)[] = [];
+  /** The values of this request, in the order the shape's steps bind them. */
+  readonly args: unknown[] = [];
+  private readonly inline: boolean;
+
+  /**
+   * `inline`: the steps take the values themselves, for a query built and run once with Kysely
+   * (a caller that narrows it further, as GraphQL's users connection does).
+   */
+  constructor(opts: { inline?: boolean } = {}) {
+    this.inline = opts.inline === true;
+  }
+
+  /** Binds `value` at the next position; the placeholder stands for it in a step's query. */
+  arg<T>(value: T): T {
+    this.args.push(value);
+    return this.inline ? value : param<T>(this.args.length - 1);
+  }
+
+  /**
+   * Adds a step. `token` names what the step adds, including every choice that changes its SQL
+   * (not its values): two requests with the same tokens must build the same statement.
+   */
+  step(token: string, apply: (qb: QB) => QB): void {
+    this.tokens.push(token);
+    this.steps.push(apply);
+  }
+
+  get key(): string {
+    return this.tokens.join('|');
+  }
+
+  apply(qb: QB): QB {
+    let q = qb;
+    for (const s of this.steps) q = s(q);
+    return q;
+  }
+}
+
+/** Shapes of one list are few, but nothing outside the code bounds them: past this, start over. */
+const MAX_SHAPES = 500;
+
+/**
+ * Statements of one family (a list's page, its count), one per shape key, compiled on first use.
+ * `build` receives the first request's shape: its steps bind positions, not that request's values.
+ */
+export class ShapedStatements<QB, O> {
+  private readonly byKey = new Map<string, Prepared<O>>();
+  private readonly build: (db: Kysely<DB>, shape: QueryShape<QB>, size: number) => Compilable<O>;
+
+  /** `size`: a small number written into the SQL rather than bound (a page's LIMIT), part of the key. */
+  constructor(build: (db: Kysely<DB>, shape: QueryShape<QB>, size: number) => Compilable<O>) {
+    this.build = build;
+  }
+
+  of(shape: QueryShape<QB>, size = 0): Prepared<O> {
+    const key = `${size}:${shape.key}`;
+    let statement = this.byKey.get(key);
+    if (!statement) {
+      if (this.byKey.size >= MAX_SHAPES) this.byKey.clear();
+      statement = prepared((db) => this.build(db, shape, size));
+      this.byKey.set(key, statement);
+    }
+    return statement;
+  }
+}
