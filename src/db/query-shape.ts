@@ -85,3 +85,35 @@ export class ShapedStatements<QB, O> {
     return statement;
   }
 }
+
+/** Ids per statement of ByIds; a longer list runs in several. */
+const MAX_IDS = 500;
+
+/**
+ * Rows looked up by a list of ids (a page's pipelines, users, runners), compiled once per number
+ * of distinct ids: `build` receives that many placeholders for its `IN (…)`.
+ */
+export class ByIds<O> {
+  private readonly bySize = new Map<number, Prepared<O>>();
+  private readonly build: (db: Kysely<DB>, ids: number[]) => Compilable<O>;
+
+  constructor(build: (db: Kysely<DB>, ids: number[]) => Compilable<O>) {
+    this.build = build;
+  }
+
+  async all(db: Kysely<DB>, ids: Iterable<number>): Promise<O[]> {
+    const distinct = [...new Set(ids)];
+    const out: O[] = [];
+    for (let start = 0; start < distinct.length; start += MAX_IDS) {
+      const chunk = distinct.slice(start, start + MAX_IDS);
+      let statement = this.bySize.get(chunk.length);
+      if (!statement) {
+        const placeholders = chunk.map((_, i) => param<number>(i));
+        statement = prepared((d) => this.build(d, placeholders));
+        this.bySize.set(chunk.length, statement);
+      }
+      out.push(...(await statement.all(db, chunk)));
+    }
+    return out;
+  }
+}

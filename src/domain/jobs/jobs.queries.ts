@@ -1,6 +1,7 @@
 /** Every Kysely call about job (build and bridge) rows and their artifacts. */
-import type { Kysely, Transaction, Updateable } from 'kysely';
+import type { Kysely, SelectQueryBuilder, Transaction, Updateable } from 'kysely';
 import type { DB } from '../../db/types.ts';
+import { ByIds, QueryShape } from '../../db/query-shape.ts';
 import type { BuildRow, CiBuildsTable, JobArtifactRow } from '../../db/tables/ci.ts';
 import { isStorableId } from '../../db/constraints.ts';
 import { nowIso } from '../clock.ts';
@@ -35,6 +36,26 @@ export function latestPipelineJobs(db: Db, pipelineId: number): Promise<BuildRow
 }
 
 /** GET /projects/:id/jobs: builds only, newest first, served by (project_id, type[, status], id). */
+/** Where a project's jobs list starts, selecting nothing (its shape adds the filters). */
+export type ProjectJobsFrom = SelectQueryBuilder<DB, 'ci_builds', object>;
+
+/**
+ * GET /projects/:id/jobs as a shape compiled once (db/query-shape.ts): the project's builds, with
+ * `scope` statuses, newest first. Served by ci_builds_project_type_id and
+ * ci_builds_project_type_status (project_id, type, status, id).
+ */
+export function projectJobsShape(projectId: number, scope: string[] | undefined): QueryShape<ProjectJobsFrom> {
+  const shape = new QueryShape<ProjectJobsFrom>();
+  const project = shape.arg(projectId);
+  shape.step('project', (qb) => qb.where('project_id', '=', project).where('type', '=', 'build'));
+  if (scope && scope.length > 0) {
+    const statuses = scope.map((s) => shape.arg(s));
+    shape.step(`scope:${statuses.length}`, (qb) => qb.where('status', 'in', statuses));
+  }
+  shape.step('newest', (qb) => qb.orderBy('id', 'desc'));
+  return shape;
+}
+
 export function projectJobsQuery(db: Db, projectId: number, scope: string[] | undefined) {
   let q = db.selectFrom('ci_builds').selectAll().where('project_id', '=', projectId).where('type', '=', 'build');
   if (scope && scope.length > 0) q = q.where('status', 'in', scope);
@@ -96,9 +117,13 @@ export function pendingJobsQueuedBefore(db: Db, before: string, limit: number): 
     .where('queued_at', '<', before).orderBy('id').limit(limit).execute();
 }
 
-export function jobArtifacts(db: Db, jobIds: number[]): Promise<JobArtifactRow[]> {
-  if (jobIds.length === 0) return Promise.resolve([]);
-  return db.selectFrom('ci_job_artifacts').selectAll().where('job_id', 'in', jobIds).orderBy('id').execute();
+const artifactsByJobIds = new ByIds((db, ids) => db.selectFrom('ci_job_artifacts').selectAll().where('job_id', 'in', ids).orderBy('id'));
+
+/** The artifacts of the jobs, in id order within each job. */
+export async function jobArtifacts(db: Db, jobIds: number[]): Promise<JobArtifactRow[]> {
+  const rows = await artifactsByJobIds.all(db as Kysely<DB>, jobIds);
+  // Each statement orders its own; a long list runs in several.
+  return rows.sort((a, b) => a.id - b.id);
 }
 
 export function findArtifact(db: Db, jobId: number, fileType: string): Promise<JobArtifactRow | undefined> {

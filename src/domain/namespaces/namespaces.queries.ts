@@ -4,6 +4,7 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB, NamespaceRow } from '../../db/types.ts';
+import { ByIds } from '../../db/query-shape.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -56,7 +57,7 @@ export async function namespacePaths(db: Db, namespaces: NamespaceRow[]): Promis
   for (let depth = 0; depth < MAX_NAMESPACE_DEPTH; depth += 1) {
     const missing = [...new Set([...byId.values()].map((n) => n.parent_id).filter((p): p is number => p !== null && !byId.has(p)))];
     if (missing.length === 0) break;
-    const parents = await db.selectFrom('namespaces').selectAll().where('id', 'in', missing).execute();
+    const parents = await namespacesByIds.all(db as Kysely<DB>, missing);
     for (const p of parents) byId.set(p.id, p);
   }
   const out = new Map<number, NamespacePaths>();
@@ -77,9 +78,10 @@ export async function namespacePaths(db: Db, namespaces: NamespaceRow[]): Promis
   return out;
 }
 
+const namespacesByIds = new ByIds((db, ids) => db.selectFrom('namespaces').selectAll().where('id', 'in', ids));
+
 export async function namespacePathsById(db: Db, ids: number[]): Promise<Map<number, NamespacePaths & { namespace: NamespaceRow }>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('namespaces').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await namespacesByIds.all(db as Kysely<DB>, ids);
   const paths = await namespacePaths(db, rows);
   return new Map(rows.map((r) => [r.id, { ...paths.get(r.id)!, namespace: r }]));
 }

@@ -1,6 +1,7 @@
 /** Every Kysely call about pipeline rows. */
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely, SelectQueryBuilder, Transaction } from 'kysely';
 import type { DB } from '../../db/types.ts';
+import { ByIds, QueryShape } from '../../db/query-shape.ts';
 import type { CiBuildsTable, CiPipelinesTable, PipelineRow } from '../../db/tables/ci.ts';
 import type { Insertable } from 'kysely';
 import { nowIso } from '../clock.ts';
@@ -15,9 +16,10 @@ export function findPipelineInProject(db: Db, projectId: number, id: number): Pr
   return db.selectFrom('ci_pipelines').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
 }
 
+const pipelinesByIds = new ByIds((db, ids) => db.selectFrom('ci_pipelines').selectAll().where('id', 'in', ids));
+
 export async function findPipelinesByIds(db: Db, ids: number[]): Promise<Map<number, PipelineRow>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('ci_pipelines').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await pipelinesByIds.all(db as Kysely<DB>, ids);
   return new Map(rows.map((r) => [r.id, r]));
 }
 
@@ -55,23 +57,41 @@ export interface PipelineFilters {
 
 const FINISHED = ['success', 'failed', 'canceled', 'skipped'];
 
-export function projectPipelinesQuery(db: Db, projectId: number, f: PipelineFilters) {
-  let q = db.selectFrom('ci_pipelines').selectAll().where('project_id', '=', projectId);
-  if (f.status) q = q.where('status', '=', f.status);
-  if (f.ref) q = q.where('ref', '=', f.ref);
-  if (f.sha) q = q.where('sha', '=', f.sha);
-  if (f.source) q = q.where('source', '=', f.source);
-  if (f.scope === 'running' || f.scope === 'pending') q = q.where('status', '=', f.scope);
-  if (f.scope === 'finished') q = q.where('status', 'in', FINISHED);
+/** Where a project's pipelines list starts, selecting nothing (its shape adds the filters). */
+export type ProjectPipelinesFrom = SelectQueryBuilder<DB, 'ci_pipelines', object>;
+
+/** GET /projects/:id/pipelines' filters and order as a shape compiled once (db/query-shape.ts). */
+export function projectPipelinesShape(projectId: number, f: PipelineFilters, opts: { inline?: boolean } = {}): QueryShape<ProjectPipelinesFrom> {
+  const shape = new QueryShape<ProjectPipelinesFrom>(opts);
+  const project = shape.arg(projectId);
+  shape.step('project', (qb) => qb.where('project_id', '=', project));
+  const equal = (column: 'status' | 'ref' | 'sha' | 'source', value: string | undefined) => {
+    if (!value) return;
+    const v = shape.arg(value);
+    shape.step(column, (qb) => qb.where(column, '=', v));
+  };
+  equal('status', f.status);
+  equal('ref', f.ref);
+  equal('sha', f.sha);
+  equal('source', f.source);
+  if (f.scope === 'running' || f.scope === 'pending') equal('status', f.scope);
+  if (f.scope === 'finished') shape.step('finished', (qb) => qb.where('status', 'in', FINISHED));
   // branches / tags: the latest pipeline of each branch / tag (Ci::PipelinesFinder).
   if (f.scope === 'branches' || f.scope === 'tags') {
     const tag = f.scope === 'tags' ? 1 : 0;
-    q = q.where('id', 'in', db.selectFrom('ci_pipelines').select((eb) => eb.fn.max('id').as('id'))
-      .where('project_id', '=', projectId).where('tag', '=', tag).groupBy('ref'));
+    shape.step(f.scope, (qb) => qb.where('id', 'in', (eb) => eb.selectFrom('ci_pipelines').select((e) => e.fn.max('id').as('id'))
+      .where('project_id', '=', project).where('tag', '=', tag).groupBy('ref')));
   }
-  q = q.orderBy(f.orderBy, f.sort);
-  if (f.orderBy !== 'id') q = q.orderBy('id', f.sort);
-  return q;
+  const { orderBy, sort } = f;
+  shape.step(`order:${orderBy}:${sort}`, (qb) => {
+    const q = qb.orderBy(orderBy, sort);
+    return orderBy === 'id' ? q : q.orderBy('id', sort);
+  });
+  return shape;
+}
+
+export function projectPipelinesQuery(db: Db, projectId: number, f: PipelineFilters) {
+  return projectPipelinesShape(projectId, f, { inline: true }).apply((db as Kysely<DB>).selectFrom('ci_pipelines')).selectAll();
 }
 
 /** A deleted user's pipelines and jobs go to the ghost user (soft delete; ci_*_user indexes). */

@@ -1,6 +1,7 @@
 /** Every Kysely call about runner rows. */
 import { sql, type SelectQueryBuilder, type Insertable, type Kysely, type Transaction, type Updateable } from 'kysely';
 import type { DB } from '../../db/types.ts';
+import { ByIds } from '../../db/query-shape.ts';
 import type { CiRunnersTable, RunnerRow } from '../../db/tables/ci.ts';
 import type {} from '../../db/tables/ci-runners.ts';
 import { isStorableId } from '../../db/constraints.ts';
@@ -17,9 +18,10 @@ export function findRunnerByTokenDigest(db: Db, tokenDigest: string): Promise<Ru
   return db.selectFrom('ci_runners').selectAll().where('token_digest', '=', tokenDigest).executeTakeFirst();
 }
 
+const runnersByIds = new ByIds((db, ids) => db.selectFrom('ci_runners').selectAll().where('id', 'in', ids));
+
 export async function findRunnersByIds(db: Db, ids: number[]): Promise<Map<number, RunnerRow>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('ci_runners').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await runnersByIds.all(db as Kysely<DB>, ids);
   return new Map(rows.map((r) => [r.id, r]));
 }
 

@@ -71,13 +71,29 @@ export interface JobExtras {
   runners: Map<number, RunnerRow>;
   /** Responses that carry no user (spec: null in cancel, retry, erase and play). */
   withoutUser?: boolean;
+  /** A page's jobs share few pipelines: each one's commit and PipelineBasic are made once. */
+  presented?: Map<number, { commit: ReturnType<typeof presentCommit>; pipeline: ReturnType<typeof presentPipelineBasic> }>;
 }
+
+/** The columns the job entities are made of: lists read only these (not the job's options and variables). */
+export const JOB_ENTITY_COLUMNS = [
+  'id', 'type', 'project_id', 'pipeline_id', 'name', 'stage', 'status', 'allow_failure', 'failure_reason', 'ref', 'tag', 'user_id',
+  'runner_id', 'tag_list', 'trace_size', 'downstream_pipeline_id', 'created_at', 'queued_at', 'started_at', 'finished_at', 'erased_at',
+  'artifacts_expire_at', 'coverage',
+] as const satisfies readonly (keyof BuildRow)[];
+export type JobEntityRow = Pick<BuildRow, (typeof JOB_ENTITY_COLUMNS)[number]>;
 
 const seconds = (from: string | null, to: string | null) => (from && to ? (Date.parse(to) - Date.parse(from)) / 1000 : null);
 
-function presentJobBasic(j: BuildRow, x: JobExtras) {
+function presentJobBasic(j: JobEntityRow, x: JobExtras) {
   const pipeline = x.pipelines.get(j.pipeline_id)!;
   const webUrl = x.projectWebUrls.get(j.project_id)!;
+  x.presented ??= new Map();
+  let shared = x.presented.get(pipeline.id);
+  if (!shared) {
+    shared = { commit: presentCommit(pipeline, webUrl), pipeline: presentPipelineBasic(pipeline, webUrl) };
+    x.presented.set(pipeline.id, shared);
+  }
   const user = j.user_id === null || x.withoutUser ? undefined : x.users.get(j.user_id);
   const now = new Date().toISOString();
   return {
@@ -98,8 +114,8 @@ function presentJobBasic(j: BuildRow, x: JobExtras) {
     queued_duration: j.queued_at ? seconds(j.queued_at, j.started_at ?? now) : null,
     // The job's user as the User entity, with created_at (spec, Job: "the user object … also carries").
     user: user ? { ...presentUser(user, {}, { externalUrl: x.externalUrl, canReadProfile: false }), created_at: user.created_at } : null,
-    commit: presentCommit(pipeline, webUrl),
-    pipeline: presentPipelineBasic(pipeline, webUrl),
+    commit: shared.commit,
+    pipeline: shared.pipeline,
     web_url: `${webUrl}/-/jobs/${j.id}`,
     project: { ci_job_token_scope_enabled: false },
   };
@@ -107,7 +123,7 @@ function presentJobBasic(j: BuildRow, x: JobExtras) {
 
 const TRACE_ARTIFACT = { file_type: 'trace', filename: 'job.log', file_format: 'raw' };
 
-export function presentJob(j: BuildRow, x: JobExtras): Job {
+export function presentJob(j: JobEntityRow, x: JobExtras): Job {
   const rows = x.artifacts.get(j.id) ?? [];
   const archive = rows.find((a) => a.file_type === 'archive');
   const artifacts = rows.map((a) => ({ file_type: a.file_type, size: a.size, filename: a.filename, file_format: a.file_format }));
@@ -125,7 +141,7 @@ export function presentJob(j: BuildRow, x: JobExtras): Job {
   };
 }
 
-export function presentBridge(j: BuildRow, x: JobExtras): Bridge {
+export function presentBridge(j: JobEntityRow, x: JobExtras): Bridge {
   const downstream = j.downstream_pipeline_id === null ? undefined : x.pipelines.get(j.downstream_pipeline_id);
   return {
     ...presentJobBasic(j, x),

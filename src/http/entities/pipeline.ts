@@ -72,7 +72,11 @@ export const CommitSchema = Type.Object({
 }, { title: 'Commit' });
 export type Commit = Static<typeof CommitSchema>;
 
-export function presentPipelineBasic(p: PipelineRow, projectWebUrl: string): PipelineBasic {
+/** The columns PipelineBasic is made of: lists read only these (not the commit). */
+export const PIPELINE_BASIC_COLUMNS = ['id', 'iid', 'project_id', 'sha', 'ref', 'status', 'source', 'created_at', 'updated_at'] as const satisfies readonly (keyof PipelineRow)[];
+export type PipelineBasicRow = Pick<PipelineRow, (typeof PIPELINE_BASIC_COLUMNS)[number]>;
+
+export function presentPipelineBasic(p: PipelineBasicRow, projectWebUrl: string): PipelineBasic {
   return {
     id: p.id, iid: p.iid, project_id: p.project_id, sha: p.sha, ref: p.ref, status: p.status, source: p.source,
     created_at: p.created_at, updated_at: p.updated_at, web_url: `${projectWebUrl}/-/pipelines/${p.id}`,

@@ -4,7 +4,10 @@
  * (`404 Project Not Found` / `404 Group Not Found`), so private names do not leak.
  */
 import type { FastifyRequest } from 'fastify';
-import type { NamespaceRow } from '../../db/types.ts';
+import type { Kysely } from 'kysely';
+import type { DB, NamespaceRow } from '../../db/types.ts';
+import { cachedRead } from '../../db/read-cache.ts';
+import { param, prepared } from '../../db/prepared.ts';
 import type { ProjectRow } from '../../db/tables/projects.ts';
 import type { Actor } from '../../domain/permissions/access.ts';
 import { findProjectByIdOrPath } from '../../domain/projects/projects.queries.ts';
@@ -22,12 +25,28 @@ export interface ProjectContext {
   actor: Actor;
 }
 
+/**
+ * The project `idOrPath` names with its namespace and paths, remembered until the next write (as
+ * user rows are, db/read-cache.ts): every project route starts here. Callers must not mutate it.
+ */
+function findProjectInNamespace(db: Kysely<DB>, idOrPath: string) {
+  return cachedRead(db, `project:${idOrPath}`, async () => {
+    const project = await findProjectByIdOrPath(db, idOrPath);
+    if (!project) return null;
+    const ns = await namespaceById.first(db, [project.namespace_id]);
+    if (!ns) return null;
+    const paths = (await namespacePaths(db, [ns])).get(ns.id)!;
+    return { project, ns, paths };
+  });
+}
+
+const namespaceById = prepared((db) => db.selectFrom('namespaces').selectAll().where('id', '=', param<number>(0)));
+
 export async function loadProject(request: FastifyRequest, idOrPath: string): Promise<ProjectContext> {
   const db = request.server.kiln.db;
-  const project = await findProjectByIdOrPath(db, idOrPath);
-  if (!project) throw notFound('Project');
-  const ns = await db.selectFrom('namespaces').selectAll().where('id', '=', project.namespace_id).executeTakeFirstOrThrow();
-  const paths = (await namespacePaths(db, [ns])).get(ns.id)!;
+  const found = await findProjectInNamespace(db, idOrPath);
+  if (!found) throw notFound('Project');
+  const { project, ns, paths } = found;
   const actor = await projectActor(db, request.caller?.user ?? null, project.id, paths.lineage);
   if (!canOnProject(actor, 'read_project', project)) throw notFound('Project');
   return { project, namespace: { namespace: ns, fullPath: paths.fullPath, fullName: paths.fullName }, lineage: paths.lineage, actor };

@@ -4,29 +4,31 @@
  */
 import type { Kysely } from 'kysely';
 import type { DB, UserRow } from '../../db/types.ts';
-import type { BuildRow } from '../../db/tables/ci.ts';
+import { ByIds } from '../../db/query-shape.ts';
 import { findPipelinesByIds } from '../../domain/pipelines/pipelines.queries.ts';
 import { jobArtifacts } from '../../domain/jobs/jobs.queries.ts';
 import { findRunnersByIds } from '../../domain/runners/runners.queries.ts';
 import { namespacePathsById } from '../../domain/namespaces/namespaces.queries.ts';
 import type { JobArtifactRow } from '../../db/tables/ci.ts';
-import type { JobExtras } from '../entities/job.ts';
+import type { JobEntityRow, JobExtras } from '../entities/job.ts';
+
+const usersById = new ByIds((db, ids) => db.selectFrom('users').selectAll().where('id', 'in', ids));
+const projectPathsById = new ByIds((db, ids) => db.selectFrom('projects').select(['id', 'path', 'namespace_id']).where('id', 'in', ids));
 
 async function usersByIds(db: Kysely<DB>, ids: number[]): Promise<Map<number, UserRow>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('users').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await usersById.all(db, ids);
   return new Map(rows.map((u) => [u.id, u]));
 }
 
 /** `{external}/{namespace full path}/{project path}` of each project. */
 export async function projectWebUrls(db: Kysely<DB>, externalUrl: string, projectIds: number[]): Promise<Map<number, string>> {
   if (projectIds.length === 0) return new Map();
-  const projects = await db.selectFrom('projects').select(['id', 'path', 'namespace_id']).where('id', 'in', [...new Set(projectIds)]).execute();
+  const projects = await projectPathsById.all(db, projectIds);
   const paths = await namespacePathsById(db, projects.map((p) => p.namespace_id));
   return new Map(projects.map((p) => [p.id, `${externalUrl}/${paths.get(p.namespace_id)!.fullPath}/${p.path}`]));
 }
 
-export async function loadJobExtras(db: Kysely<DB>, externalUrl: string, jobs: BuildRow[]): Promise<JobExtras> {
+export async function loadJobExtras(db: Kysely<DB>, externalUrl: string, jobs: JobEntityRow[]): Promise<JobExtras> {
   const pipelineIds = jobs.flatMap((j) => (j.downstream_pipeline_id === null ? [j.pipeline_id] : [j.pipeline_id, j.downstream_pipeline_id]));
   const pipelines = await findPipelinesByIds(db, pipelineIds);
   const artifacts = new Map<number, JobArtifactRow[]>();

@@ -7,16 +7,16 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import path from 'node:path';
 import type { BuildRow } from '../../db/tables/ci.ts';
-import { findJobInProject, pipelineJobsQuery, projectJobsQuery, type JobType } from '../../domain/jobs/jobs.queries.ts';
+import { findJobInProject, pipelineJobsQuery, projectJobsShape, type JobType, type ProjectJobsFrom } from '../../domain/jobs/jobs.queries.ts';
 import { JOB_STATUSES } from '../../domain/jobs/state-machine.ts';
 import { fileSize, readStream, traceRelPath } from '../../domain/jobs/job-files.ts';
 import { findPipelineInProject } from '../../domain/pipelines/pipelines.queries.ts';
 import { notFound, recordNotFound } from '../errors.ts';
 import { defineParams, P } from '../params.ts';
-import { paginate, paginationParams } from '../pagination.ts';
+import { paginate, paginationParams, ShapedList } from '../pagination.ts';
 import { authorizeProject, loadProject, type ProjectContext } from '../loaders/containers.ts';
 import { loadJobExtras } from '../loaders/jobs.ts';
-import { BridgeSchema, JobSchema, presentBridge, presentJob } from '../entities/job.ts';
+import { BridgeSchema, JOB_ENTITY_COLUMNS, JobSchema, presentBridge, presentJob, type JobEntityRow } from '../entities/job.ts';
 
 const scope = P.optional(P.stringOrArray(JOB_STATUSES, { description: 'one status or an array of them' }));
 const listParams = defineParams({ id: P.string(), scope, ...paginationParams });
@@ -36,9 +36,16 @@ export async function loadJob(request: FastifyRequest, action: 'read_build' | 'u
   return { ctx, job };
 }
 
+/** A project's jobs: the entity's columns only. */
+const projectJobsList = new ShapedList('project-jobs', {
+  from: (db) => db.selectFrom('ci_builds'),
+  select: (qb: ProjectJobsFrom) => qb.select(JOB_ENTITY_COLUMNS),
+  id: 'ci_builds.id',
+});
+
 const jobs: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
-  const present = async (rows: BuildRow[]) => {
+  const present = async (rows: JobEntityRow[]) => {
     const extras = await loadJobExtras(db, config.externalUrl, rows);
     return rows.map((j) => presentJob(j, extras));
   };
@@ -50,7 +57,7 @@ const jobs: FastifyPluginAsync = async (app) => {
     const input = request.input as { id: string; scope?: string[] };
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'read_build');
-    return present(await paginate(db, request, reply, projectJobsQuery(db, ctx.project.id, input.scope)));
+    return present(await projectJobsList.paginate(db, request, reply, projectJobsShape(ctx.project.id, input.scope)));
   });
 
   const pipelineList = (type: JobType) => async (request: FastifyRequest, reply: Parameters<typeof paginate>[2]) => {

@@ -10,13 +10,13 @@ import { checkPipelineVariables } from '../../domain/ci-variables/pipeline-varia
 import { resolvePipelineVariables } from '../../domain/ci-variables/collect-variables.ts';
 import { VARIABLE_TYPES } from '../../domain/ci-variables/variable-rules.ts';
 import { ciEnvFrom } from '../../domain/pipelines/ci-env.ts';
-import { findPipelineInProject, projectPipelinesQuery } from '../../domain/pipelines/pipelines.queries.ts';
+import { findPipelineInProject, projectPipelinesShape, type ProjectPipelinesFrom } from '../../domain/pipelines/pipelines.queries.ts';
 import { findUserById } from '../../domain/users/users.queries.ts';
 import { recordNotFound, validationFailed } from '../errors.ts';
 import { defineParams, P } from '../params.ts';
-import { paginate, paginationParams } from '../pagination.ts';
+import { paginationParams, ShapedList } from '../pagination.ts';
 import { authorizeProject, loadProject, type ProjectContext } from '../loaders/containers.ts';
-import { PipelineBasicSchema, PipelineSchema, presentPipeline, presentPipelineBasic } from '../entities/pipeline.ts';
+import { PIPELINE_BASIC_COLUMNS, PipelineBasicSchema, PipelineSchema, presentPipeline, presentPipelineBasic } from '../entities/pipeline.ts';
 
 export const PIPELINE_STATUSES = ['created', 'waiting_for_resource', 'preparing', 'pending', 'running', 'success', 'failed', 'canceled', 'skipped', 'manual', 'scheduled'] as const;
 
@@ -44,6 +44,13 @@ const showParams = defineParams({ id: P.string(), pipeline_id: P.integer() });
 export function projectWebUrl(externalUrl: string, ctx: ProjectContext): string {
   return `${externalUrl}/${ctx.namespace.fullPath}/${ctx.project.path}`;
 }
+
+/** A project's pipelines: PipelineBasic's columns only. */
+const projectPipelinesList = new ShapedList('project-pipelines', {
+  from: (db) => db.selectFrom('ci_pipelines'),
+  select: (qb: ProjectPipelinesFrom) => qb.select(PIPELINE_BASIC_COLUMNS),
+  id: 'ci_pipelines.id',
+});
 
 const pipelines: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
@@ -76,7 +83,7 @@ const pipelines: FastifyPluginAsync = async (app) => {
     const input = request.input as Record<string, any>;
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'read_build');
-    const rows = await paginate(db, request, reply, projectPipelinesQuery(db, ctx.project.id, {
+    const rows = await projectPipelinesList.paginate(db, request, reply, projectPipelinesShape(ctx.project.id, {
       status: input.status, ref: input.ref, sha: input.sha, source: input.source, scope: input.scope, orderBy: input.order_by, sort: input.sort,
     }));
     const webUrl = projectWebUrl(config.externalUrl, ctx);
