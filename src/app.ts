@@ -5,13 +5,12 @@
  */
 import crypto from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
-import qs from 'qs';
 import type { Config } from './config/schema.ts';
 import type { Database } from './db/database.ts';
 import type { JobTokenResolver, KilnContext } from './http/context.ts';
 import { AuthCache } from './http/auth/cache.ts';
 import type { Cluster } from './cluster/cluster.ts';
-import { QS_OPTIONS } from './http/plugins/body-parsers.ts';
+import { parseQueryString } from './http/query-string.ts';
 import requestDefaults from './http/plugins/request-defaults.ts';
 import earlyAnswer from './http/plugins/early-answer.ts';
 import nullBytes from './http/plugins/null-bytes.ts';
@@ -68,8 +67,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : nextRequestId();
     },
     routerOptions: {
-      // Most requests carry no query string; qs would still normalise its options for one.
-      querystringParser: (s: string) => (s === '' ? {} : qs.parse(s, QS_OPTIONS)),
+      querystringParser: parseQueryString,
       maxParamLength: 1000,
     },
     bodyLimit: 12 * 1024 * 1024,

@@ -17,9 +17,13 @@ import type { Compilable, Kysely } from 'kysely';
 import { param, prepared, type Prepared } from './prepared.ts';
 import type { DB } from './types.ts';
 
+/** What a step adds: a filter (every query of the list), the order, or columns of a page only. */
+export type StepKind = 'filter' | 'order' | 'select';
+const ALL_KINDS: readonly StepKind[] = ['filter', 'order', 'select'];
+
 export class QueryShape<QB> {
   private readonly tokens: string[] = [];
-  private readonly steps: ((qb: QB) => QB)[] = [];
+  private readonly steps: { kind: StepKind; apply: (qb: QB) => QB }[] = [];
   /** The values of this request, in the order the shape's steps bind them. */
   readonly args: unknown[] = [];
   private readonly inline: boolean;
@@ -39,21 +43,31 @@ export class QueryShape<QB> {
   }
 
   /**
-   * Adds a step. `token` names what the step adds, including every choice that changes its SQL
+   * Adds a filter. `token` names what the step adds, including every choice that changes its SQL
    * (not its values): two requests with the same tokens must build the same statement.
    */
-  step(token: string, apply: (qb: QB) => QB): void {
-    this.tokens.push(token);
-    this.steps.push(apply);
+  step(token: string, apply: (qb: QB) => QB, kind: StepKind = 'filter'): void {
+    this.tokens.push(kind === 'filter' ? token : `${kind}:${token}`);
+    this.steps.push({ kind, apply });
+  }
+
+  /** Adds the order (ShapedList reads a deep page's rows in it again, without the filters). */
+  order(token: string, apply: (qb: QB) => QB): void {
+    this.step(token, apply, 'order');
+  }
+
+  /** Adds columns a page shows (not the count, nor the ids a deep page walks). */
+  select(token: string, apply: (qb: QB) => QB): void {
+    this.step(token, apply, 'select');
   }
 
   get key(): string {
     return this.tokens.join('|');
   }
 
-  apply(qb: QB): QB {
+  apply(qb: QB, kinds: readonly StepKind[] = ALL_KINDS): QB {
     let q = qb;
-    for (const s of this.steps) q = s(q);
+    for (const s of this.steps) if (kinds.includes(s.kind)) q = s.apply(q);
     return q;
   }
 }

@@ -8,7 +8,7 @@
  * Cursor keyset: any order ending in a unique column, an opaque `cursor` (base64url JSON of the
  * last row's order values), the same lone rel="next" Link.
  */
-import { sql, type Expression, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type Expression, type Kysely, type QueryCreator, type SelectQueryBuilder } from 'kysely';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DB } from '../db/types.ts';
 import { cachedRead } from '../db/read-cache.ts';
@@ -177,7 +177,7 @@ export class ShapedList<QB extends SelectQueryBuilder<DB, any, any>, O> {
 
   constructor(name: string, opts: {
     /** Where the filters start: the table (and its joins), selecting nothing. */
-    from: (db: Kysely<DB>) => QB;
+    from: (db: QueryCreator<DB>) => QB;
     /** What a page selects, added to the filtered and ordered query. */
     select: (qb: QB) => SelectQueryBuilder<DB, any, O>;
     /** The unique column a deep page looks its rows up by. */
@@ -189,13 +189,18 @@ export class ShapedList<QB extends SelectQueryBuilder<DB, any, any>, O> {
     // 38 µs). The offset is bound, at the position after the shape's own values.
     this.page = new ShapedStatements((db, shape, size) => opts.select(shape.apply(opts.from(db)))
       .limit(sql.lit(size)).offset(param<number>(shape.args.length)));
+    // The page's ids first, in a materialised CTE so that it runs once: as `IN (subquery)`,
+    // PostgreSQL without statistics (a fresh bulk load) made it the inner side of a semi-join and
+    // walked the offset again for every row (page 5,000 of 100,000 jobs never finished). Then
+    // the rows of those ids, in the list's order, without its filters (the ids satisfy them).
     this.deepPage = new ShapedStatements((db, shape, size) => {
-      const ids = shape.apply(opts.from(db)).clearSelect().select(sql.ref(opts.id).as('page_id'))
-        .limit(sql.lit(size)).offset(param<number>(shape.args.length));
-      return opts.select(shape.apply(opts.from(db))).where(sql.ref(opts.id), 'in', ids).limit(sql.lit(size));
+      const withPage = db.with((cte) => cte('page').materialized(), (d) => shape.apply(opts.from(d), ['filter', 'order']).clearSelect()
+        .select(sql.ref(opts.id).as('page_id')).limit(sql.lit(size)).offset(param<number>(shape.args.length)));
+      return opts.select(shape.apply(opts.from(withPage as unknown as QueryCreator<DB>), ['order', 'select']))
+        .where(sql.ref(opts.id), 'in', sql`(select page_id from page)`).limit(sql.lit(size));
     });
     this.count = new ShapedStatements((db, shape) => {
-      const capped = shape.apply(opts.from(db)).clearSelect().clearOrderBy().select(sql<number>`1`.as('one')).limit(sql.lit(MAX_COUNT + 1)).as('capped');
+      const capped = shape.apply(opts.from(db), ['filter']).clearSelect().clearOrderBy().select(sql<number>`1`.as('one')).limit(sql.lit(MAX_COUNT + 1)).as('capped');
       return db.selectFrom(capped).select((eb) => eb.fn.countAll<number>().as('n'));
     });
   }

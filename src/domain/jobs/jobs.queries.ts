@@ -52,7 +52,7 @@ export function projectJobsShape(projectId: number, scope: string[] | undefined)
     const statuses = scope.map((s) => shape.arg(s));
     shape.step(`scope:${statuses.length}`, (qb) => qb.where('status', 'in', statuses));
   }
-  shape.step('newest', (qb) => qb.orderBy('id', 'desc'));
+  shape.order('newest', (qb) => qb.orderBy('id', 'desc'));
   return shape;
 }
 

@@ -83,7 +83,7 @@ export function projectPipelinesShape(projectId: number, f: PipelineFilters, opt
       .where('project_id', '=', project).where('tag', '=', tag).groupBy('ref')));
   }
   const { orderBy, sort } = f;
-  shape.step(`order:${orderBy}:${sort}`, (qb) => {
+  shape.order(`${orderBy}:${sort}`, (qb) => {
     const q = qb.orderBy(orderBy, sort);
     return orderBy === 'id' ? q : q.orderBy('id', sort);
   });

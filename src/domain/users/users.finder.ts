@@ -159,7 +159,7 @@ const byWithoutProjects: Filter = (shape, p) => {
 const ordered: Filter = (shape, p) => {
   const column = p.orderBy === 'created_at' ? 'id' : p.orderBy;
   const sort = p.sort;
-  shape.step(`order:${column}:${sort}`, (qb) => {
+  shape.order(`${column}:${sort}`, (qb) => {
     const q = qb.orderBy(`users.${column}`, sort);
     return column === 'id' ? q : q.orderBy('users.id', sort);
   });

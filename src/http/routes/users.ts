@@ -162,7 +162,7 @@ const users: FastifyPluginAsync = async (app) => {
     }
     // Follow counts, namespace and identities come with the rows (selectUserListExtras).
     const viewerId = shape.arg(viewer.id);
-    shape.step('extras', (qb) => selectUserListExtras(db, qb, viewerId));
+    shape.select('extras', (qb) => selectUserListExtras(db, qb, viewerId));
     const rows = await usersWithAdminList.paginate(db, request, reply, shape);
     const attributes = input.with_custom_attributes ? await customAttributesOf(db, rows.map((r) => r.id)) : null;
     serializeWith(reply, serialize.UserWithAdminList);
