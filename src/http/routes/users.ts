@@ -17,7 +17,7 @@ import { paginationParams, ShapedList } from '../pagination.ts';
 import { authenticatedAsAdmin } from '../auth/admin.ts';
 import {
   presentUser, presentUserBasic, presentUserDetailsWithAdmin, presentUserPublic, presentUserWithAdmin,
-  UserBasicSchema, UserDetailsWithAdminSchema, UserPublicSchema, UserSchema, UserWithAdminSchema, USER_BASIC_COLUMNS, type UserExtras,
+  UserBasicSchema, UserDetailsWithAdminSchema, UserPublicSchema, UserSchema, UserWithAdminSchema, USER_BASIC_COLUMNS, USER_ENTITY_COLUMNS, type UserExtras,
 } from '../entities/user.ts';
 import { Type } from 'typebox';
 import { compileSerializer, serializeWith } from '../entities/serializers.ts';
@@ -116,7 +116,7 @@ const basicUsersList = new ShapedList('users:basic', {
 /** GET /users for administrators: whole rows, and the extras the route's shape step adds. */
 const usersWithAdminList = new ShapedList('users:admin', {
   from: (db) => db.selectFrom('users'),
-  select: (qb: UsersFrom) => (qb as SelectQueryBuilder<DB, 'users', UserListExtrasRow>).selectAll('users'),
+  select: (qb: UsersFrom) => (qb as SelectQueryBuilder<DB, 'users', UserListExtrasRow>).select(USER_ENTITY_COLUMNS.map((c) => `users.${c}` as const)),
   id: 'users.id',
 });
 
