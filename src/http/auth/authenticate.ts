@@ -7,7 +7,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { AuthMode, KilnContext, Credential } from '../context.ts';
 import { digest } from '../../domain/tokens/secret.ts';
-import { findOauthAccessTokenByDigest, findPersonalAccessTokenByDigest, findSessionByDigest, touchPersonalAccessToken } from '../../domain/tokens/tokens.queries.ts';
+import { findOauthAccessTokenByDigest, findSessionByDigest, findTokenWithUser, touchPersonalAccessToken } from '../../domain/tokens/tokens.queries.ts';
 import { findUserById, findUserByIdOrUsername, touchLastActivity } from '../../domain/users/users.queries.ts';
 import { apiAccessDeniedReason } from '../../domain/users/user-kind.ts';
 import { parseScopes, routeScopes } from '../../domain/auth/scopes.ts';
@@ -44,10 +44,9 @@ export function sudoIdentifier(request: FastifyRequest): string | undefined {
 const isRead = (method: string) => method === 'GET' || method === 'HEAD';
 
 async function loadPersonalAccessToken(ctx: KilnContext, tokenDigest: string): Promise<CachedCredential | null> {
-  const row = await findPersonalAccessTokenByDigest(ctx.db, tokenDigest);
-  if (!row) return null;
-  const user = await findUserById(ctx.db, row.user_id);
-  if (!user) return null;
+  const found = await findTokenWithUser(ctx.db, tokenDigest);
+  if (!found) return null;
+  const { token: row, user } = found;
   return {
     credential: { kind: row.impersonation ? 'impersonation_token' : 'personal_access_token', id: row.id, scopes: parseScopes(row.scopes) },
     user, expiresAt: row.expires_at, revoked: row.revoked === 1,
