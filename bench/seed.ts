@@ -134,6 +134,12 @@ async function seedCiRows(db: Kysely<DB>, projectId: number, jobs: number): Prom
 }
 
 const JOB_AT = new Date('2026-01-01T00:00:00Z').toISOString();
+/**
+ * Pending jobs were queued when the seed ran: queued months ago, they would be the CI sweeper's
+ * to fail (KILN_CI_PENDING_TIMEOUT), and it would spend the bench failing 12,500 of them in the
+ * background of every measured request.
+ */
+const QUEUED_AT = new Date().toISOString();
 const JOB_OPTIONS = JSON.stringify({ script: ['make'], before_script: [], after_script: [], image: null, artifacts: null, trigger: null });
 
 /** The seeded job `k` of the CI project's pipeline. */
@@ -146,7 +152,7 @@ function benchJob(k: number, projectId: number, pipelineId: number) {
     run_when: status === 'manual' ? 'manual' : 'on_success', allow_failure: 0 as const, failure_reason: status === 'failed' ? 'script_failure' : null,
     ref: 'main', tag: 0 as const, user_id: 1, runner_id: null, token_digest: null, options: JOB_OPTIONS, yaml_variables: '[]', job_variables: '[]',
     tag_list: '', needs: null, timeout: 3600, downstream_pipeline_id: null, created_at: at, updated_at: at,
-    queued_at: at, started_at: done ? at : null, finished_at: done ? at : null, erased_at: null, artifacts_expire_at: null,
+    queued_at: status === 'pending' ? QUEUED_AT : at, started_at: done ? at : null, finished_at: done ? at : null, erased_at: null, artifacts_expire_at: null,
   };
 }
 

@@ -9,6 +9,7 @@ import net from 'node:net';
 import { startListeningApp, type ListeningTestApp } from '../helpers/listen.ts';
 import { createCiProject, createPipeline, pushFiles } from '../helpers/ci.ts';
 import { REGISTRATION_TOKEN, TestRunner, type JobPayload } from '../helpers/test-runner.ts';
+import { createToken, createUser } from '../helpers/factories.ts';
 
 function connect(url: string): Promise<net.Socket> {
   const { hostname, port } = new URL(url);
@@ -78,6 +79,22 @@ describe('early answers with a body still coming', () => {
     await writeAll;
   });
   }
+
+  it('keeps the connection after answers sent before a bodiless request was marked complete', async () => {
+    // GET /users/:id answers a remembered row synchronously, before Node has marked the request
+    // complete: the connection must serve the requests after it (it was closed every time).
+    const token = await createToken(t.db, await createUser(t.db));
+    const socket = await connect(t.url);
+    for (let i = 0; i < 3; i++) {
+      const answer = readUntil(socket, (s) => /\r\n\r\n[\s\S]*\}/.test(s));
+      socket.write(`GET /api/v4/users/1 HTTP/1.1\r\nHost: kiln.test\r\nPrivate-Token: ${token}\r\n\r\n`);
+      const text = await answer;
+      assert.match(text, /^HTTP\/1\.1 200 /);
+      assert.doesNotMatch(text, /^connection: close/im, `request ${i + 1}`);
+    }
+    assert.equal(socket.destroyed, false);
+    socket.destroy();
+  });
 
   it('drains a small rest after a 416 and keeps the connection for the next request', async () => {
     const socket = await connect(t.url);

@@ -26,8 +26,12 @@ function closeAfterAnswer(socket: Socket | null): void {
 export default fp(async (app) => {
   app.addHook('onSend', (request, reply, payload, done) => {
     const raw = request.raw;
-    // `complete` is false only while the HTTP parser still expects body bytes (undefined under inject).
-    if (raw.complete === false) {
+    // `complete` is false while the HTTP parser still expects body bytes (undefined under inject),
+    // but also for a request without a body answered synchronously, before the parser's end of
+    // message was handled (GET /users/:id from remembered rows): such a request has nothing in
+    // flight, and closing its connection cost every hot read a new TCP connection.
+    const hasBody = request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined;
+    if (raw.complete === false && hasBody) {
       const length = Number(request.headers['content-length']);
       if (!raw.destroyed && Number.isFinite(length) && length <= DRAIN_LIMIT) {
         raw.resume();
