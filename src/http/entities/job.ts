@@ -73,6 +73,12 @@ export interface JobExtras {
   withoutUser?: boolean;
   /** A page's jobs share few pipelines: each one's commit and PipelineBasic are made once. */
   presented?: Map<number, { commit: ReturnType<typeof presentCommit>; pipeline: ReturnType<typeof presentPipelineBasic> }>;
+  /** Likewise their users (most of a page's jobs have the same one). */
+  presentedUsers?: Map<number, ReturnType<typeof presentJobUser>>;
+}
+
+function presentJobUser(user: UserRow, externalUrl: string) {
+  return { ...presentUser(user, {}, { externalUrl, canReadProfile: false }), created_at: user.created_at };
 }
 
 /** The columns the job entities are made of: lists read only these (not the job's options and variables). */
@@ -113,12 +119,22 @@ function presentJobBasic(j: JobEntityRow, x: JobExtras) {
     // CommitStatus#queued_duration: from queued_at to started_at, or to now while it has not started.
     queued_duration: j.queued_at ? seconds(j.queued_at, j.started_at ?? now) : null,
     // The job's user as the User entity, with created_at (spec, Job: "the user object … also carries").
-    user: user ? { ...presentUser(user, {}, { externalUrl: x.externalUrl, canReadProfile: false }), created_at: user.created_at } : null,
+    user: user ? sharedUser(user, x) : null,
     commit: shared.commit,
     pipeline: shared.pipeline,
     web_url: `${webUrl}/-/jobs/${j.id}`,
     project: { ci_job_token_scope_enabled: false },
   };
+}
+
+function sharedUser(user: UserRow, x: JobExtras) {
+  x.presentedUsers ??= new Map();
+  let presented = x.presentedUsers.get(user.id);
+  if (!presented) {
+    presented = presentJobUser(user, x.externalUrl);
+    x.presentedUsers.set(user.id, presented);
+  }
+  return presented;
 }
 
 const TRACE_ARTIFACT = { file_type: 'trace', filename: 'job.log', file_format: 'raw' };
