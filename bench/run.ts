@@ -23,6 +23,7 @@
  *   BENCH_ONLY='users/:id' npm run bench  # only the endpoints whose name contains this text
  *   npm run bench -- --scale 1000000    # a million users and a million jobs (BENCH_USERS/BENCH_JOBS still win)
  *   BENCH_WORKERS=2 npm run bench       # kiln with KILN_WORKERS=2 (CPU and RSS summed over its processes)
+ *   BENCH_NODE_FLAGS='' npm run bench   # kiln without the Node flags `npm start` gives it
  *
  * Besides the table it prints the seeding time, kiln's boot time on the seeded database
  * (`kiln serve` until /-/readiness answers 200) and its resident memory idle and after the runs.
@@ -80,6 +81,17 @@ async function waitForHttp(url: string, everyMs = 100): Promise<void> {
     await new Promise((r) => setTimeout(r, everyMs));
   }
   throw new Error(`${url} never answered`);
+}
+
+/**
+ * The Node flags `npm start` gives kiln (package.json's start script), so that the bench measures
+ * kiln as it is run; BENCH_NODE_FLAGS overrides them ('' for Node's defaults).
+ */
+async function kilnNodeFlags(): Promise<string[]> {
+  if (process.env.BENCH_NODE_FLAGS !== undefined) return process.env.BENCH_NODE_FLAGS.split(' ').filter(Boolean);
+  const pkg = JSON.parse(await fs.readFile(path.join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const words = pkg.scripts.start.split(' ');
+  return words.slice(1, words.indexOf('src/main.ts')).filter((w) => w.startsWith('--'));
 }
 
 const TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
@@ -172,7 +184,7 @@ async function main(): Promise<void> {
   const bare = await startProcess(path.join(import.meta.dirname, 'bare-server.ts'), { PORT: '0' });
   const port = 20000 + Math.floor(Math.random() * 20000);
   const bootStart = Date.now();
-  const kiln = spawn(process.execPath, [path.join(import.meta.dirname, '..', 'src', 'main.ts'), 'serve'], {
+  const kiln = spawn(process.execPath, [...await kilnNodeFlags(), path.join(import.meta.dirname, '..', 'src', 'main.ts'), 'serve'], {
     env: {
       ...process.env, PORT: String(port), HOST: '127.0.0.1', KILN_DATA_DIR: dataDir, LOG_LEVEL: 'warn', KILN_WORKERS: WORKERS,
       KILN_RATE_LIMIT_PER_IP: '0', KILN_RATE_LIMIT_PER_USER: '0', KILN_EXTERNAL_URL: `http://127.0.0.1:${port}`,

@@ -20,15 +20,22 @@ async function usersByIds(db: Kysely<DB>, ids: number[]): Promise<Map<number, Us
   return new Map(rows.map((u) => [u.id, u]));
 }
 
-/** `{external}/{namespace full path}/{project path}` of each project. */
-export async function projectWebUrls(db: Kysely<DB>, externalUrl: string, projectIds: number[]): Promise<Map<number, string>> {
-  if (projectIds.length === 0) return new Map();
-  const projects = await projectPathsById.all(db, projectIds);
+/**
+ * `{external}/{namespace full path}/{project path}` of each project; `known` ones (the project a
+ * route has loaded already) are not looked up again.
+ */
+export async function projectWebUrls(db: Kysely<DB>, externalUrl: string, projectIds: number[], known?: ReadonlyMap<number, string>): Promise<Map<number, string>> {
+  const out = new Map(known);
+  const missing = projectIds.filter((id) => !out.has(id));
+  if (missing.length === 0) return out;
+  const projects = await projectPathsById.all(db, missing);
   const paths = await namespacePathsById(db, projects.map((p) => p.namespace_id));
-  return new Map(projects.map((p) => [p.id, `${externalUrl}/${paths.get(p.namespace_id)!.fullPath}/${p.path}`]));
+  for (const p of projects) out.set(p.id, `${externalUrl}/${paths.get(p.namespace_id)!.fullPath}/${p.path}`);
+  return out;
 }
 
-export async function loadJobExtras(db: Kysely<DB>, externalUrl: string, jobs: JobEntityRow[]): Promise<JobExtras> {
+/** `known`: web URLs of projects the caller has loaded already (a project's own list). */
+export async function loadJobExtras(db: Kysely<DB>, externalUrl: string, jobs: JobEntityRow[], known?: ReadonlyMap<number, string>): Promise<JobExtras> {
   const pipelineIds = jobs.flatMap((j) => (j.downstream_pipeline_id === null ? [j.pipeline_id] : [j.pipeline_id, j.downstream_pipeline_id]));
   const pipelines = await findPipelinesByIds(db, pipelineIds);
   const artifacts = new Map<number, JobArtifactRow[]>();
@@ -39,7 +46,7 @@ export async function loadJobExtras(db: Kysely<DB>, externalUrl: string, jobs: J
   }
   return {
     externalUrl,
-    projectWebUrls: await projectWebUrls(db, externalUrl, [...jobs.map((j) => j.project_id), ...[...pipelines.values()].map((p) => p.project_id)]),
+    projectWebUrls: await projectWebUrls(db, externalUrl, [...jobs.map((j) => j.project_id), ...[...pipelines.values()].map((p) => p.project_id)], known),
     pipelines,
     users: await usersByIds(db, jobs.flatMap((j) => (j.user_id === null ? [] : [j.user_id]))),
     artifacts,

@@ -16,6 +16,7 @@ import { defineParams, P } from '../params.ts';
 import { paginate, paginationParams, ShapedList } from '../pagination.ts';
 import { authorizeProject, loadProject, type ProjectContext } from '../loaders/containers.ts';
 import { loadJobExtras } from '../loaders/jobs.ts';
+import { projectWebUrl } from './pipelines.ts';
 import { BridgeSchema, JOB_ENTITY_COLUMNS, JobSchema, presentBridge, presentJob, type JobEntityRow } from '../entities/job.ts';
 
 const scope = P.optional(P.stringOrArray(JOB_STATUSES, { description: 'one status or an array of them' }));
@@ -45,8 +46,8 @@ const projectJobsList = new ShapedList('project-jobs', {
 
 const jobs: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
-  const present = async (rows: JobEntityRow[]) => {
-    const extras = await loadJobExtras(db, config.externalUrl, rows);
+  const present = async (rows: JobEntityRow[], ctx: ProjectContext) => {
+    const extras = await loadJobExtras(db, config.externalUrl, rows, new Map([[ctx.project.id, projectWebUrl(config.externalUrl, ctx)]]));
     return rows.map((j) => presentJob(j, extras));
   };
 
@@ -57,7 +58,7 @@ const jobs: FastifyPluginAsync = async (app) => {
     const input = request.input as { id: string; scope?: string[] };
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'read_build');
-    return present(await projectJobsList.paginate(db, request, reply, projectJobsShape(ctx.project.id, input.scope)));
+    return present(await projectJobsList.paginate(db, request, reply, projectJobsShape(ctx.project.id, input.scope)), ctx);
   });
 
   const pipelineList = (type: JobType) => async (request: FastifyRequest, reply: Parameters<typeof paginate>[2]) => {
@@ -67,7 +68,7 @@ const jobs: FastifyPluginAsync = async (app) => {
     const pipeline = await findPipelineInProject(db, ctx.project.id, input.pipeline_id);
     if (!pipeline) throw recordNotFound();
     const rows = await paginate(db, request, reply, pipelineJobsQuery(db, pipeline.id, type, input.scope, input.include_retried === true));
-    const extras = await loadJobExtras(db, config.externalUrl, rows);
+    const extras = await loadJobExtras(db, config.externalUrl, rows, new Map([[ctx.project.id, projectWebUrl(config.externalUrl, ctx)]]));
     return rows.map((j) => (type === 'build' ? presentJob(j, extras) : presentBridge(j, extras)));
   };
 
@@ -85,8 +86,8 @@ const jobs: FastifyPluginAsync = async (app) => {
     config: { auth: 'optional', params: jobParams },
     schema: { summary: 'A single job', tags: ['jobs'], response: { 200: JobSchema } },
   }, async (request) => {
-    const { job } = await loadJob(request, 'read_build');
-    return (await present([job]))[0];
+    const { ctx, job } = await loadJob(request, 'read_build');
+    return (await present([job], ctx))[0];
   });
 
   app.get('/projects/:id/jobs/:job_id/trace', {
