@@ -13,7 +13,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DB } from '../db/types.ts';
 import { cachedRead } from '../db/read-cache.ts';
 import { param } from '../db/prepared.ts';
-import { ShapedStatements, type QueryShape } from '../db/query-shape.ts';
+import { ShapedStatements, type QueryShape, type StepKind } from '../db/query-shape.ts';
 import { ApiError, invalidParams } from './errors.ts';
 import { P } from './params.ts';
 
@@ -126,25 +126,35 @@ export async function paginate<O>(
   const { page, perPage, offset } = offsetWindow(request, opts);
   // A literal LIMIT (a validated 1…101): SQLite runs a bound one at half the speed (ShapedList).
   const rows = await qb.limit(sql.lit(perPage + 1)).offset(offset).execute();
-  const hasNext = rows.length > perPage;
-  if (hasNext) rows.pop();
-
-  let total: number | null;
-  if (page === 1 && !hasNext) {
-    total = rows.length;
-  } else {
+  return finishPage(request, reply, { page, perPage }, rows, () => {
     const capped = qb.clearSelect().clearOrderBy().select(sql<number>`1`.as('one')).limit(sql.lit(MAX_COUNT + 1)).as('capped');
-    const countQuery = db.selectFrom(capped).select((eb) => eb.fn.countAll<number>().as('n'));
-    const compiled = countQuery.compile();
-    // The capped count is the costliest part of a page (~260 µs of SQLite time for 10,001 index
-    // entries on a 100k-row table): remembered until the next write (db/read-cache.ts).
-    const n = await cachedRead(db, `count:${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`, async () => {
+    const compiled = db.selectFrom(capped).select((eb) => eb.fn.countAll<number>().as('n')).compile();
+    return cachedRead(db, `count:${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`, async () => {
       const result = await db.executeQuery(compiled);
       return Number(result.rows[0]?.n ?? 0);
     });
+  });
+}
+
+/**
+ * Drops the look-ahead row, counts (`count`, capped) when the page cannot tell the total, sets
+ * the offset headers. The capped count is the costliest part of a page (~260 µs of SQLite time
+ * for 10,001 index entries on a 100k-row table): callers remember it until the next write
+ * (db/read-cache.ts).
+ */
+async function finishPage<O>(
+  request: FastifyRequest, reply: FastifyReply, w: { page: number; perPage: number }, rows: O[], count: () => Promise<number>,
+): Promise<O[]> {
+  const hasNext = rows.length > w.perPage;
+  if (hasNext) rows.pop();
+  let total: number | null;
+  if (w.page === 1 && !hasNext) {
+    total = rows.length;
+  } else {
+    const n = await count();
     total = n > MAX_COUNT ? null : n;
   }
-  setOffsetHeaders(request, reply, { page, perPage, hasNext, total });
+  setOffsetHeaders(request, reply, { page: w.page, perPage: w.perPage, hasNext, total });
   return rows;
 }
 
@@ -187,7 +197,11 @@ export class ShapedList<QB extends SelectQueryBuilder<DB, any, any>, O> {
     // The page size (plus one, to see a next page) is written into the SQL: SQLite 3.54 runs a
     // bound LIMIT at about half the speed of a literal one (a page of 21 users: 76 µs against
     // 38 µs). The offset is bound, at the position after the shape's own values.
-    this.page = new ShapedStatements((db, shape, size) => opts.select(shape.apply(opts.from(db)))
+    // The page's own columns come first in the select list, then what the shape's select steps
+    // add (correlated subqueries): the query-plan test reads a statement's conditions as the text
+    // after its first WHERE, which would otherwise take the columns for conditions.
+    const selected = (from: QB, shape: QueryShape<QB>, kinds?: readonly StepKind[]) => shape.apply(opts.select(from) as unknown as QB, kinds) as unknown as SelectQueryBuilder<DB, any, O>;
+    this.page = new ShapedStatements((db, shape, size) => selected(opts.from(db), shape)
       .limit(sql.lit(size)).offset(param<number>(shape.args.length)));
     // The page's ids first, in a materialised CTE so that it runs once: as `IN (subquery)`,
     // PostgreSQL without statistics (a fresh bulk load) made it the inner side of a semi-join and
@@ -196,7 +210,7 @@ export class ShapedList<QB extends SelectQueryBuilder<DB, any, any>, O> {
     this.deepPage = new ShapedStatements((db, shape, size) => {
       const withPage = db.with((cte) => cte('page').materialized(), (d) => shape.apply(opts.from(d), ['filter', 'order']).clearSelect()
         .select(sql.ref(opts.id).as('page_id')).limit(sql.lit(size)).offset(param<number>(shape.args.length)));
-      return opts.select(shape.apply(opts.from(withPage as unknown as QueryCreator<DB>), ['order', 'select']))
+      return selected(opts.from(withPage as unknown as QueryCreator<DB>), shape, ['order', 'select'])
         .where(sql.ref(opts.id), 'in', sql`(select page_id from page)`).limit(sql.lit(size));
     });
     this.count = new ShapedStatements((db, shape) => {
@@ -210,21 +224,10 @@ export class ShapedList<QB extends SelectQueryBuilder<DB, any, any>, O> {
     const { page, perPage, offset } = offsetWindow(request, opts);
     const statement = offset >= DEFERRED_JOIN_OFFSET ? this.deepPage : this.page;
     const rows = await statement.of(shape, perPage + 1).all(db, [...shape.args, offset]);
-    const hasNext = rows.length > perPage;
-    if (hasNext) rows.pop();
-    let total: number | null;
-    if (page === 1 && !hasNext) {
-      total = rows.length;
-    } else {
-      // Remembered until the next write, as paginate's counts are.
-      const n = await cachedRead(db, `count:${this.name}|${shape.key}\u0000${JSON.stringify(shape.args)}`, async () => {
-        const [row] = await this.count.of(shape).all(db, shape.args);
-        return Number(row?.n ?? 0);
-      });
-      total = n > MAX_COUNT ? null : n;
-    }
-    setOffsetHeaders(request, reply, { page, perPage, hasNext, total });
-    return rows;
+    return finishPage(request, reply, { page, perPage }, rows, () => cachedRead(db, `count:${this.name}|${shape.key}\u0000${JSON.stringify(shape.args)}`, async () => {
+      const [row] = await this.count.of(shape).all(db, shape.args);
+      return Number(row?.n ?? 0);
+    }));
   }
 }
 
