@@ -14,6 +14,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { benchDatabase } from './bench-database.ts';
+import { startKiln } from './kiln-process.ts';
 import autocannon from 'autocannon';
 import { openDatabase } from '../src/db/database.ts';
 import { seedDatabase } from './seed.ts';
@@ -36,18 +37,6 @@ function startBare(): Promise<{ child: ChildProcess; port: number }> {
     });
     child.on('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
   });
-}
-
-async function waitFor(url: string): Promise<void> {
-  for (let i = 0; i < 300; i += 1) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} never answered`);
 }
 
 /** A project of root with PIPELINES pipelines of JOBS_PER_PIPELINE jobs each. */
@@ -103,18 +92,9 @@ async function main(): Promise<void> {
   await seedPipelines(dataDir, databaseUrl, ciProjectId);
 
   const bare = await startBare();
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const kiln = spawn(process.execPath, [path.join(import.meta.dirname, '..', 'src', 'main.ts'), 'serve'], {
-    env: {
-      ...process.env, PORT: String(port), HOST: '127.0.0.1', KILN_DATA_DIR: dataDir, LOG_LEVEL: 'warn',
-      KILN_RATE_LIMIT_PER_IP: '0', KILN_RATE_LIMIT_PER_USER: '0', KILN_EXTERNAL_URL: `http://127.0.0.1:${port}`,
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
+  const kiln = await startKiln({ dataDir, databaseUrl });
+  const base = kiln.base;
   try {
-    await waitFor(`${base}/-/liveness`);
     const cpu = new Map<string, number>();
     const headers = { 'private-token': USER_TOKEN, 'content-type': 'application/json' };
     const cannon = async (pid: number, url: string, o: { method?: 'POST'; body?: string; headers?: Record<string, string> } = {}) => {
@@ -131,7 +111,7 @@ async function main(): Promise<void> {
     if (probe.data?.currentUser?.username !== 'bench0') throw new Error(`currentUser answered ${JSON.stringify(probe)}`);
     const bareRps = await cannon(bare.child.pid!, `http://127.0.0.1:${bare.port}/`);
     const bareCpu = cpu.get(`http://127.0.0.1:${bare.port}/`)!;
-    const gqlRps = await cannon(kiln.pid!, `${base}/api/graphql`, { method: 'POST', body: current, headers });
+    const gqlRps = await cannon(kiln.child.pid!, `${base}/api/graphql`, { method: 'POST', body: current, headers });
     const gqlCpu = cpu.get(`${base}/api/graphql${current}`)!;
     const bareAfter = await cannon(bare.child.pid!, `http://127.0.0.1:${bare.port}/`);
     const bareMean = (bareRps + bareAfter) / 2;
@@ -169,9 +149,8 @@ async function main(): Promise<void> {
       '',
     ].join('\n'));
   } finally {
-    kiln.kill('SIGTERM');
+    await kiln.stop();
     bare.child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 500));
     if (drop) await drop();
     await fs.rm(dataDir, { recursive: true, force: true });
   }

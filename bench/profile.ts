@@ -7,12 +7,12 @@
  *
  * The profile itself (a .cpuprofile Chrome's DevTools opens) is kept in the printed directory.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { benchDatabase } from './bench-database.ts';
+import { startKiln } from './kiln-process.ts';
 import { seedDatabase } from './seed.ts';
 
 interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
@@ -31,29 +31,14 @@ async function main(): Promise<void> {
   });
   const url = target.replace(':ci', String(ciProjectId));
   const profDir = path.join(dataDir, 'profile');
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const kiln = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`, path.join(import.meta.dirname, '..', 'src', 'main.ts'), 'serve'], {
-    env: {
-      ...process.env, PORT: String(port), HOST: '127.0.0.1', KILN_DATA_DIR: dataDir, LOG_LEVEL: 'warn',
-      KILN_RATE_LIMIT_PER_IP: '0', KILN_RATE_LIMIT_PER_USER: '0', KILN_EXTERNAL_URL: `http://127.0.0.1:${port}`,
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    if (i > 400) throw new Error('kiln never answered');
-    if (await fetch(`${base}/-/readiness`).then((r) => r.ok, () => false)) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const kiln = await startKiln({ dataDir, databaseUrl, nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profDir}`] });
+  const base = kiln.base;
   const headers = { 'private-token': who === 'user' ? USER_TOKEN : ROOT_TOKEN };
   const probe = await fetch(base + url, { headers });
   if (!probe.ok) throw new Error(`${url}: ${probe.status} ${await probe.text()}`);
   const r = await autocannon({ url: base + url, headers, connections: 10, duration: seconds });
   process.stdout.write(`${url} as ${who}: ${r.requests.total} requests, ${r.requests.average} req/s\n`);
-  const exited = new Promise((res) => kiln.once('exit', res));
-  kiln.kill('SIGTERM');
-  await exited;
+  await kiln.stop();
   const [file] = await fs.readdir(profDir);
   const profile = JSON.parse(await fs.readFile(path.join(profDir, file), 'utf8')) as Profile;
   report(profile, r.requests.total);

@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   const statements: { sql: string; parameters: readonly unknown[] }[] = [];
   const database = openDatabase({ ...config, queryLog: (sql, parameters) => { if (logging) statements.push({ sql, parameters }); } });
   const boot = await bootstrapInstance(database.db, { rootPassword: null, rootToken: null, dialect: database.dialect });
-  const file0 = new SQLite(path.join(dataDir, 'kiln.sqlite3'), { readonly: true });
+  const file = new SQLite(path.join(dataDir, 'kiln.sqlite3'), { readonly: true });
   const app = await buildApp(config, { database, secretKeyBase: boot.secretKeyBase, version: { version: '15.2.0', revision: 'bench' }, jobTokens: resolveJobToken, cluster: null, logger: false });
   await app.ready();
   const url = target.replace(':ci', String(ciProjectId));
@@ -39,9 +39,7 @@ async function main(): Promise<void> {
   for (let i = 0; i < 50; i++) await app.inject({ url, headers });
   // The whole request, many times: CPU per request in this process (no network), and the part of
   // it spent inside better-sqlite3's statements.
-  const proto = (SQLite as unknown as { prototype: unknown }).prototype;
-  void proto;
-  const Statement = Object.getPrototypeOf(file0.prepare('select 1'));
+  const Statement = Object.getPrototypeOf(file.prepare('select 1'));
   const originalAll = Statement.all;
   let inSqlite = 0n;
   Statement.all = function (this: unknown, ...args: unknown[]) {
@@ -62,7 +60,6 @@ async function main(): Promise<void> {
   const res = await app.inject({ url, headers });
   logging = false;
   process.stdout.write(`${url} as ${who}: ${res.statusCode}, ${res.body.length} bytes, ${statements.length} statements\n`);
-  const file = new SQLite(path.join(dataDir, 'kiln.sqlite3'), { readonly: true });
   let total = 0;
   for (const s of statements) {
     const stmt = file.prepare(s.sql);

@@ -4,15 +4,18 @@
  */
 import { sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { DB, UserRow } from '../../db/types.ts';
+import { ByIds } from '../../db/query-shape.ts';
 import type { EmailRow } from '../../db/tables/emails.ts';
 import type { UserStatusRow } from '../../db/tables/user-status.ts';
 import type { MemberRow, MemberSourceType } from '../../db/tables/projects.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
-export async function findUsersByIds(db: Db, ids: readonly number[]): Promise<UserRow[]> {
-  if (ids.length === 0) return [];
-  return db.selectFrom('users').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+const usersById = new ByIds((db, ids) => db.selectFrom('users').selectAll().where('id', 'in', ids));
+
+/** Users by id, in no particular order (compiled once per number of ids). */
+export function findUsersByIds(db: Db, ids: readonly number[]): Promise<UserRow[]> {
+  return usersById.all(db as Kysely<DB>, ids);
 }
 
 export async function findUsersByUsernames(db: Db, usernames: readonly string[]): Promise<UserRow[]> {

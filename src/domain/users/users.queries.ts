@@ -1,6 +1,6 @@
 /** Every Kysely call of the users area. Small functions taking (db | trx, …). */
 import { isStorableText } from '../../db/constraints.ts';
-import { PostgresAdapter, sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { PostgresAdapter, sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { DB, NewUser, UserRow, UserUpdate } from '../../db/types.ts';
 import { param, prepared } from '../../db/prepared.ts';
 import { cachedRead, cachedReadNow } from '../../db/read-cache.ts';
@@ -110,14 +110,22 @@ export interface UserProfileRow extends UserRow {
   is_followed: number;
 }
 
-const userProfileQuery = prepared((db) => db.selectFrom('users')
-  .selectAll('users')
-  .select((eb) => [
+/**
+ * A user's follower and following counts and whether `viewerId` follows them, as correlated
+ * subqueries of a query on users (user_follows' primary key and user_follows_followee serve them).
+ */
+function followColumns(eb: ExpressionBuilder<DB, 'users'>, viewerId: number) {
+  return [
     eb.selectFrom('user_follows').select((e) => e.fn.countAll<number>().as('c')).whereRef('followee_id', '=', 'users.id').as('followers'),
     eb.selectFrom('user_follows').select((e) => e.fn.countAll<number>().as('c')).whereRef('follower_id', '=', 'users.id').as('following'),
     eb.selectFrom('user_follows').select((e) => e.fn.countAll<number>().as('c'))
-      .whereRef('followee_id', '=', 'users.id').where('follower_id', '=', param<number>(1)).as('is_followed'),
-  ])
+      .whereRef('followee_id', '=', 'users.id').where('follower_id', '=', viewerId).as('is_followed'),
+  ];
+}
+
+const userProfileQuery = prepared((db) => db.selectFrom('users')
+  .selectAll('users')
+  .select((eb) => followColumns(eb, param<number>(1)))
   .where('users.id', '=', param<number>(0)));
 
 /**
@@ -150,8 +158,8 @@ export interface UserListExtrasRow {
 
 /**
  * Adds UserWithAdmin's extras to a page of users as correlated subqueries, so the page is one
- * statement (each is an index probe per row: user_follows' primary key and user_follows_followee,
- * namespaces_owner, identities_user_provider_saml). `viewerId` is a bound value.
+ * statement (each is an index probe per row: followColumns', namespaces_owner,
+ * identities_user_provider_saml). `viewerId` is a bound value.
  */
 export function selectUserListExtras<QB extends SelectQueryBuilder<DB, 'users', object>>(db: Kysely<DB>, qb: QB, viewerId: number) {
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
@@ -160,10 +168,7 @@ export function selectUserListExtras<QB extends SelectQueryBuilder<DB, 'users', 
     // Unordered here (an ORDER BY inside would sort per row): listedIdentities orders them by id.
     : sql<UserListExtrasRow['identities']>`(select json_group_array(json_object('id', i.id, 'provider', i.provider, 'extern_uid', i.extern_uid, 'saml_provider_id', i.saml_provider_id)) from identities i where i.user_id = users.id)`;
   return qb.select((eb) => [
-    eb.selectFrom('user_follows').select((e) => e.fn.countAll<number>().as('c')).whereRef('followee_id', '=', 'users.id').as('followers'),
-    eb.selectFrom('user_follows').select((e) => e.fn.countAll<number>().as('c')).whereRef('follower_id', '=', 'users.id').as('following'),
-    eb.selectFrom('user_follows').select((e) => e.fn.countAll<number>().as('c'))
-      .whereRef('followee_id', '=', 'users.id').where('follower_id', '=', viewerId).as('is_followed'),
+    ...followColumns(eb as unknown as ExpressionBuilder<DB, 'users'>, viewerId),
     eb.selectFrom('namespaces').select('namespaces.id').whereRef('namespaces.owner_id', '=', 'users.id').where('namespaces.kind', '=', 'user').limit(1).as('namespace_id'),
     identities.as('identities'),
   ]);
@@ -183,24 +188,6 @@ export async function personalNamespaceIds(db: Db, userIds: number[]): Promise<M
   const rows = await db.selectFrom('namespaces').select(['id', 'owner_id'])
     .where('owner_id', 'in', userIds).where('kind', '=', 'user').execute();
   return new Map(rows.map((r) => [r.owner_id as number, r.id]));
-}
-
-/** Follower and following counts of several users, and which of them `viewerId` follows. */
-export async function followSummaries(db: Db, userIds: number[], viewerId: number | null): Promise<Map<number, FollowCounts & { isFollowed: boolean }>> {
-  const out = new Map(userIds.map((id) => [id, { followers: 0, following: 0, isFollowed: false }]));
-  if (userIds.length === 0) return out;
-  const [followers, following, followed] = await Promise.all([
-    db.selectFrom('user_follows').select((eb) => ['followee_id as id', eb.fn.countAll<number>().as('n')])
-      .where('followee_id', 'in', userIds).groupBy('followee_id').execute(),
-    db.selectFrom('user_follows').select((eb) => ['follower_id as id', eb.fn.countAll<number>().as('n')])
-      .where('follower_id', 'in', userIds).groupBy('follower_id').execute(),
-    viewerId === null ? Promise.resolve([]) : db.selectFrom('user_follows').select('followee_id as id')
-      .where('follower_id', '=', viewerId).where('followee_id', 'in', userIds).execute(),
-  ]);
-  for (const r of followers) out.get(r.id)!.followers = Number(r.n);
-  for (const r of following) out.get(r.id)!.following = Number(r.n);
-  for (const r of followed) out.get(r.id)!.isFollowed = true;
-  return out;
 }
 
 /** Whether `email` is any user's primary or secondary email (but `exceptUserId`'s), without regard to case. */

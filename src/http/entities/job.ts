@@ -94,12 +94,7 @@ const seconds = (from: string | null, to: string | null) => (from && to ? (Date.
 function presentJobBasic(j: JobEntityRow, x: JobExtras) {
   const pipeline = x.pipelines.get(j.pipeline_id)!;
   const webUrl = x.projectWebUrls.get(j.project_id)!;
-  x.presented ??= new Map();
-  let shared = x.presented.get(pipeline.id);
-  if (!shared) {
-    shared = { commit: presentCommit(pipeline, webUrl), pipeline: presentPipelineBasic(pipeline, webUrl) };
-    x.presented.set(pipeline.id, shared);
-  }
+  const shared = once(x.presented ??= new Map(), pipeline.id, () => ({ commit: presentCommit(pipeline, webUrl), pipeline: presentPipelineBasic(pipeline, webUrl) }));
   const user = j.user_id === null || x.withoutUser ? undefined : x.users.get(j.user_id);
   const now = new Date().toISOString();
   return {
@@ -119,7 +114,7 @@ function presentJobBasic(j: JobEntityRow, x: JobExtras) {
     // CommitStatus#queued_duration: from queued_at to started_at, or to now while it has not started.
     queued_duration: j.queued_at ? seconds(j.queued_at, j.started_at ?? now) : null,
     // The job's user as the User entity, with created_at (spec, Job: "the user object … also carries").
-    user: user ? sharedUser(user, x) : null,
+    user: user ? once(x.presentedUsers ??= new Map(), user.id, () => presentJobUser(user, x.externalUrl)) : null,
     commit: shared.commit,
     pipeline: shared.pipeline,
     web_url: `${webUrl}/-/jobs/${j.id}`,
@@ -127,14 +122,14 @@ function presentJobBasic(j: JobEntityRow, x: JobExtras) {
   };
 }
 
-function sharedUser(user: UserRow, x: JobExtras) {
-  x.presentedUsers ??= new Map();
-  let presented = x.presentedUsers.get(user.id);
-  if (!presented) {
-    presented = presentJobUser(user, x.externalUrl);
-    x.presentedUsers.set(user.id, presented);
+/** `map`'s value for `key`, made by `make` the first time. */
+function once<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
   }
-  return presented;
+  return value;
 }
 
 const TRACE_ARTIFACT = { file_type: 'trace', filename: 'job.log', file_format: 'raw' };

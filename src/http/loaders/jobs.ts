@@ -7,16 +7,16 @@ import type { DB, UserRow } from '../../db/types.ts';
 import { ByIds } from '../../db/query-shape.ts';
 import { findPipelinesByIds } from '../../domain/pipelines/pipelines.queries.ts';
 import { jobArtifacts } from '../../domain/jobs/jobs.queries.ts';
+import { findUsersByIds } from '../../domain/users/users-batch.queries.ts';
 import { findRunnersByIds } from '../../domain/runners/runners.queries.ts';
 import { namespacePathsById } from '../../domain/namespaces/namespaces.queries.ts';
 import type { JobArtifactRow } from '../../db/tables/ci.ts';
 import type { JobEntityRow, JobExtras } from '../entities/job.ts';
 
-const usersById = new ByIds((db, ids) => db.selectFrom('users').selectAll().where('id', 'in', ids));
 const projectPathsById = new ByIds((db, ids) => db.selectFrom('projects').select(['id', 'path', 'namespace_id']).where('id', 'in', ids));
 
 async function usersByIds(db: Kysely<DB>, ids: number[]): Promise<Map<number, UserRow>> {
-  const rows = await usersById.all(db, ids);
+  const rows = await findUsersByIds(db, ids);
   return new Map(rows.map((u) => [u.id, u]));
 }
 

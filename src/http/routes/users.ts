@@ -113,7 +113,7 @@ const basicUsersList = new ShapedList('users:basic', {
   id: 'users.id',
 });
 
-/** GET /users for administrators: whole rows, and the extras the route's shape step adds. */
+/** GET /users for administrators: UserWithAdmin's columns, and the extras the route's shape step adds. */
 const usersWithAdminList = new ShapedList('users:admin', {
   from: (db) => db.selectFrom('users'),
   select: (qb: UsersFrom) => (qb as SelectQueryBuilder<DB, 'users', UserListExtrasRow>).select(USER_ENTITY_COLUMNS.map((c) => `users.${c}` as const)),
