@@ -24,6 +24,7 @@ import openapi from './http/plugins/openapi.ts';
 import { registerRoutes } from './http/routes/index.ts';
 import backgroundJobs from './workers/plugin.ts';
 import { redactUrl } from './http/redact.ts';
+import { serializerCompiler } from './http/entities/serializers.ts';
 import { lazyChildLogger } from './http/lazy-logger.ts';
 import oauth from './oauth/index.ts';
 import web from './web/index.ts';
@@ -90,6 +91,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   // kiln validates declared parameters itself (Grape's texts); response schemas still serialise.
   app.setValidatorCompiler(() => () => true);
+  app.setSerializerCompiler(serializerCompiler);
 
   await app.register(requestDefaults);
   await app.register(earlyAnswer);
