@@ -4,7 +4,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Refusal, REQUEST_TIMEOUT_MS, withTimeout } from '../../src/graphql/plugin.ts';
+import { Refusal, REQUEST_TIMEOUT_MS, withTimeout } from '../../src/graphql/request.ts';
 
 describe('GraphQL request timeout', () => {
   it('is the Service\'s 30 seconds', () => {

@@ -2,7 +2,12 @@
  * Armored OpenPGP public keys, read with openpgp: the primary key's fingerprint and key id (upper
  * -case hex, as the Service stores them), the email addresses of its user ids, and its subkeys.
  */
-import * as openpgp from 'openpgp';
+import type { Key } from 'openpgp';
+
+// openpgp is 2.3 MB of source kept in memory once loaded: loaded on the first key added, not at
+// boot (issue 17, item 5).
+let openpgpModule: Promise<typeof import('openpgp')> | null = null;
+const loadOpenpgp = () => (openpgpModule ??= import('openpgp'));
 
 export const KEY_PREFIX = '-----BEGIN PGP PUBLIC KEY BLOCK-----';
 export const KEY_SUFFIX = '-----END PGP PUBLIC KEY BLOCK-----';
@@ -23,7 +28,8 @@ export function hasArmoredFormat(text: string): boolean {
 
 /** Reads one armored public key; null when it is not one. */
 export async function parseGpgPublicKey(armored: string): Promise<GpgPublicKey | null> {
-  let key: openpgp.Key;
+  const openpgp = await loadOpenpgp();
+  let key: Key;
   try {
     key = await openpgp.readKey({ armoredKey: armored });
   } catch {
