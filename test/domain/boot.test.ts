@@ -150,4 +150,16 @@ describe('first and second boot', () => {
     assert.equal(run.status, 0, run.stderr);
     assert.equal(run.stdout, '');
   });
+
+  it('still refuses a database that ran a migration this kiln does not have (the up-to-date check falls through to the migrator)', async () => {
+    const { db } = open();
+    await db.insertInto('kysely_migration' as never).values({ name: '2099-01-01T0000_from_a_newer_kiln', timestamp: new Date().toISOString() } as never).execute();
+    try {
+      const run = spawnSync(process.execPath, [MAIN, 'migrate'], { cwd: ROOT, encoding: 'utf8', timeout: 20_000, env: cleanEnv(env) });
+      assert.notEqual(run.status, 0);
+      assert.match(run.stderr, /2099-01-01T0000_from_a_newer_kiln/);
+    } finally {
+      await db.deleteFrom('kysely_migration' as never).where('name' as never, '=', '2099-01-01T0000_from_a_newer_kiln' as never).execute();
+    }
+  });
 });
