@@ -2,9 +2,10 @@
  * PostgreSQL drivers side by side (issue 17, item 3): the client CPU each spends per round trip
  * on kiln's hot reads, on a database seeded as the bench seeds it, ten queries in flight as ten
  * connections of the bench keep. Compared: pg with unnamed statements (what Kysely sends), pg
- * with named statements (db/prepared.ts's path for compiled reads), and postgres.js (which
- * prepares every statement). Prints µs of client CPU per query and queries a second, each the
- * median of three runs; ratios to pg unnamed.
+ * with named statements, and postgres.js (which prepares every statement) with ten connections,
+ * with two (what db/prepared.ts runs compiled reads on: the ten reads pipelined on them) and with
+ * one. Prints µs of client CPU per query and queries a second, each the median of three runs;
+ * ratios to pg unnamed.
  *
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/pg-drivers.ts
  *
@@ -66,18 +67,20 @@ async function main(): Promise<void> {
         from ci_builds where project_id = $1 and type = 'build' order by id desc limit 21 offset $2`, args: () => [ciProjectId, 0] },
     ];
     const pool = new pg.Pool({ connectionString: url!, max: IN_FLIGHT });
-    const sql = postgres(url!, { max: IN_FLIGHT, prepare: true, onnotice: () => {} });
+    const pgjs = (max: number) => postgres(url!, { max, prepare: true, onnotice: () => {} });
+    const clients = [['postgres.js', pgjs(IN_FLIGHT)], ['postgres.js, 2 connections', pgjs(2)], ['postgres.js, 1 connection', pgjs(1)]] as const;
     const rows: string[][] = [];
     for (const r of reads) {
       const unnamed = await measure((i) => pool.query(r.sql, r.args(i)));
       const named = await measure((i) => pool.query({ name: `bench_${reads.indexOf(r)}`, text: r.sql, values: r.args(i) }));
-      const pgjs = await measure((i) => sql.unsafe(r.sql, r.args(i) as never[], { prepare: true }));
-      for (const [driver, m] of [['pg, unnamed', unnamed], ['pg, named', named], ['postgres.js', pgjs]] as const) {
+      const measured: [string, { cpu: number; qps: number }][] = [['pg, unnamed', unnamed], ['pg, named', named]];
+      for (const [name, sql] of clients) measured.push([name, await measure((i) => sql.unsafe(r.sql, r.args(i) as never[], { prepare: true }))]);
+      for (const [driver, m] of measured) {
         rows.push([r.name, driver, m.cpu.toFixed(1), `${((unnamed.cpu / m.cpu) * 100).toFixed(0)} %`, m.qps.toFixed(0)]);
       }
     }
     await pool.end();
-    await sql.end();
+    for (const [, sql] of clients) await sql.end();
     const header = ['read', 'driver', 'client CPU µs/query', 'vs pg unnamed (CPU)', 'queries/s'];
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
     const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
