@@ -2,9 +2,9 @@
  * PostgreSQL drivers side by side (issue 17, item 3): the client CPU each spends per round trip
  * on kiln's hot reads, on a database seeded as the bench seeds it, ten queries in flight as ten
  * connections of the bench keep. Compared: pg with unnamed statements (what Kysely sends), pg
- * with named statements, and postgres.js (which prepares every statement) with ten connections,
- * with two (what db/prepared.ts runs compiled reads on: the ten reads pipelined on them) and with
- * one. Prints µs of client CPU per query and queries a second, each the median of three runs;
+ * with named statements (db/prepared.ts's path for compiled reads), and postgres.js (which
+ * prepares every statement) with ten connections, and with two and one on which the ten reads are
+ * pipelined. Prints µs of client CPU per query and queries a second, each the median of three runs;
  * ratios to pg unnamed.
  *
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/pg-drivers.ts

@@ -9,10 +9,9 @@ import path from 'node:path';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql, type Dialect as KyselyDialect, type LogEvent } from 'kysely';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import postgres from 'postgres';
 import type { DB } from './types.ts';
 import { WriteEpoch } from './write-epoch.ts';
-import { registerPostgresReader, registerSqliteConnection } from './prepared.ts';
+import { registerPostgresPool, registerSqliteConnection } from './prepared.ts';
 import { registerReadCache } from './read-cache.ts';
 import { registerQueryLog, type QueryLog } from './query-log.ts';
 
@@ -32,22 +31,6 @@ export interface Database {
 // int8 (COUNT(*), bigserial) arrives as a string by default; every count kiln takes is capped far
 // below 2^53, so numbers are safe.
 pg.types.setTypeParser(20, (v: string) => Number(v));
-
-/**
- * The connections prepared reads are pipelined on (db/prepared.ts): two, so that one slow read
- * does not hold up every other; values arrive as pg gives them to Kysely (int8 as a number, as
- * above; text, integers, booleans, floats and JSON alike in both drivers).
- */
-function openPostgresReader(url: string) {
-  return postgres(url, {
-    max: 2,
-    prepare: true,
-    connect_timeout: 5,
-    idle_timeout: 60,
-    onnotice: () => undefined,
-    types: { int8: { to: 20, from: [20], serialize: (v: number) => String(v), parse: (v: string) => Number(v) } },
-  });
-}
 
 export interface OpenOptions {
   databaseUrl: string | null;
@@ -69,17 +52,10 @@ export function openDatabase(opts: OpenOptions): Database {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10, connectionTimeoutMillis: 5_000 });
     const writes = new WriteEpoch();
     const db = new Kysely<DB>({ dialect: countingCommits(new PostgresDialect({ pool }), writes), plugins: [writes], ...kyselyLog(opts.queryLog) });
-    const reader = openPostgresReader(opts.databaseUrl);
-    registerPostgresReader(db, reader);
+    registerPostgresPool(db, pool);
     if (opts.queryLog) registerQueryLog(db, opts.queryLog);
     registerReadCache(db, writes);
-    return {
-      db, dialect: 'postgres', writes,
-      close: async () => {
-        await reader.end({ timeout: 5 });
-        await db.destroy();
-      },
-    };
+    return { db, dialect: 'postgres', writes, close: () => db.destroy() };
   }
   fs.mkdirSync(opts.dataDir, { recursive: true });
   const file = new SQLite(path.join(opts.dataDir, 'kiln.sqlite3'));
