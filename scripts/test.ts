@@ -15,7 +15,8 @@ for (const dialect of dialects) {
   console.log(`\n# kiln tests on ${dialect} (${files.length} files)`);
   const run = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files], {
     stdio: 'inherit',
-    env: { ...process.env, KILN_TEST_DB: dialect },
+    // Answers written by JSON.stringify are checked against their schema's serialiser (entities/serializers.ts).
+    env: { ...process.env, KILN_TEST_DB: dialect, KILN_CHECK_SERIALIZERS: '1' },
   });
   if (run.status !== 0) failed = true;
 }

@@ -91,7 +91,8 @@ export type JobEntityRow = Pick<BuildRow, (typeof JOB_ENTITY_COLUMNS)[number]>;
 
 const seconds = (from: string | null, to: string | null) => (from && to ? (Date.parse(to) - Date.parse(from)) / 1000 : null);
 
-function presentJobBasic(j: JobEntityRow, x: JobExtras) {
+/** `failureReason`: builds show a failed job's reason, bridges never (spec, Bridge job). */
+function presentJobBasic(j: JobEntityRow, x: JobExtras, failureReason: boolean) {
   const pipeline = x.pipelines.get(j.pipeline_id)!;
   const webUrl = x.projectWebUrls.get(j.project_id)!;
   const shared = once(x.presented ??= new Map(), pipeline.id, () => ({ commit: presentCommit(pipeline, webUrl), pipeline: presentPipelineBasic(pipeline, webUrl) }));
@@ -117,6 +118,8 @@ function presentJobBasic(j: JobEntityRow, x: JobExtras) {
     user: user ? once(x.presentedUsers ??= new Map(), user.id, () => presentJobUser(user, x.externalUrl)) : null,
     commit: shared.commit,
     pipeline: shared.pipeline,
+    // Where the Service's JobBasic exposes it (reference §3.3).
+    ...(failureReason && j.status === 'failed' ? { failure_reason: j.failure_reason ?? 'unknown_failure' } : {}),
     web_url: `${webUrl}/-/jobs/${j.id}`,
     project: { ci_job_token_scope_enabled: false },
   };
@@ -132,18 +135,16 @@ function once<K, V>(map: Map<K, V>, key: K, make: () => V): V {
   return value;
 }
 
-const TRACE_ARTIFACT = { file_type: 'trace', filename: 'job.log', file_format: 'raw' };
 
 export function presentJob(j: JobEntityRow, x: JobExtras): Job {
   const rows = x.artifacts.get(j.id) ?? [];
   const archive = rows.find((a) => a.file_type === 'archive');
   const artifacts = rows.map((a) => ({ file_type: a.file_type, size: a.size, filename: a.filename, file_format: a.file_format }));
   // A finished job's log is listed among its artifacts, as the Service lists the archived trace.
-  if (j.trace_size > 0 && ['success', 'failed', 'canceled'].includes(j.status)) artifacts.push({ ...TRACE_ARTIFACT, size: j.trace_size });
+  if (j.trace_size > 0 && ['success', 'failed', 'canceled'].includes(j.status)) artifacts.push({ file_type: 'trace', size: j.trace_size, filename: 'job.log', file_format: 'raw' });
   const runner = j.runner_id === null ? undefined : x.runners.get(j.runner_id);
   return {
-    ...presentJobBasic(j, x),
-    ...(j.status === 'failed' ? { failure_reason: j.failure_reason ?? 'unknown_failure' } : {}),
+    ...presentJobBasic(j, x, true),
     ...(archive ? { artifacts_file: { filename: archive.filename, size: archive.size } } : {}),
     artifacts,
     runner: runner ? presentRunner(runner) : null,
@@ -155,7 +156,7 @@ export function presentJob(j: JobEntityRow, x: JobExtras): Job {
 export function presentBridge(j: JobEntityRow, x: JobExtras): Bridge {
   const downstream = j.downstream_pipeline_id === null ? undefined : x.pipelines.get(j.downstream_pipeline_id);
   return {
-    ...presentJobBasic(j, x),
+    ...presentJobBasic(j, x, false),
     downstream_pipeline: downstream ? presentPipelineBasic(downstream, x.projectWebUrls.get(downstream.project_id)!) : null,
   };
 }

@@ -85,7 +85,14 @@ export function presentPipelineBasic(p: PipelineBasicRow, projectWebUrl: string)
 
 export function presentCommit(p: PipelineRow, projectWebUrl: string): Commit {
   const c = JSON.parse(p.commit_data) as CommitData;
-  return { ...c, trailers: {}, web_url: `${projectWebUrl}/-/commit/${c.id}` };
+  // Field by field in the entity's order: the stored JSON's order is the writer's (and job pages
+  // are written by JSON.stringify, entities/serializers.ts exactJson).
+  return {
+    id: c.id, short_id: c.short_id, created_at: c.created_at, parent_ids: c.parent_ids, title: c.title, message: c.message,
+    author_name: c.author_name, author_email: c.author_email, authored_date: c.authored_date,
+    committer_name: c.committer_name, committer_email: c.committer_email, committed_date: c.committed_date,
+    trailers: {}, web_url: `${projectWebUrl}/-/commit/${c.id}`,
+  };
 }
 
 const STATUS_TEXT: Record<string, { text: string; label: string }> = {

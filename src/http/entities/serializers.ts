@@ -7,6 +7,7 @@
  * test/api/response-schemas.test.ts compiles every one of them, so a broken schema still fails CI
  * rather than a first request.
  */
+import { isDeepStrictEqual } from 'node:util';
 import fastJson from 'fast-json-stringify';
 import type { TSchema } from 'typebox';
 import type { FastifyReply, FastifySerializerCompiler } from 'fastify';
@@ -16,7 +17,43 @@ type Serializer = (doc: unknown) => string;
 /** Every serialiser made so far, so that a test can compile them all. */
 const pending = new Set<{ compile(): Serializer }>();
 
-function lazy(schema: object): Serializer {
+const EXACT = Symbol('kiln.exactJson');
+
+/**
+ * Marks a response schema whose presenters build exactly its objects (no field it lacks, every
+ * value of its type), so that JSON.stringify can write it. fast-json-stringify builds its output
+ * by appending thousands of pieces, and the string must then be flattened to be measured and
+ * sent: on a page of 20 jobs (33 KB) serialising and measuring cost 98 µs that way against 58 µs
+ * with JSON.stringify, which writes one flat string (issue 17, item 1). Under `npm test`
+ * (KILN_CHECK_SERIALIZERS=1) every such answer is also serialised by its schema and must read back
+ * as the same fields and values, so a presenter that strays from its schema fails the suite.
+ */
+export function exactJson<T extends TSchema>(schema: T): T {
+  (schema as unknown as Record<symbol, boolean>)[EXACT] = true;
+  return schema;
+}
+
+const CHECK_EXACT = process.env.KILN_CHECK_SERIALIZERS === '1';
+
+function exact(schema: object): Serializer {
+  const bySchema = lazy(schema, false);
+  if (!CHECK_EXACT) return (doc) => JSON.stringify(doc);
+  return (doc) => {
+    const written = JSON.stringify(doc);
+    // The same fields and values; the order may differ, as fast-json-stringify writes optional
+    // fields after required ones and a presenter writes them where the Service does.
+    if (!isDeepStrictEqual(JSON.parse(written), JSON.parse(bySchema(doc)))) {
+      const message = `a presenter strays from its exactJson schema: ${written.slice(0, 400)} … by the schema: ${bySchema(doc).slice(0, 400)}`;
+      // Tests run without logs: the 500 alone would not say which field strayed.
+      console.error(message);
+      throw new Error(message);
+    }
+    return written;
+  };
+}
+
+function lazy(schema: object, exactAllowed = true): Serializer {
+  if (exactAllowed && (schema as Record<symbol, unknown>)[EXACT]) return exact(schema);
   let compiled: Serializer | null = null;
   const entry = {
     compile: (): Serializer => {

@@ -17,6 +17,7 @@ import { paginate, paginationParams, ShapedList } from '../pagination.ts';
 import { authorizeProject, loadProject, type ProjectContext } from '../loaders/containers.ts';
 import { loadJobExtras } from '../loaders/jobs.ts';
 import { projectWebUrl } from './pipelines.ts';
+import { exactJson } from '../entities/serializers.ts';
 import { BridgeSchema, JOB_ENTITY_COLUMNS, JobSchema, presentBridge, presentJob, type JobEntityRow } from '../entities/job.ts';
 
 const scope = P.optional(P.stringOrArray(JOB_STATUSES, { description: 'one status or an array of them' }));
@@ -53,7 +54,7 @@ const jobs: FastifyPluginAsync = async (app) => {
 
   app.get('/projects/:id/jobs', {
     config: { auth: 'optional', params: listParams },
-    schema: { summary: "A project's jobs, newest first", tags: ['jobs'], response: { 200: Type.Array(JobSchema) } },
+    schema: { summary: "A project's jobs, newest first", tags: ['jobs'], response: { 200: exactJson(Type.Array(JobSchema)) } },
   }, async (request, reply) => {
     const input = request.input as { id: string; scope?: string[] };
     const ctx = await loadProject(request, input.id);
@@ -74,12 +75,12 @@ const jobs: FastifyPluginAsync = async (app) => {
 
   app.get('/projects/:id/pipelines/:pipeline_id/jobs', {
     config: { auth: 'optional', params: pipelineJobsParams },
-    schema: { summary: "A pipeline's jobs, newest first; retried ones only with include_retried", tags: ['jobs'], response: { 200: Type.Array(JobSchema) } },
+    schema: { summary: "A pipeline's jobs, newest first; retried ones only with include_retried", tags: ['jobs'], response: { 200: exactJson(Type.Array(JobSchema)) } },
   }, pipelineList('build'));
 
   app.get('/projects/:id/pipelines/:pipeline_id/bridges', {
     config: { auth: 'optional', params: bridgesParams },
-    schema: { summary: "A pipeline's bridge (trigger) jobs", tags: ['jobs'], response: { 200: Type.Array(BridgeSchema) } },
+    schema: { summary: "A pipeline's bridge (trigger) jobs", tags: ['jobs'], response: { 200: exactJson(Type.Array(BridgeSchema)) } },
   }, pipelineList('bridge'));
 
   app.get('/projects/:id/jobs/:job_id', {

@@ -5,6 +5,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
+import { exactJson } from '../entities/serializers.ts';
 import { createPipeline } from '../../domain/pipelines/create-pipeline.ts';
 import { checkPipelineVariables } from '../../domain/ci-variables/pipeline-variables.ts';
 import { resolvePipelineVariables } from '../../domain/ci-variables/collect-variables.ts';
@@ -78,7 +79,7 @@ const pipelines: FastifyPluginAsync = async (app) => {
 
   app.get('/projects/:id/pipelines', {
     config: { auth: 'optional', params: listParams },
-    schema: { summary: "A project's pipelines", tags: ['pipelines'], response: { 200: Type.Array(PipelineBasicSchema) } },
+    schema: { summary: "A project's pipelines", tags: ['pipelines'], response: { 200: exactJson(Type.Array(PipelineBasicSchema)) } },
   }, async (request, reply) => {
     const input = request.input as Record<string, any>;
     const ctx = await loadProject(request, input.id);

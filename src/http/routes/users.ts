@@ -20,12 +20,12 @@ import {
   UserBasicSchema, UserDetailsWithAdminSchema, UserPublicSchema, UserSchema, UserWithAdminSchema, USER_BASIC_COLUMNS, USER_ENTITY_COLUMNS, type UserExtras,
 } from '../entities/user.ts';
 import { Type } from 'typebox';
-import { compileSerializer, serializeWith } from '../entities/serializers.ts';
+import { compileSerializer, exactJson, serializeWith } from '../entities/serializers.ts';
 import { checkSearchRateLimit } from '../search-rate-limit.ts';
 
 const serialize = {
-  UserBasicList: compileSerializer(Type.Array(UserBasicSchema)),
-  UserWithAdminList: compileSerializer(Type.Array(UserWithAdminSchema)),
+  UserBasicList: compileSerializer(exactJson(Type.Array(UserBasicSchema))),
+  UserWithAdminList: compileSerializer(exactJson(Type.Array(UserWithAdminSchema))),
   User: compileSerializer(UserSchema),
   UserPublic: compileSerializer(UserPublicSchema),
   UserWithAdmin: compileSerializer(UserWithAdminSchema),
