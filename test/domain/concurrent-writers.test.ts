@@ -14,24 +14,29 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 
 const DATABASE = path.join(import.meta.dirname, '..', '..', 'src', 'db', 'database.ts');
 
-/** Another process that writes one settings row through its own handle; resolves when it has. */
-function writeFromAnotherProcess(t: TestApp, name: string): { started: Promise<void>; done: Promise<void> } {
+/**
+ * Another process that writes one settings row through its own handle once told to (`go`), so
+ * that the write starts while this process's transaction is open; `done` resolves when it has.
+ */
+function writeFromAnotherProcess(t: TestApp, name: string): { started: Promise<void>; go: () => void; done: Promise<void> } {
   const script = `
     import { openDatabase } from ${JSON.stringify(DATABASE)};
     const database = openDatabase(JSON.parse(process.env.OPEN));
     process.stdout.write('open\\n');
+    await new Promise((resolve) => process.stdin.once('data', resolve));
+    process.stdin.destroy();
     await database.db.insertInto('application_settings').values({ name: process.env.NAME, value: '1', updated_at: new Date().toISOString() }).execute();
     await database.close();
   `;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
     env: { ...process.env, OPEN: JSON.stringify({ dataDir: t.dataDir, databaseUrl: t.config.databaseUrl }), NAME: name },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   let err = '';
   child.stderr.on('data', (c: Buffer) => { err += c.toString(); });
   const started = new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
   const done = new Promise<void>((resolve, reject) => child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`writer exited ${code}: ${err}`)))));
-  return { started, done };
+  return { started, go: () => child.stdin.write('go\n'), done };
 }
 
 describe('writers in two processes at once', () => {
@@ -49,6 +54,7 @@ describe('writers in two processes at once', () => {
     let otherFinishedFirst = false;
     await t.db.transaction().execute(async (trx) => {
       await trx.selectFrom('application_settings').select('name').execute();
+      other.go();
       // The other process writes now: without waiting on SQLite (this transaction holds the write
       // lock) or at once on PostgreSQL. Give it the time to do so either way.
       otherFinishedFirst = await Promise.race([other.done.then(() => true), sleep(1_000).then(() => false)]);
