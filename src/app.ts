@@ -11,6 +11,7 @@ import type { JobTokenResolver, KilnContext } from './http/context.ts';
 import { AuthCache } from './http/auth/cache.ts';
 import type { Cluster } from './cluster/cluster.ts';
 import { parseQueryString } from './http/query-string.ts';
+import runningHandlers from './http/plugins/running-handlers.ts';
 import requestDefaults from './http/plugins/request-defaults.ts';
 import earlyAnswer from './http/plugins/early-answer.ts';
 import nullBytes from './http/plugins/null-bytes.ts';
@@ -93,6 +94,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.setValidatorCompiler(() => () => true);
   app.setSerializerCompiler(serializerCompiler);
 
+  // First: its onRoute hook counts the handlers of every route registered after it.
+  await app.register(runningHandlers);
   await app.register(requestDefaults);
   await app.register(earlyAnswer);
   await app.register(errorHandling);

@@ -35,6 +35,9 @@ function releaseBootMemory(): void {
   globalThis.gc?.({ type: 'major', execution: 'sync', flavor: 'last-resort' });
 }
 
+/** How long shutdown waits for running handlers before closing the database anyway. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
 export async function startServer(config: Config): Promise<Running> {
   const database = openDatabase(config);
   await migrateToLatest(database.db);
@@ -70,6 +73,8 @@ export async function startServer(config: Config): Promise<Running> {
     closing ??= (async () => {
       await ciSweeper.stop();
       await app.close();
+      // Handlers whose clients went away are still running: their queries finish first.
+      await app.runningHandlers.settled(SHUTDOWN_GRACE_MS);
       await database.close();
       await cluster?.close();
     })();

@@ -125,6 +125,7 @@ async function serve(config: Config, database: Database, secretKeyBase: string, 
     request: ({ token, headers, ...inject }) => app.inject({ ...inject, headers: { ...(token ? { 'private-token': token } : {}), ...headers } }),
     close: async () => {
       await app.close();
+      await app.runningHandlers.settled(10_000);
       await database.close();
       await cluster?.close();
       await cleanUp();
