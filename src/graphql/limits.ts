@@ -15,7 +15,6 @@ import {
 } from 'graphql';
 import { MAX_PAGE_SIZE } from './connection.ts';
 
-export { MAX_QUERY_SIZE } from './request.ts';
 export const MAX_DEPTH = 15;
 export const MAX_COMPLEXITY = { anonymous: 200, authenticated: 250, admin: 300 } as const;
 

@@ -135,7 +135,6 @@ function once<K, V>(map: Map<K, V>, key: K, make: () => V): V {
   return value;
 }
 
-
 export function presentJob(j: JobEntityRow, x: JobExtras): Job {
   const rows = x.artifacts.get(j.id) ?? [];
   const archive = rows.find((a) => a.file_type === 'archive');

@@ -36,14 +36,15 @@ export function exactJson<T extends TSchema>(schema: T): T {
 const CHECK_EXACT = process.env.KILN_CHECK_SERIALIZERS === '1';
 
 function exact(schema: object): Serializer {
-  const bySchema = lazy(schema, false);
+  const bySchema = bySchemaOnFirstUse(schema);
   if (!CHECK_EXACT) return (doc) => JSON.stringify(doc);
   return (doc) => {
     const written = JSON.stringify(doc);
+    const expected = bySchema(doc);
     // The same fields and values; the order may differ, as fast-json-stringify writes optional
     // fields after required ones and a presenter writes them where the Service does.
-    if (!isDeepStrictEqual(JSON.parse(written), JSON.parse(bySchema(doc)))) {
-      const message = `a presenter strays from its exactJson schema: ${written.slice(0, 400)} … by the schema: ${bySchema(doc).slice(0, 400)}`;
+    if (!isDeepStrictEqual(JSON.parse(written), JSON.parse(expected))) {
+      const message = `a presenter strays from its exactJson schema: ${written.slice(0, 400)} … by the schema: ${expected.slice(0, 400)}`;
       // Tests run without logs: the 500 alone would not say which field strayed.
       console.error(message);
       throw new Error(message);
@@ -52,8 +53,8 @@ function exact(schema: object): Serializer {
   };
 }
 
-function lazy(schema: object, exactAllowed = true): Serializer {
-  if (exactAllowed && (schema as Record<symbol, unknown>)[EXACT]) return exact(schema);
+/** fast-json-stringify's serialiser for `schema`, compiled when first called. */
+function bySchemaOnFirstUse(schema: object): Serializer {
   let compiled: Serializer | null = null;
   const entry = {
     compile: (): Serializer => {
@@ -68,15 +69,19 @@ function lazy(schema: object, exactAllowed = true): Serializer {
   return (doc) => (compiled ?? entry.compile())(doc);
 }
 
+function serializerFor(schema: object): Serializer {
+  return (schema as Record<symbol, unknown>)[EXACT] ? exact(schema) : bySchemaOnFirstUse(schema);
+}
+
 export function compileSerializer(schema: TSchema): Serializer {
-  return lazy(schema as object);
+  return serializerFor(schema as object);
 }
 
 /**
  * The app's serializer compiler: Fastify's default (fast-json-stringify with no shared schemas —
  * kiln's schemas are inline) made lazy.
  */
-export const serializerCompiler: FastifySerializerCompiler<unknown> = ({ schema }) => lazy(schema as object);
+export const serializerCompiler: FastifySerializerCompiler<unknown> = ({ schema }) => serializerFor(schema as object);
 
 /** Compiles every serialiser not compiled yet; throws the first schema fast-json-stringify refuses. */
 export function compileAllSerializers(): number {
