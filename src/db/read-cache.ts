@@ -10,16 +10,22 @@ import type { WriteEpoch } from './write-epoch.ts';
 
 const TTL_MS = 2_000;
 const MAX_ENTRIES = 10_000;
+/** Remembered answers are whole pages (18–33 KB for 20 users or jobs): bounded by their size. */
+const MAX_ANSWER_CHARS = 8 * 1024 * 1024;
+
+interface Answer { value: unknown; epoch: number; at: number; chars: number }
 
 interface Store {
   writes: WriteEpoch;
   entries: Map<string, { value: unknown; epoch: number; at: number }>;
+  answers: Map<string, Answer>;
+  answerChars: number;
 }
 
 const stores = new WeakMap<Kysely<DB>, Store>();
 
 export function registerReadCache(db: Kysely<DB>, writes: WriteEpoch): void {
-  stores.set(db, { writes, entries: new Map() });
+  stores.set(db, { writes, entries: new Map(), answers: new Map(), answerChars: 0 });
 }
 
 /**
@@ -44,4 +50,41 @@ export function cachedReadNow<T>(db: Kysely<DB>, key: string, read: () => Promis
 
 export async function cachedRead<T>(db: Kysely<DB>, key: string, read: () => Promise<T>, now = Date.now()): Promise<T> {
   return cachedReadNow(db, key, read, now);
+}
+
+/**
+ * The write epoch a computation of an answer starts in, or null when this handle does not cache
+ * (a transaction's). An answer computed from it is kept only if no write moved it meanwhile.
+ */
+export function answerEpoch(db: Kysely<DB>): number | null {
+  return stores.get(db)?.writes.value ?? null;
+}
+
+/** A whole answer remembered by rememberAnswer, while no write has happened since and within the TTL. */
+export function rememberedAnswer<T>(db: Kysely<DB>, key: string, now = Date.now()): T | undefined {
+  const store = stores.get(db);
+  const hit = store?.answers.get(key);
+  if (!hit || hit.epoch !== store!.writes.value || now - hit.at >= TTL_MS) return undefined;
+  return hit.value as T;
+}
+
+/**
+ * Keeps an answer computed from `epoch` (answerEpoch), unless a write moved it meanwhile; `chars`
+ * is its size, and the oldest answers go when they would pass MAX_ANSWER_CHARS together.
+ */
+export function rememberAnswer(db: Kysely<DB>, key: string, value: unknown, epoch: number, chars: number, now = Date.now()): void {
+  const store = stores.get(db);
+  if (!store || epoch !== store.writes.value || chars > MAX_ANSWER_CHARS / 8) return;
+  const old = store.answers.get(key);
+  if (old) {
+    store.answers.delete(key);
+    store.answerChars -= old.chars;
+  }
+  for (const [k, a] of store.answers) {
+    if (store.answerChars + chars <= MAX_ANSWER_CHARS) break;
+    store.answers.delete(k);
+    store.answerChars -= a.chars;
+  }
+  store.answers.set(key, { value, epoch, at: now, chars });
+  store.answerChars += chars;
 }

@@ -91,13 +91,31 @@ export type JobEntityRow = Pick<BuildRow, (typeof JOB_ENTITY_COLUMNS)[number]>;
 
 const seconds = (from: string | null, to: string | null) => (from && to ? (Date.parse(to) - Date.parse(from)) / 1000 : null);
 
+type TimedRow = Pick<JobEntityRow, 'status' | 'queued_at' | 'started_at' | 'finished_at'>;
+
+/**
+ * CommitStatus#duration (started to finished, or to now while running) and #queued_duration
+ * (queued to started, or to now while it has not started).
+ */
+export function jobDurations(j: TimedRow, now: string): { duration: number | null; queued_duration: number | null } {
+  return {
+    duration: j.started_at ? seconds(j.started_at, j.finished_at ?? (j.status === 'running' ? now : null)) : null,
+    queued_duration: j.queued_at ? seconds(j.queued_at, j.started_at ?? now) : null,
+  };
+}
+
+/** Whether jobDurations(j) moves with the clock (a remembered page recomputes them: remembered-pages.ts). */
+export function durationsTick(j: TimedRow): boolean {
+  return (j.started_at !== null && j.finished_at === null && j.status === 'running') || (j.queued_at !== null && j.started_at === null);
+}
+
 /** `failureReason`: builds show a failed job's reason, bridges never (spec, Bridge job). */
 function presentJobBasic(j: JobEntityRow, x: JobExtras, failureReason: boolean) {
   const pipeline = x.pipelines.get(j.pipeline_id)!;
   const webUrl = x.projectWebUrls.get(j.project_id)!;
   const shared = once(x.presented ??= new Map(), pipeline.id, () => ({ commit: presentCommit(pipeline, webUrl), pipeline: presentPipelineBasic(pipeline, webUrl) }));
   const user = j.user_id === null || x.withoutUser ? undefined : x.users.get(j.user_id);
-  const now = new Date().toISOString();
+  const { duration, queued_duration } = jobDurations(j, new Date().toISOString());
   return {
     id: j.id,
     status: j.status,
@@ -111,9 +129,8 @@ function presentJobBasic(j: JobEntityRow, x: JobExtras, failureReason: boolean) 
     started_at: j.started_at,
     finished_at: j.finished_at,
     erased_at: j.erased_at,
-    duration: j.started_at ? seconds(j.started_at, j.finished_at ?? (j.status === 'running' ? now : null)) : null,
-    // CommitStatus#queued_duration: from queued_at to started_at, or to now while it has not started.
-    queued_duration: j.queued_at ? seconds(j.queued_at, j.started_at ?? now) : null,
+    duration,
+    queued_duration,
     // The job's user as the User entity, with created_at (spec, Job: "the user object … also carries").
     user: user ? once(x.presentedUsers ??= new Map(), user.id, () => presentJobUser(user, x.externalUrl)) : null,
     commit: shared.commit,

@@ -34,6 +34,8 @@ export function exactJson<T extends TSchema>(schema: T): T {
 }
 
 const CHECK_EXACT = process.env.KILN_CHECK_SERIALIZERS === '1';
+/** Whether answers are checked against their schemas (KILN_CHECK_SERIALIZERS=1, set by `npm test`). */
+export const checkingSerializers = CHECK_EXACT;
 
 function exact(schema: object): Serializer {
   const bySchema = bySchemaOnFirstUse(schema);

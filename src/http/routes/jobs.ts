@@ -17,8 +17,11 @@ import { paginate, paginationParams, ShapedList } from '../pagination.ts';
 import { authorizeProject, loadProject, type ProjectContext } from '../loaders/containers.ts';
 import { loadJobExtras } from '../loaders/jobs.ts';
 import { projectWebUrl } from './pipelines.ts';
-import { exactJson } from '../entities/serializers.ts';
-import { BridgeSchema, JOB_ENTITY_COLUMNS, JobSchema, presentBridge, presentJob, type JobEntityRow } from '../entities/job.ts';
+import { compileSerializer, exactJson } from '../entities/serializers.ts';
+import {
+  BridgeSchema, durationsTick, JOB_ENTITY_COLUMNS, jobDurations, JobSchema, presentBridge, presentJob, type JobEntityRow,
+} from '../entities/job.ts';
+import { RememberedPages } from '../remembered-pages.ts';
 
 const scope = P.optional(P.stringOrArray(JOB_STATUSES, { description: 'one status or an array of them' }));
 const listParams = defineParams({ id: P.string(), scope, ...paginationParams });
@@ -45,21 +48,35 @@ const projectJobsList = new ShapedList('project-jobs', {
   id: 'ci_builds.id',
 });
 
+const JobList = exactJson(Type.Array(JobSchema));
+const BridgeList = exactJson(Type.Array(BridgeSchema));
+const serialize = { JobList: compileSerializer(JobList), BridgeList: compileSerializer(BridgeList) };
+
+/** For RememberedPages: the jobs of a page whose durations move with the clock, and how to recompute them. */
+const ticking = (rows: JobEntityRow[]) => (i: number) => (durationsTick(rows[i])
+  ? (entity: { duration: number | null; queued_duration: number | null }) => Object.assign(entity, jobDurations(rows[i], new Date().toISOString()))
+  : null);
+
 const jobs: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
   const present = async (rows: JobEntityRow[], ctx: ProjectContext) => {
     const extras = await loadJobExtras(db, config.externalUrl, rows, new Map([[ctx.project.id, projectWebUrl(config.externalUrl, ctx)]]));
     return rows.map((j) => presentJob(j, extras));
   };
+  const projectJobsPages = new RememberedPages('project-jobs');
+  const pipelineJobsPages = new RememberedPages('pipeline-jobs');
 
   app.get('/projects/:id/jobs', {
     config: { auth: 'optional', params: listParams },
-    schema: { summary: "A project's jobs, newest first", tags: ['jobs'], response: { 200: exactJson(Type.Array(JobSchema)) } },
+    schema: { summary: "A project's jobs, newest first", tags: ['jobs'], response: { 200: JobList } },
   }, async (request, reply) => {
     const input = request.input as { id: string; scope?: string[] };
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'read_build');
-    return present(await projectJobsList.paginate(db, request, reply, projectJobsShape(ctx.project.id, input.scope)), ctx);
+    const remembered = projectJobsPages.answer(request, reply);
+    if (remembered !== undefined) return remembered;
+    const rows = await projectJobsList.paginate(db, request, reply, projectJobsShape(ctx.project.id, input.scope));
+    return projectJobsPages.send(request, reply, await present(rows, ctx), serialize.JobList, ticking(rows));
   });
 
   const pipelineList = (type: JobType) => async (request: FastifyRequest, reply: Parameters<typeof paginate>[2]) => {
@@ -68,19 +85,22 @@ const jobs: FastifyPluginAsync = async (app) => {
     authorizeProject(ctx, 'read_build');
     const pipeline = await findPipelineInProject(db, ctx.project.id, input.pipeline_id);
     if (!pipeline) throw recordNotFound();
+    const remembered = pipelineJobsPages.answer(request, reply);
+    if (remembered !== undefined) return remembered;
     const rows = await paginate(db, request, reply, pipelineJobsQuery(db, pipeline.id, type, input.scope, input.include_retried === true));
     const extras = await loadJobExtras(db, config.externalUrl, rows, new Map([[ctx.project.id, projectWebUrl(config.externalUrl, ctx)]]));
-    return rows.map((j) => (type === 'build' ? presentJob(j, extras) : presentBridge(j, extras)));
+    if (type === 'build') return pipelineJobsPages.send(request, reply, rows.map((j) => presentJob(j, extras)), serialize.JobList, ticking(rows));
+    return pipelineJobsPages.send(request, reply, rows.map((j) => presentBridge(j, extras)), serialize.BridgeList, ticking(rows));
   };
 
   app.get('/projects/:id/pipelines/:pipeline_id/jobs', {
     config: { auth: 'optional', params: pipelineJobsParams },
-    schema: { summary: "A pipeline's jobs, newest first; retried ones only with include_retried", tags: ['jobs'], response: { 200: exactJson(Type.Array(JobSchema)) } },
+    schema: { summary: "A pipeline's jobs, newest first; retried ones only with include_retried", tags: ['jobs'], response: { 200: JobList } },
   }, pipelineList('build'));
 
   app.get('/projects/:id/pipelines/:pipeline_id/bridges', {
     config: { auth: 'optional', params: bridgesParams },
-    schema: { summary: "A pipeline's bridge (trigger) jobs", tags: ['jobs'], response: { 200: exactJson(Type.Array(BridgeSchema)) } },
+    schema: { summary: "A pipeline's bridge (trigger) jobs", tags: ['jobs'], response: { 200: BridgeList } },
   }, pipelineList('bridge'));
 
   app.get('/projects/:id/jobs/:job_id', {

@@ -5,7 +5,8 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { exactJson } from '../entities/serializers.ts';
+import { compileSerializer, exactJson } from '../entities/serializers.ts';
+import { RememberedPages } from '../remembered-pages.ts';
 import { createPipeline } from '../../domain/pipelines/create-pipeline.ts';
 import { checkPipelineVariables } from '../../domain/ci-variables/pipeline-variables.ts';
 import { resolvePipelineVariables } from '../../domain/ci-variables/collect-variables.ts';
@@ -53,8 +54,12 @@ const projectPipelinesList = new ShapedList('project-pipelines', {
   id: 'ci_pipelines.id',
 });
 
+const PipelineList = exactJson(Type.Array(PipelineBasicSchema));
+const serializePipelineList = compileSerializer(PipelineList);
+
 const pipelines: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
+  const projectPipelinesPages = new RememberedPages('project-pipelines');
 
   app.post('/projects/:id/pipeline', {
     config: { auth: 'required', params: createParams },
@@ -79,16 +84,18 @@ const pipelines: FastifyPluginAsync = async (app) => {
 
   app.get('/projects/:id/pipelines', {
     config: { auth: 'optional', params: listParams },
-    schema: { summary: "A project's pipelines", tags: ['pipelines'], response: { 200: exactJson(Type.Array(PipelineBasicSchema)) } },
+    schema: { summary: "A project's pipelines", tags: ['pipelines'], response: { 200: PipelineList } },
   }, async (request, reply) => {
     const input = request.input as Record<string, any>;
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'read_build');
+    const remembered = projectPipelinesPages.answer(request, reply);
+    if (remembered !== undefined) return remembered;
     const rows = await projectPipelinesList.paginate(db, request, reply, projectPipelinesShape(ctx.project.id, {
       status: input.status, ref: input.ref, sha: input.sha, source: input.source, scope: input.scope, orderBy: input.order_by, sort: input.sort,
     }));
     const webUrl = projectWebUrl(config.externalUrl, ctx);
-    return rows.map((p) => presentPipelineBasic(p, webUrl));
+    return projectPipelinesPages.send(request, reply, rows.map((p) => presentPipelineBasic(p, webUrl)), serializePipelineList);
   });
 
   app.get('/projects/:id/pipelines/:pipeline_id', {

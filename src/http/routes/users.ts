@@ -22,6 +22,7 @@ import {
 import { Type } from 'typebox';
 import { compileSerializer, exactJson, serializeWith } from '../entities/serializers.ts';
 import { checkSearchRateLimit } from '../search-rate-limit.ts';
+import { RememberedPages } from '../remembered-pages.ts';
 
 const serialize = {
   UserBasicList: compileSerializer(exactJson(Type.Array(UserBasicSchema))),
@@ -123,6 +124,7 @@ const usersWithAdminList = new ShapedList('users:admin', {
 const users: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
   const externalUrl = config.externalUrl;
+  const usersPages = new RememberedPages('users');
 
   app.get('/users', {
     config: { auth: 'optional', scopes: ['read_user'], params: listUsersParams },
@@ -154,24 +156,24 @@ const users: FastifyPluginAsync = async (app) => {
         orderBy: (input.order_by ?? 'id') as UsersOrderBy, sort: input.sort ?? 'desc',
       } : { orderBy: 'id', sort: 'desc' }),
     });
+    const remembered = usersPages.answer(request, reply);
+    if (remembered !== undefined) return remembered;
     const o = { externalUrl, canReadProfile: true };
     if (!admin) {
       const basicRows = await basicUsersList.paginate(db, request, reply, shape);
-      serializeWith(reply, serialize.UserBasicList);
-      return basicRows.map((row) => presentUserBasic(row, {}, o));
+      return usersPages.send(request, reply, basicRows.map((row) => presentUserBasic(row, {}, o)), serialize.UserBasicList);
     }
     // Follow counts, namespace and identities come with the rows (selectUserListExtras).
     const viewerId = shape.arg(viewer.id);
     shape.select('extras', (qb) => selectUserListExtras(db, qb, viewerId));
     const rows = await usersWithAdminList.paginate(db, request, reply, shape);
     const attributes = input.with_custom_attributes ? await customAttributesOf(db, rows.map((r) => r.id)) : null;
-    serializeWith(reply, serialize.UserWithAdminList);
-    return rows.map((row) => presentUserWithAdmin(row, {
+    return usersPages.send(request, reply, rows.map((row) => presentUserWithAdmin(row, {
       followers: Number(row.followers), following: Number(row.following), isFollowed: Number(row.is_followed) > 0,
       identities: listedIdentities(row.identities),
       namespaceId: row.namespace_id ?? null,
       ...(attributes ? { customAttributes: attributes.filter((a) => a.user_id === row.id).map(({ key, value }) => ({ key, value })) } : {}),
-    }, o));
+    }, o)), serialize.UserWithAdminList);
   });
 
   app.get('/user', currentUserRoute(app));
