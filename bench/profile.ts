@@ -4,6 +4,7 @@
  * functions with the most self time and the files they live in.
  *
  *   node bench/profile.ts '/api/v4/users?per_page=20' [root|user]   # PROFILE_SECONDS=5, BENCH_USERS=10000, BENCH_JOBS=10000
+ *   PROFILE_COMPUTED=1 node bench/profile.ts …   # every request a new URL: a list's page computed, not remembered
  *
  * The profile itself (a .cpuprofile Chrome's DevTools opens) is kept in the printed directory.
  */
@@ -36,7 +37,13 @@ async function main(): Promise<void> {
   const headers = { 'private-token': who === 'user' ? USER_TOKEN : ROOT_TOKEN };
   const probe = await fetch(base + url, { headers });
   if (!probe.ok) throw new Error(`${url}: ${probe.status} ${await probe.text()}`);
-  const r = await autocannon({ url: base + url, headers, connections: 10, duration: seconds });
+  // Lists remember whole answers (src/http/remembered-pages.ts); a parameter the API ignores,
+  // different on every request, has each page computed instead.
+  let n = 0;
+  const requests = process.env.PROFILE_COMPUTED === '1'
+    ? [{ setupRequest: (req: object) => ({ ...req, path: `${url}${url.includes('?') ? '&' : '?'}bench=${n++}` }) }]
+    : undefined;
+  const r = await autocannon({ url: base + url, headers, connections: 10, duration: seconds, requests });
   process.stdout.write(`${url} as ${who}: ${r.requests.total} requests, ${r.requests.average} req/s\n`);
   await kiln.stop();
   const [file] = await fs.readdir(profDir);

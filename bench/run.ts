@@ -220,6 +220,11 @@ async function main(): Promise<void> {
     // Seeded users have the ids 2 … USERS + 1; the rotating target walks them from the middle,
     // so each request reads a user no earlier request asked for (nothing remembered to answer from).
     const seededUser = (n: number) => `/api/v4/users/${2 + ((mid - 2 + n) % USERS)}`;
+    // Lists remember whole answers (src/http/remembered-pages.ts); a parameter the API ignores,
+    // different on every request, makes each one a URL no earlier request asked for, so these
+    // targets measure computing the page.
+    const computed = (path: string): Pick<Target, 'path' | 'paths'> => ({ path: `${path}&bench=0`, paths: (n) => `${path}&bench=${n}` });
+    const jobsPath = `/api/v4/projects/${ciProjectId}/jobs?per_page=20`;
     const allTargets: Target[] = [
       { name: 'GET /-/liveness', path: '/-/liveness' },
       { name: 'GET /api/v4/users/:id (user token)', path: `/api/v4/users/${mid}`, headers: { 'private-token': userToken } },
@@ -235,6 +240,12 @@ async function main(): Promise<void> {
       // Page 5,000 (offset, as the Service pages these lists): as fast as page 1 at any size (issue 17, item 2).
       { name: 'GET /api/v4/users?per_page=20&page=5000', path: '/api/v4/users?per_page=20&page=5000', headers: auth },
       { name: 'GET /api/v4/projects/:id/jobs?page=5000', path: `/api/v4/projects/${ciProjectId}/jobs?per_page=20&page=5000`, headers: auth },
+      { name: 'GET /api/v4/users?per_page=20 (admin, computed)', ...computed('/api/v4/users?per_page=20'), headers: auth },
+      { name: 'GET /api/v4/users?per_page=20 (user token, computed)', ...computed('/api/v4/users?per_page=20'), headers: { 'private-token': userToken } },
+      { name: 'GET /api/v4/projects/:id/jobs (computed)', ...computed(jobsPath), headers: auth },
+      { name: 'GET /api/v4/projects/:id/pipelines (computed)', ...computed(`/api/v4/projects/${ciProjectId}/pipelines?per_page=20`), headers: auth },
+      { name: 'GET /api/v4/users?per_page=20&page=5000 (computed)', ...computed('/api/v4/users?per_page=20&page=5000'), headers: auth },
+      { name: 'GET /api/v4/projects/:id/jobs?page=5000 (computed)', ...computed(`${jobsPath}&page=5000`), headers: auth },
     ];
     const only = process.env.BENCH_ONLY;
     const targets = only ? allTargets.filter((t) => t.name.includes(only)) : allTargets;

@@ -1,31 +1,32 @@
 /**
- * Rows of hot point reads, remembered until the next write through the same database handle
- * (write-epoch.ts) and for at most TTL_MS, which bounds how long a write made by another server
- * process can go unseen. Only handles registered here cache (the app's own handle); reads inside
- * a transaction use the transaction's handle and always go to the database.
+ * Rows of hot point reads, and whole answers of hot lists (http/remembered-pages.ts), remembered
+ * until the next write through the same database handle (write-epoch.ts) and for at most TTL_MS,
+ * which bounds how long a write made by another server process can go unseen. Only handles
+ * registered here cache (the app's own handle); reads inside a transaction use the transaction's
+ * handle and always go to the database.
  */
 import type { Kysely } from 'kysely';
 import type { DB } from './types.ts';
 import type { WriteEpoch } from './write-epoch.ts';
 
-const TTL_MS = 2_000;
+export const TTL_MS = 2_000;
 const MAX_ENTRIES = 10_000;
 /** Remembered answers are whole pages (18–33 KB for 20 users or jobs): bounded by their size. */
-const MAX_ANSWER_CHARS = 8 * 1024 * 1024;
+const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 
-interface Answer { value: unknown; epoch: number; at: number; chars: number }
+interface Answer { value: unknown; epoch: number; at: number; bytes: number }
 
 interface Store {
   writes: WriteEpoch;
   entries: Map<string, { value: unknown; epoch: number; at: number }>;
   answers: Map<string, Answer>;
-  answerChars: number;
+  answerBytes: number;
 }
 
 const stores = new WeakMap<Kysely<DB>, Store>();
 
 export function registerReadCache(db: Kysely<DB>, writes: WriteEpoch): void {
-  stores.set(db, { writes, entries: new Map(), answers: new Map(), answerChars: 0 });
+  stores.set(db, { writes, entries: new Map(), answers: new Map(), answerBytes: 0 });
 }
 
 /**
@@ -69,22 +70,22 @@ export function rememberedAnswer<T>(db: Kysely<DB>, key: string, now = Date.now(
 }
 
 /**
- * Keeps an answer computed from `epoch` (answerEpoch), unless a write moved it meanwhile; `chars`
- * is its size, and the oldest answers go when they would pass MAX_ANSWER_CHARS together.
+ * Keeps an answer computed from `epoch` (answerEpoch), unless a write moved it meanwhile; `bytes`
+ * is its size, and the oldest answers go when they would pass MAX_ANSWER_BYTES together.
  */
-export function rememberAnswer(db: Kysely<DB>, key: string, value: unknown, epoch: number, chars: number, now = Date.now()): void {
+export function rememberAnswer(db: Kysely<DB>, key: string, value: unknown, epoch: number, bytes: number, now = Date.now()): void {
   const store = stores.get(db);
-  if (!store || epoch !== store.writes.value || chars > MAX_ANSWER_CHARS / 8) return;
+  if (!store || epoch !== store.writes.value || bytes > MAX_ANSWER_BYTES / 8) return;
   const old = store.answers.get(key);
   if (old) {
     store.answers.delete(key);
-    store.answerChars -= old.chars;
+    store.answerBytes -= old.bytes;
   }
   for (const [k, a] of store.answers) {
-    if (store.answerChars + chars <= MAX_ANSWER_CHARS) break;
+    if (store.answerBytes + bytes <= MAX_ANSWER_BYTES) break;
     store.answers.delete(k);
-    store.answerChars -= a.chars;
+    store.answerBytes -= a.bytes;
   }
-  store.answers.set(key, { value, epoch, at: now, chars });
-  store.answerChars += chars;
+  store.answers.set(key, { value, epoch, at: now, bytes });
+  store.answerBytes += bytes;
 }
