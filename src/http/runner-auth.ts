@@ -7,7 +7,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { BuildRow, RunnerRow } from '../db/tables/ci.ts';
 import { digest, safeEqual } from '../domain/tokens/secret.ts';
-import { findRunnerByTokenDigest, touchRunner } from '../domain/runners/runners.queries.ts';
+import { findRunnerByTokenDigest } from '../domain/runners/runners.queries.ts';
+import { recordContact } from '../domain/runners/contacts.ts';
 import { findJob, findRunningJobByTokenDigest } from '../domain/jobs/jobs.queries.ts';
 import { ApiError, forbidden } from './errors.ts';
 
@@ -30,7 +31,7 @@ export async function authenticateRunner(request: FastifyRequest, token: string,
   const db = request.server.kiln.db;
   const runner = await findRunnerByTokenDigest(db, digest(token));
   if (!runner) throw forbidden();
-  await touchRunner(db, runner.id, { ip_address: request.ip, ...(info ?? {}) });
+  await recordContact(db, runner, { ip_address: request.ip, ...(info ?? {}) });
   return runner;
 }
 

@@ -38,9 +38,9 @@ export async function deleteRunner(db: Db, id: number): Promise<void> {
   await db.deleteFrom('ci_runners').where('id', '=', id).execute();
 }
 
-/** When the runner was last heard from, and what it says about itself. */
-export async function touchRunner(db: Db, id: number, set: Omit<Updateable<CiRunnersTable>, 'id'>): Promise<void> {
-  await db.updateTable('ci_runners').set({ ...set, contacted_at: nowIso() }).where('id', '=', id).execute();
+/** When the runner was last heard from, and what it says about itself (contacts.ts decides when). */
+export async function touchRunner(db: Db, id: number, set: Omit<Updateable<CiRunnersTable>, 'id'>, at: string = nowIso()): Promise<void> {
+  await db.updateTable('ci_runners').set({ ...set, contacted_at: at }).where('id', '=', id).execute();
 }
 
 export interface RunnerFilters {
@@ -111,12 +111,6 @@ export function runnersQuery(db: Db, f: RunnerFilters) {
     q = q.where(sql<boolean>`(' ' || tag_list || ' ') like ${pattern} escape '\\'`);
   }
   return q.orderBy('id', 'asc');
-}
-
-/** Status of a runner from its last contact (the contact statuses of the deprecation table). */
-export function runnerStatus(r: RunnerRow, now: Date = new Date()): string {
-  if (r.contacted_at === null) return 'not_connected';
-  return now.getTime() - Date.parse(r.contacted_at) < ONLINE_CONTACT_TIMEOUT_MS ? 'online' : 'offline';
 }
 
 /** The projects a project runner is enabled for, oldest first (the first is its owner). */

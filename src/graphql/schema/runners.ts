@@ -15,6 +15,7 @@ import { GraphQLError } from 'graphql';
 import { boundedText } from '../bounds.ts';
 import type { RunnerRow } from '../../db/tables/ci.ts';
 import { deleteRunner, findRunner, runnersQuery, STALE_TIMEOUT_MS, updateRunner } from '../../domain/runners/runners.queries.ts';
+import { lastContact } from '../../domain/runners/contacts.ts';
 import { normalizeTags, runnerErrors } from '../../domain/runners/register-runner.ts';
 import { MODELS, toGid, type ParsedGid } from '../global-id.ts';
 import { connectionFromArray, connectionFromQuery, type ConnectionArgs } from '../connection.ts';
@@ -92,8 +93,9 @@ const MAX_TEXT = 1024;
 const MAX_TAGS = 100;
 
 function status(r: RunnerRow, now = Date.now()): string {
-  if (r.contacted_at === null) return now - Date.parse(r.created_at) > STALE_TIMEOUT_MS ? 'STALE' : 'NEVER_CONTACTED';
-  const since = now - Date.parse(r.contacted_at);
+  const contacted = lastContact(r);
+  if (contacted === null) return now - Date.parse(r.created_at) > STALE_TIMEOUT_MS ? 'STALE' : 'NEVER_CONTACTED';
+  const since = now - Date.parse(contacted);
   if (since > STALE_TIMEOUT_MS) return 'STALE';
   return since < ONLINE_CONTACT_TIMEOUT_MS ? 'ONLINE' : 'OFFLINE';
 }
@@ -138,7 +140,7 @@ export const resolvers = {
     accessLevel: (r: RunnerRow) => r.access_level.toUpperCase(),
     maximumTimeout: (r: RunnerRow) => r.maximum_timeout,
     maintenanceNote: (r: RunnerRow) => r.maintenance_note,
-    contactedAt: (r: RunnerRow) => r.contacted_at,
+    contactedAt: (r: RunnerRow) => lastContact(r),
     createdAt: (r: RunnerRow) => r.created_at,
     runnerType: (r: RunnerRow) => r.runner_type.toUpperCase(),
     platformName: (r: RunnerRow) => r.platform,

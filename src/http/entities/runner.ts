@@ -5,7 +5,7 @@
  */
 import { Type, type Static } from 'typebox';
 import type { RunnerRow } from '../../db/tables/ci.ts';
-import { runnerStatus } from '../../domain/runners/runners.queries.ts';
+import { lastContact, runnerStatus } from '../../domain/runners/contacts.ts';
 
 const NString = Type.Union([Type.String(), Type.Null()]);
 
@@ -83,7 +83,7 @@ export function presentRunnerDetails(r: RunnerRow, now: Date = new Date(), owner
     revision: r.revision,
     platform: r.platform,
     architecture: r.architecture,
-    contacted_at: r.contacted_at,
+    contacted_at: lastContact(r),
     maintenance_note: r.maintenance_note,
     // Instance runners belong to no project or group.
     projects: owners.projects,
