@@ -5,6 +5,7 @@
  *
  *   node bench/profile.ts '/api/v4/users?per_page=20' [root|user]   # PROFILE_SECONDS=5, BENCH_USERS=10000, BENCH_JOBS=10000
  *   PROFILE_COMPUTED=1 node bench/profile.ts …   # every request a new URL: a list's page computed, not remembered
+ *   node bench/profile.ts '/api/v4/users/{n}' user   # a different user on every request (nothing remembered)
  *
  * The profile itself (a .cpuprofile Chrome's DevTools opens) is kept in the printed directory.
  */
@@ -35,14 +36,17 @@ async function main(): Promise<void> {
   const kiln = await startKiln({ dataDir, databaseUrl, nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profDir}`] });
   const base = kiln.base;
   const headers = { 'private-token': who === 'user' ? USER_TOKEN : ROOT_TOKEN };
-  const probe = await fetch(base + url, { headers });
+  const probe = await fetch(base + url.replace('{n}', '2'), { headers });
   if (!probe.ok) throw new Error(`${url}: ${probe.status} ${await probe.text()}`);
   // Lists remember whole answers (src/http/remembered-pages.ts); a parameter the API ignores,
   // different on every request, has each page computed instead.
+  // `{n}` in the path: a different seeded user id on every request (as bench/compare.ts).
   let n = 0;
-  const requests = process.env.PROFILE_COMPUTED === '1'
-    ? [{ setupRequest: (req: object) => ({ ...req, path: `${url}${url.includes('?') ? '&' : '?'}bench=${n++}` }) }]
-    : undefined;
+  const users = Number(process.env.BENCH_USERS ?? 10_000);
+  const next = url.includes('{n}')
+    ? () => url.replace('{n}', String(2 + ((Math.floor(users / 2) + n++) % users)))
+    : process.env.PROFILE_COMPUTED === '1' ? () => `${url}${url.includes('?') ? '&' : '?'}bench=${n++}` : null;
+  const requests = next ? [{ setupRequest: (req: object) => ({ ...req, path: next() }) }] : undefined;
   const r = await autocannon({ url: base + url, headers, connections: 10, duration: seconds, requests });
   process.stdout.write(`${url} as ${who}: ${r.requests.total} requests, ${r.requests.average} req/s\n`);
   await kiln.stop();
