@@ -36,6 +36,7 @@ interface Page {
   body: Buffer | null;
   parts: (string | Ticking)[] | null;
 }
+
 /** Per request: where the page it computes will be remembered, and the epoch it started in. */
 const computing = new WeakMap<FastifyRequest, { key: string; epoch: number }>();
 
@@ -47,6 +48,8 @@ const computing = new WeakMap<FastifyRequest, { key: string; epoch: number }>();
  */
 const asked = new Map<string, number>();
 const MAX_ASKED = 10_000;
+/** Longer paths and queries are not remembered: the keys of `asked` stay small (10,000 × 2 KB at most). */
+const MAX_URL = 2_048;
 
 function viewerOf(request: FastifyRequest): string {
   const c = request.caller;
@@ -78,7 +81,7 @@ export class RememberedPages {
   answer(request: FastifyRequest, reply: FastifyReply): Buffer | string | undefined {
     const db = request.server.kiln.db;
     const epoch = answerEpoch(db);
-    if (epoch === null) return undefined;
+    if (epoch === null || request.url.length > MAX_URL) return undefined;
     const key = `${this.name}\u0000${request.url}\u0000${viewerOf(request)}`;
     const now = Date.now();
     const page = rememberedAnswer<Page>(db, key, now);

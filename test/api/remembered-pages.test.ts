@@ -140,6 +140,15 @@ describe('remembered list answers', () => {
     assert.equal(remembered.res.body, listed.res.body);
   });
 
+  it('does not remember a page whose path and query are longer than 2 KB', async () => {
+    const url = `/api/v4/users?per_page=2&search=${'x'.repeat(2_100)}`;
+    for (let i = 0; i < 3; i++) {
+      const res = await read(url, ROOT_TOKEN, 'users');
+      assert.equal(res.res.statusCode, 200);
+      assert.ok(res.ran > 0, `read ${i + 1} is computed`);
+    }
+  });
+
   it('refuses a caller without access before it looks for a remembered page', async () => {
     const url = `/api/v4/projects/${p.project.id}/jobs`;
     assert.equal((await read(url, p.ownerToken, 'ci_builds')).res.statusCode, 200);
