@@ -115,6 +115,17 @@ describe('changes made through one process, seen by the other', () => {
     await create('third-public');
     await soon('total after a new project', async () => (await totalOnB()) === 3);
   });
+
+  it("forgets a list page the other process remembered once one of them wrote (src/http/remembered-pages.ts)", async () => {
+    const newestOnB = async () => (await b.request({ url: '/api/v4/users?per_page=1', token: ROOT_TOKEN })).json()[0].username as string;
+    const before = await newestOnB();
+    // Asked for twice: remembered on b from now on.
+    assert.equal(await newestOnB(), before);
+    assert.equal(await newestOnB(), before);
+    const res = await a.request({ method: 'POST', url: '/api/v4/users', token: ROOT_TOKEN, payload: { username: 'newest-on-a', name: 'Newest', email: 'newest-on-a@example.com', password: 'a-long-enough-password-1' } });
+    assert.equal(res.statusCode, 201, res.body);
+    await soon('the users list after a new user', async () => (await newestOnB()) === 'newest-on-a');
+  });
 });
 
 describe('two instances sharing one Redis', () => {
