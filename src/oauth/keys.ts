@@ -5,14 +5,15 @@
  * JWT names its key by `kid`, the RFC 7638 thumbprint, because with two keys a client cannot
  * pick one otherwise.
  *
- * Several processes may boot on one data directory at once: files are created exclusively and a
- * loser of the race reads the winner's key.
+ * Several processes may boot on one data directory at once: a key file appears only whole, and a
+ * loser of the race reads the winner's key (domain/instance/first-boot-files.ts).
  */
 import crypto, { type KeyObject } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { calculateJwkThumbprint, type JWK } from 'jose';
+import { readOrCreateFile } from '../domain/instance/first-boot-files.ts';
 
 const generateKeyPair = promisify(crypto.generateKeyPair);
 
@@ -28,25 +29,12 @@ export interface SigningKeys {
   ci: SigningKey;
 }
 
-async function readOrCreatePem(file: string): Promise<string> {
-  try {
-    return await fs.readFile(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  const { privateKey } = await generateKeyPair('rsa', { modulusLength: 2048 });
-  const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
-  try {
-    await fs.writeFile(file, pem, { flag: 'wx', mode: 0o600 });
-    return pem;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    return fs.readFile(file, 'utf8');
-  }
-}
-
 async function loadKey(file: string): Promise<SigningKey> {
-  const privateKey = crypto.createPrivateKey(await readOrCreatePem(file));
+  const pem = await readOrCreateFile(file, async () => {
+    const pair = await generateKeyPair('rsa', { modulusLength: 2048 });
+    return pair.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+  });
+  const privateKey = crypto.createPrivateKey(pem);
   const pub = crypto.createPublicKey(privateKey).export({ format: 'jwk' }) as JWK;
   const kid = await calculateJwkThumbprint({ kty: 'RSA', e: pub.e, n: pub.n }, 'sha256');
   return { kid, privateKey, jwk: { kty: 'RSA', kid, e: pub.e, n: pub.n, use: 'sig', alg: 'RS256' } };

@@ -7,12 +7,13 @@
  * decrypting to garbage.
  *
  * Stored form: `v1:` + base64(nonce ‖ tag ‖ ciphertext). The version prefix leaves room for a key
- * rotation. Several processes may boot on one data directory: the key file is created
- * exclusively, and a loser of the race reads the winner's key.
+ * rotation. Several processes may boot on one data directory: the key file appears only whole, and
+ * a loser of the race reads the winner's key (domain/instance/first-boot-files.ts).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { readOrCreateFile } from '../instance/first-boot-files.ts';
 
 const KEY_BYTES = 32;
 const NONCE_BYTES = 12;
@@ -22,20 +23,8 @@ const PREFIX = 'v1:';
 const keys = new Map<string, Promise<Buffer>>();
 
 async function readOrCreateKey(file: string): Promise<Buffer> {
-  try {
-    return parseKey(await fs.readFile(file, 'utf8'), file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
   await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-  const hex = crypto.randomBytes(KEY_BYTES).toString('hex');
-  try {
-    await fs.writeFile(file, `${hex}\n`, { flag: 'wx', mode: 0o600 });
-    return Buffer.from(hex, 'hex');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    return parseKey(await fs.readFile(file, 'utf8'), file);
-  }
+  return parseKey(await readOrCreateFile(file, () => `${crypto.randomBytes(KEY_BYTES).toString('hex')}\n`), file);
 }
 
 function parseKey(text: string, file: string): Buffer {
