@@ -93,20 +93,25 @@ const seconds = (from: string | null, to: string | null) => (from && to ? (Date.
 
 type TimedRow = Pick<JobEntityRow, 'status' | 'queued_at' | 'started_at' | 'finished_at'>;
 
+/** Running: its duration runs to now. */
+const runsOn = (j: TimedRow) => j.started_at !== null && j.finished_at === null && j.status === 'running';
+/** Queued and not started: its queued_duration runs to now. */
+const waits = (j: TimedRow) => j.queued_at !== null && j.started_at === null;
+
 /**
  * CommitStatus#duration (started to finished, or to now while running) and #queued_duration
  * (queued to started, or to now while it has not started).
  */
 export function jobDurations(j: TimedRow, now: string): { duration: number | null; queued_duration: number | null } {
   return {
-    duration: j.started_at ? seconds(j.started_at, j.finished_at ?? (j.status === 'running' ? now : null)) : null,
-    queued_duration: j.queued_at ? seconds(j.queued_at, j.started_at ?? now) : null,
+    duration: j.started_at ? seconds(j.started_at, runsOn(j) ? now : j.finished_at) : null,
+    queued_duration: j.queued_at ? seconds(j.queued_at, waits(j) ? now : j.started_at) : null,
   };
 }
 
 /** Whether jobDurations(j) moves with the clock (a remembered page recomputes them: remembered-pages.ts). */
 export function durationsTick(j: TimedRow): boolean {
-  return (j.started_at !== null && j.finished_at === null && j.status === 'running') || (j.queued_at !== null && j.started_at === null);
+  return runsOn(j) || waits(j);
 }
 
 /** `failureReason`: builds show a failed job's reason, bridges never (spec, Bridge job). */
