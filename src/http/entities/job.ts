@@ -8,6 +8,7 @@ import type { UserRow } from '../../db/types.ts';
 import { CommitSchema, PipelineBasicSchema, presentCommit, presentPipelineBasic } from './pipeline.ts';
 import { RunnerSchema, presentRunner } from './runner.ts';
 import { UserSchema, presentUser } from './user.ts';
+import { isoMillis } from '../../domain/clock.ts';
 
 const NString = Type.Union([Type.String(), Type.Null()]);
 const NNumber = Type.Union([Type.Number(), Type.Null()]);
@@ -75,6 +76,8 @@ export interface JobExtras {
   presented?: Map<number, { commit: ReturnType<typeof presentCommit>; pipeline: ReturnType<typeof presentPipelineBasic> }>;
   /** Likewise their users (most of a page's jobs have the same one). */
   presentedUsers?: Map<number, ReturnType<typeof presentJobUser>>;
+  /** The answer's clock (ms), read once by its first job. */
+  now?: number;
 }
 
 function presentJobUser(user: UserRow, externalUrl: string) {
@@ -89,7 +92,8 @@ export const JOB_ENTITY_COLUMNS = [
 ] as const satisfies readonly (keyof BuildRow)[];
 export type JobEntityRow = Pick<BuildRow, (typeof JOB_ENTITY_COLUMNS)[number]>;
 
-const seconds = (from: string | null, to: string | null) => (from && to ? (Date.parse(to) - Date.parse(from)) / 1000 : null);
+/** Seconds from a stored timestamp to another, or to `now` (ms); null without an end. */
+const seconds = (from: string, to: string | number | null) => (to === null ? null : ((typeof to === 'number' ? to : isoMillis(to)) - isoMillis(from)) / 1000);
 
 type TimedRow = Pick<JobEntityRow, 'status' | 'queued_at' | 'started_at' | 'finished_at'>;
 
@@ -102,25 +106,30 @@ const waits = (j: TimedRow) => j.queued_at !== null && j.started_at === null;
  * CommitStatus#duration (started to finished, or to now while running) and #queued_duration
  * (queued to started, or to now while it has not started).
  */
-export function jobDurations(j: TimedRow, now: string): { duration: number | null; queued_duration: number | null } {
-  return {
-    duration: j.started_at ? seconds(j.started_at, runsOn(j) ? now : j.finished_at) : null,
-    queued_duration: j.queued_at ? seconds(j.queued_at, waits(j) ? now : j.started_at) : null,
-  };
+export function jobDurations(j: TimedRow, now: number): { duration: number | null; queued_duration: number | null } {
+  return { duration: jobDuration(j, now), queued_duration: jobQueuedDuration(j, now) };
 }
+
+const jobDuration = (j: TimedRow, now: number) => (j.started_at ? seconds(j.started_at, runsOn(j) ? now : j.finished_at) : null);
+const jobQueuedDuration = (j: TimedRow, now: number) => (j.queued_at ? seconds(j.queued_at, waits(j) ? now : j.started_at) : null);
 
 /** Whether jobDurations(j) moves with the clock (a remembered page recomputes them: remembered-pages.ts). */
 export function durationsTick(j: TimedRow): boolean {
   return runsOn(j) || waits(j);
 }
 
-/** `failureReason`: builds show a failed job's reason, bridges never (spec, Bridge job). */
+/**
+ * `failureReason`: builds show a failed job's reason, bridges never (spec, Bridge job).
+ * One object literal of a fixed shape (no spreads; an absent failure_reason is `undefined`, which
+ * JSON leaves out), measured as the cheapest to build and to write for a page of jobs.
+ */
 function presentJobBasic(j: JobEntityRow, x: JobExtras, failureReason: boolean) {
   const pipeline = x.pipelines.get(j.pipeline_id)!;
   const webUrl = x.projectWebUrls.get(j.project_id)!;
   const shared = once(x.presented ??= new Map(), pipeline.id, () => ({ commit: presentCommit(pipeline, webUrl), pipeline: presentPipelineBasic(pipeline, webUrl) }));
   const user = j.user_id === null || x.withoutUser ? undefined : x.users.get(j.user_id);
-  const { duration, queued_duration } = jobDurations(j, new Date().toISOString());
+  // One clock for the whole answer: every job's running durations measured to the same instant.
+  const now = x.now ??= Date.now();
   return {
     id: j.id,
     status: j.status,
@@ -134,14 +143,14 @@ function presentJobBasic(j: JobEntityRow, x: JobExtras, failureReason: boolean) 
     started_at: j.started_at,
     finished_at: j.finished_at,
     erased_at: j.erased_at,
-    duration,
-    queued_duration,
+    duration: jobDuration(j, now),
+    queued_duration: jobQueuedDuration(j, now),
     // The job's user as the User entity, with created_at (spec, Job: "the user object … also carries").
     user: user ? once(x.presentedUsers ??= new Map(), user.id, () => presentJobUser(user, x.externalUrl)) : null,
     commit: shared.commit,
     pipeline: shared.pipeline,
     // Where the Service's JobBasic exposes it (reference §3.3).
-    ...(failureReason && j.status === 'failed' ? { failure_reason: j.failure_reason ?? 'unknown_failure' } : {}),
+    failure_reason: failureReason && j.status === 'failed' ? j.failure_reason ?? 'unknown_failure' : undefined,
     web_url: `${webUrl}/-/jobs/${j.id}`,
     project: { ci_job_token_scope_enabled: false },
   };
@@ -164,20 +173,19 @@ export function presentJob(j: JobEntityRow, x: JobExtras): Job {
   // A finished job's log is listed among its artifacts, as the Service lists the archived trace.
   if (j.trace_size > 0 && ['success', 'failed', 'canceled'].includes(j.status)) artifacts.push({ file_type: 'trace', size: j.trace_size, filename: 'job.log', file_format: 'raw' });
   const runner = j.runner_id === null ? undefined : x.runners.get(j.runner_id);
-  return {
-    ...presentJobBasic(j, x, true),
-    ...(archive ? { artifacts_file: { filename: archive.filename, size: archive.size } } : {}),
+  // Added to JobBasic's object rather than spread into a new one (a copy of its 20 fields per job).
+  return Object.assign(presentJobBasic(j, x, true), {
+    artifacts_file: archive ? { filename: archive.filename, size: archive.size } : undefined,
     artifacts,
     runner: runner ? presentRunner(runner) : null,
     artifacts_expire_at: j.artifacts_expire_at,
     tag_list: j.tag_list === '' ? [] : j.tag_list.split(' '),
-  };
+  });
 }
 
 export function presentBridge(j: JobEntityRow, x: JobExtras): Bridge {
   const downstream = j.downstream_pipeline_id === null ? undefined : x.pipelines.get(j.downstream_pipeline_id);
-  return {
-    ...presentJobBasic(j, x, false),
+  return Object.assign(presentJobBasic(j, x, false), {
     downstream_pipeline: downstream ? presentPipelineBasic(downstream, x.projectWebUrls.get(downstream.project_id)!) : null,
-  };
+  });
 }

@@ -54,7 +54,7 @@ const serialize = { JobList: compileSerializer(JobList), BridgeList: compileSeri
 
 /** For RememberedPages: the jobs of a page whose durations move with the clock, and how to recompute them. */
 const ticking = (rows: JobEntityRow[]) => (i: number) => (durationsTick(rows[i])
-  ? (entity: { duration: number | null; queued_duration: number | null }) => Object.assign(entity, jobDurations(rows[i], new Date().toISOString()))
+  ? (entity: { duration: number | null; queued_duration: number | null }) => Object.assign(entity, jobDurations(rows[i], Date.now()))
   : null);
 
 const jobs: FastifyPluginAsync = async (app) => {
