@@ -32,6 +32,11 @@ export function registerSqliteConnection(db: Kysely<DB>, connection: SQLite.Data
  * a prepared read runs on it as a named statement: PostgreSQL parses and plans it once per
  * connection, and the driver skips describing its columns again (measured on the users row:
  * ~190 µs of client CPU unnamed, ~155 µs named). Kysely sends every query unnamed.
+ *
+ * Its rows then come back as one JSON text (asJson below): pg reads each field of each row in
+ * JavaScript, while JSON.parse reads the whole answer natively. Measured on the bench database
+ * (client CPU per query, median of 7 × 500): a user's row 163 → 123 µs, 21 users 278 → 205 µs,
+ * 21 jobs 198 → 159 µs.
  */
 const postgresPools = new WeakMap<Kysely<DB>, pg.Pool>();
 
@@ -53,6 +58,8 @@ interface Compiled {
   query: CompiledQuery;
   /** The PostgreSQL statement name. */
   name: string;
+  /** PostgreSQL: whether its rows are read as JSON (null until its first run shows its column types). */
+  json: JsonReading | false | null;
   /** For each compiled parameter: the argument index it takes, or -1 for a literal. */
   slots: number[];
   /** The statement on each embedded connection, prepared on first direct use there. */
@@ -77,7 +84,7 @@ export function prepared<O>(build: (db: Kysely<DB>) => Compilable<O>): Prepared<
     if (query.query.kind !== 'SelectQueryNode') throw new Error(`prepared() takes reads only: ${query.sql}`);
     const slots = query.parameters.map((p) => (typeof p === 'string' && p.startsWith(PREFIX) ? Number(p.slice(PREFIX.length)) : -1));
     statements += 1;
-    const fresh = { query, name: `kiln_prepared_${statements}`, slots, statements: new WeakMap<SQLite.Database, SQLite.Statement>() };
+    const fresh: Compiled = { query, name: `kiln_prepared_${statements}`, json: null, slots, statements: new WeakMap<SQLite.Database, SQLite.Statement>() };
     if (isPostgres) postgres = fresh;
     else sqlite = fresh;
     return fresh;
@@ -98,7 +105,12 @@ export function prepared<O>(build: (db: Kysely<DB>) => Compilable<O>): Prepared<
       }
       return statement.all(parameters) as O[];
     }
-    if (pool) return (await pool.query({ name: c.name, text: c.query.sql, values: parameters })).rows as O[];
+    if (pool) {
+      if (c.json) return readAsJson<O>(pool, c.json, parameters);
+      const result = await pool.query({ name: c.name, text: c.query.sql, values: parameters });
+      if (c.json === null) c.json = jsonReading(c, result.fields);
+      return result.rows as O[];
+    }
     const result = await db.executeQuery<O>(CompiledQuery.raw(c.query.sql, parameters));
     return result.rows;
   }
@@ -107,4 +119,43 @@ export function prepared<O>(build: (db: Kysely<DB>) => Compilable<O>): Prepared<
     all,
     first: async (db, args) => (await all(db, args))[0],
   };
+}
+
+/**
+ * How a statement's rows are read as one JSON text: `select coalesce(json_agg(q), '[]') from
+ * (<statement>) q`. The aggregate keeps the statement's order (nothing outside it joins or sorts:
+ * PostgreSQL, "Aggregate Functions", on input from a sorted subquery), and its objects have the
+ * statement's column names, as pg's rows do.
+ */
+interface JsonReading {
+  name: string;
+  text: string;
+  /** Columns of a floating type: JSON writes NaN and the infinities as strings. */
+  floats: string[];
+}
+
+// Column types whose JSON reads back as the value pg's parsers give (int8 is read as a number:
+// database.ts): integers, text, booleans, json, and floats with the fix-up above.
+const INT2 = 21, INT4 = 23, INT8 = 20, TEXT = 25, VARCHAR = 1043, BPCHAR = 1042, BOOL = 16, JSON_TYPE = 114, JSONB = 3802, FLOAT4 = 700, FLOAT8 = 701;
+const JSON_SAFE = new Set([INT2, INT4, INT8, TEXT, VARCHAR, BPCHAR, BOOL, JSON_TYPE, JSONB, FLOAT4, FLOAT8]);
+
+/** The JSON reading of `c`, or false when a column's JSON would read back differently (a timestamp, numeric, bytea). */
+function jsonReading(c: Compiled, fields: readonly { name: string; dataTypeID: number }[]): JsonReading | false {
+  if (fields.length === 0 || fields.some((f) => !JSON_SAFE.has(f.dataTypeID))) return false;
+  // Row locks cannot sit under an aggregate.
+  if (/\bfor\s+(update|share|no\s+key\s+update|key\s+share)\b/i.test(c.query.sql)) return false;
+  return {
+    name: `${c.name}_json`,
+    text: `select coalesce(json_agg(q), '[]')::text as rows from (${c.query.sql}) q`,
+    floats: fields.filter((f) => f.dataTypeID === FLOAT4 || f.dataTypeID === FLOAT8).map((f) => f.name),
+  };
+}
+
+async function readAsJson<O>(pool: pg.Pool, reading: JsonReading, parameters: unknown[]): Promise<O[]> {
+  const result = await pool.query<{ rows: string }>({ name: reading.name, text: reading.text, values: parameters });
+  const rows = JSON.parse(result.rows[0].rows) as Record<string, unknown>[];
+  for (const column of reading.floats) {
+    for (const row of rows) if (typeof row[column] === 'string') row[column] = Number(row[column]);
+  }
+  return rows as O[];
 }
