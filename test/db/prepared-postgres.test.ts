@@ -25,7 +25,7 @@ describe('prepared reads on PostgreSQL, as JSON', { skip: postgresOnly }, () => 
   let dataDir: string;
   let url: string;
   // The checks' own table, outside kiln's schema types.
-  let db: Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  let db: Kysely<any>;
 
   before(async () => {
     const pgdb = await createPostgresDatabase();
@@ -33,7 +33,7 @@ describe('prepared reads on PostgreSQL, as JSON', { skip: postgresOnly }, () => 
     url = pgdb.url;
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'kiln-prepared-'));
     database = openDatabase({ databaseUrl: pgdb.url, dataDir });
-    db = database.db as Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    db = database.db as Kysely<any>;
     await sql`create table checks (id integer primary key, small smallint, big bigint, t text, v varchar(40), b boolean, f double precision, r real, j json, jb jsonb, n integer, at timestamptz, num numeric)`.execute(db);
     const floats = [0, -0.5, 1e300, 5e-324, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, null];
     for (let i = 1; i <= 60; i++) {
@@ -65,7 +65,7 @@ describe('prepared reads on PostgreSQL, as JSON', { skip: postgresOnly }, () => 
   const preparedTexts = async () => (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(db)).rows.map((r) => r.statement);
 
   it('answers the same rows, types and order as pg does, for every column type it reads as JSON', async () => {
-    const page = prepared((k) => (k as Kysely<any>).selectFrom('checks').select([...columns]).where('id', '>', param<number>(0)).orderBy('id', 'desc').limit(param<number>(1))); // eslint-disable-line @typescript-eslint/no-explicit-any
+    const page = prepared((k) => (k as Kysely<any>).selectFrom('checks').select([...columns]).where('id', '>', param<number>(0)).orderBy('id', 'desc').limit(param<number>(1)));
     // The first run shows the column types (pg's reading); the next ones read JSON.
     const first = await page.all(database.db, [0, 100]);
     const second = await page.all(database.db, [0, 100]);
@@ -94,7 +94,7 @@ describe('prepared reads on PostgreSQL, as JSON', { skip: postgresOnly }, () => 
   });
 
   it('keeps pg\'s reading for a statement with a column JSON would change', async () => {
-    const stamped = prepared((k) => (k as Kysely<any>).selectFrom('checks').select(['id', 'at', 'num']).where('id', '=', param<number>(0))); // eslint-disable-line @typescript-eslint/no-explicit-any
+    const stamped = prepared((k) => (k as Kysely<any>).selectFrom('checks').select(['id', 'at', 'num']).where('id', '=', param<number>(0)));
     for (let run = 0; run < 3; run++) {
       const [row] = await stamped.all(database.db, [3]) as { id: number; at: unknown; num: unknown }[];
       // pg's own types: a Date for timestamptz and a string for numeric, on every run.
