@@ -102,9 +102,22 @@ function linkParams(request: FastifyRequest): Record<string, unknown> {
   return params;
 }
 
-function link(request: FastifyRequest, overrides: Record<string, unknown>, rel: string): string {
-  const query = toQuery({ ...linkParams(request), ...overrides });
-  return `<${linkBase(request)}?${query}>; rel="${rel}"`;
+/**
+ * The offset links of one page, `[rel, page]` each: the request's parameters are written once,
+ * split where `page` sorts among them (toQuery's order), and each link puts its page between the
+ * two halves instead of writing every parameter again (2–4 links a list answer).
+ */
+function offsetLinks(request: FastifyRequest, perPage: number, pages: [rel: string, page: number][]): string {
+  const params: Record<string, unknown> = { ...linkParams(request), per_page: perPage };
+  const before: Record<string, unknown> = {};
+  const after: Record<string, unknown> = {};
+  for (const key of Object.keys(params)) {
+    if (key !== 'page') (key < 'page' ? before : after)[key] = params[key];
+  }
+  const base = linkBase(request);
+  const head = toQuery(before);
+  const tail = toQuery(after);
+  return pages.map(([rel, page]) => `<${base}?${head ? `${head}&` : ''}page=${page}${tail ? `&${tail}` : ''}>; rel="${rel}"`).join(', ');
 }
 
 export interface OffsetOptions {
@@ -260,13 +273,12 @@ export function setOffsetHeaders(request: FastifyRequest, reply: FastifyReply, p
     reply.header('x-total', String(p.total));
     reply.header('x-total-pages', String(totalPages));
   }
-  const links: string[] = [];
-  const keep = { per_page: p.perPage };
-  if (hasPrev) links.push(link(request, { ...keep, page: p.page - 1 }, 'prev'));
-  if (p.hasNext) links.push(link(request, { ...keep, page: p.page + 1 }, 'next'));
-  links.push(link(request, { ...keep, page: 1 }, 'first'));
-  if (totalPages !== null) links.push(link(request, { ...keep, page: totalPages }, 'last'));
-  reply.header('link', links.join(', '));
+  const pages: [string, number][] = [];
+  if (hasPrev) pages.push(['prev', p.page - 1]);
+  if (p.hasNext) pages.push(['next', p.page + 1]);
+  pages.push(['first', 1]);
+  if (totalPages !== null) pages.push(['last', totalPages]);
+  reply.header('link', offsetLinks(request, p.perPage, pages));
 }
 
 export interface KeysetOptions {
