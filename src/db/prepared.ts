@@ -33,7 +33,7 @@ export function registerSqliteConnection(db: Kysely<DB>, connection: SQLite.Data
  * connection, and the driver skips describing its columns again (measured on the users row:
  * ~190 µs of client CPU unnamed, ~155 µs named). Kysely sends every query unnamed.
  *
- * Its rows then come back as one JSON text (asJson below): pg reads each field of each row in
+ * Its rows then come back as one JSON text (jsonReading below): pg reads each field of each row in
  * JavaScript, while JSON.parse reads the whole answer natively. Measured on the bench database
  * (client CPU per query, median of 7 × 500): a user's row 163 → 123 µs, 21 users 278 → 205 µs,
  * 21 jobs 198 → 159 µs.
