@@ -92,7 +92,7 @@ export function prepared<O>(build: (db: Kysely<DB>) => Compilable<O>): Prepared<
 
   async function all(db: Kysely<DB>, args: readonly unknown[]): Promise<O[]> {
     const c = compiled(db);
-    const parameters = c.slots.map((slot, i) => (slot >= 0 ? args[slot] : c.query.parameters[i]));
+    const parameters = bind(c, args);
     const connection = sqliteConnections.get(db);
     const pool = postgresPools.get(db);
     // Kysely's log sees the last path below; the direct ones are told to the query log here.
@@ -115,10 +115,108 @@ export function prepared<O>(build: (db: Kysely<DB>) => Compilable<O>): Prepared<
     return result.rows;
   }
 
-  return {
+  const statement: Prepared<O> = {
     all,
     first: async (db, args) => (await all(db, args))[0],
   };
+  compilers.set(statement, compiled);
+  return statement;
+}
+
+/** Each prepared statement's compiled form on a handle (for readTogether). */
+const compilers = new WeakMap<Prepared<unknown>, (db: Kysely<DB>) => Compiled>();
+
+/** The statement's parameters for this call's arguments. */
+function bind(c: Compiled, args: readonly unknown[]): unknown[] {
+  return c.slots.map((slot, i) => (slot >= 0 ? args[slot] : c.query.parameters[i]));
+}
+
+/** One prepared read and its arguments. */
+export interface Read<O> {
+  statement: Prepared<O>;
+  args: readonly unknown[];
+}
+
+/** Combined statements named so far (each is prepared on every connection that runs it). */
+const together = new Map<string, { name: string | undefined; text: string; floats: string[][] } | null>();
+const MAX_NAMED_TOGETHER = 100;
+
+/**
+ * Several prepared reads that do not depend on each other (the lookups behind a page: its
+ * pipelines, users, artifacts, runners), each one's rows in order. On PostgreSQL, once each has
+ * shown its JSON reading, they run as one statement, one round trip instead of one each:
+ * `select json_build_array((select coalesce(json_agg(q), '[]') from (<first>) q), …)`, the
+ * parameters of each renumbered after the previous ones'. Elsewhere (SQLite, a transaction, a
+ * statement not yet read once) they run one after another.
+ */
+export async function readTogether(db: Kysely<DB>, reads: readonly Read<unknown>[]): Promise<unknown[][]> {
+  const pool = postgresPools.get(db);
+  const compiled = pool && reads.length > 1 ? reads.map((r) => compilers.get(r.statement)!(db)) : null;
+  const combined = compiled && compiled.every((c) => c.json) ? combine(compiled) : null;
+  if (!pool || !compiled || !combined) {
+    const out: unknown[][] = [];
+    for (const r of reads) out.push(await r.statement.all(db, r.args));
+    return out;
+  }
+  const parameters = compiled.flatMap((c, i) => bind(c, reads[i].args));
+  queryLogOf(db)?.(combined.text, parameters);
+  const result = await pool.query<{ rows: string }>({ name: combined.name, text: combined.text, values: parameters });
+  const parts = JSON.parse(result.rows[0].rows) as Record<string, unknown>[][];
+  parts.forEach((rows, i) => restoreFloats(rows, combined.floats[i]));
+  return parts;
+}
+
+function combine(compiled: Compiled[]): { name: string | undefined; text: string; floats: string[][] } | null {
+  const key = compiled.map((c) => c.name).join(',');
+  let entry = together.get(key);
+  if (entry === undefined) {
+    let shift = 0;
+    const parts: string[] = [];
+    for (const c of compiled) {
+      const text = shiftParameters(c.query.sql, shift);
+      if (text === null) break;
+      parts.push(`(select coalesce(json_agg(q), '[]') from (${text}) q)`);
+      shift += c.query.parameters.length;
+    }
+    // Past the bound, combinations run unnamed: PostgreSQL keeps a named statement per connection.
+    entry = parts.length < compiled.length ? null : {
+      name: together.size < MAX_NAMED_TOGETHER ? `kiln_together_${together.size + 1}` : undefined,
+      text: `select json_build_array(${parts.join(', ')})::text as rows`,
+      floats: compiled.map((c) => (c.json as JsonReading).floats),
+    };
+    if (together.size < MAX_NAMED_TOGETHER) together.set(key, entry);
+  }
+  return entry;
+}
+
+/**
+ * `sql` with each `$n` placeholder moved up by `by`, read outside quoted strings and identifiers;
+ * null for text this does not read (dollar quoting, comments), which then runs on its own.
+ */
+function shiftParameters(sql: string, by: number): string | null {
+  let out = '';
+  let quote: string | null = null;
+  for (let i = 0; i < sql.length; i++) {
+    const ch = sql[i];
+    if (quote !== null) {
+      if (ch === quote) quote = null;
+      out += ch;
+    } else if (ch === "'" || ch === '"') {
+      quote = ch;
+      out += ch;
+    } else if (ch === '$') {
+      let end = i + 1;
+      while (end < sql.length && sql.charCodeAt(end) >= 48 && sql.charCodeAt(end) <= 57) end++;
+      if (end === i + 1) return null;
+      out += `$${Number(sql.slice(i + 1, end)) + by}`;
+      i = end - 1;
+    } else if ((ch === '-' && sql[i + 1] === '-') || (ch === '/' && sql[i + 1] === '*')) {
+      return null;
+    } else {
+      out += ch;
+    }
+  }
+  return quote === null ? out : null;
 }
 
 /**
@@ -154,8 +252,12 @@ function jsonReading(c: Compiled, fields: readonly { name: string; dataTypeID: n
 async function readAsJson<O>(pool: pg.Pool, reading: JsonReading, parameters: unknown[]): Promise<O[]> {
   const result = await pool.query<{ rows: string }>({ name: reading.name, text: reading.text, values: parameters });
   const rows = JSON.parse(result.rows[0].rows) as Record<string, unknown>[];
-  for (const column of reading.floats) {
+  restoreFloats(rows, reading.floats);
+  return rows as O[];
+}
+
+function restoreFloats(rows: Record<string, unknown>[], floats: string[]): void {
+  for (const column of floats) {
     for (const row of rows) if (typeof row[column] === 'string') row[column] = Number(row[column]);
   }
-  return rows as O[];
 }

@@ -14,7 +14,7 @@
  *   }
  */
 import type { Compilable, Kysely } from 'kysely';
-import { param, prepared, type Prepared } from './prepared.ts';
+import { param, prepared, readTogether, type Prepared, type Read } from './prepared.ts';
 import type { DB } from './types.ts';
 
 /** What a step adds: a filter (every query of the list), the order, or columns of a page only. */
@@ -115,9 +115,10 @@ export class ByIds<O> {
     this.build = build;
   }
 
-  async all(db: Kysely<DB>, ids: Iterable<number>): Promise<O[]> {
+  /** The statements that read these ids (one for each 500 distinct ids; none for no ids). */
+  reads(ids: Iterable<number>): Read<O>[] {
     const distinct = [...new Set(ids)];
-    const out: O[] = [];
+    const out: Read<O>[] = [];
     for (let start = 0; start < distinct.length; start += MAX_IDS) {
       const chunk = distinct.slice(start, start + MAX_IDS);
       let statement = this.bySize.get(chunk.length);
@@ -126,8 +127,25 @@ export class ByIds<O> {
         statement = prepared((d) => this.build(d, placeholders));
         this.bySize.set(chunk.length, statement);
       }
-      out.push(...(await statement.all(db, chunk)));
+      out.push({ statement, args: chunk });
     }
     return out;
   }
+
+  async all(db: Kysely<DB>, ids: Iterable<number>): Promise<O[]> {
+    const out: O[] = [];
+    for (const { statement, args } of this.reads(ids)) out.push(...(await statement.all(db, args)));
+    return out;
+  }
+}
+
+/**
+ * Rows of several ByIds at once, each lookup's rows in its own list: on PostgreSQL in one round
+ * trip (readTogether), the lookups behind a page of jobs being four.
+ */
+export async function byIdsTogether<T extends unknown[]>(db: Kysely<DB>, lookups: { [K in keyof T]: [ByIds<T[K]>, Iterable<number>] }): Promise<{ [K in keyof T]: T[K][] }> {
+  const groups = (lookups as [ByIds<unknown>, Iterable<number>][]).map(([byIds, ids]) => byIds.reads(ids));
+  const rows = await readTogether(db, groups.flat());
+  let next = 0;
+  return groups.map((reads) => reads.flatMap(() => rows[next++])) as { [K in keyof T]: T[K][] };
 }

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/db/database.ts';
-import { param, prepared } from '../../src/db/prepared.ts';
+import { param, prepared, readTogether } from '../../src/db/prepared.ts';
 import { testDialect, createPostgresDatabase } from '../helpers/app.ts';
 
 const postgresOnly = testDialect() !== 'postgres' ? 'PostgreSQL only: SQLite reads through better-sqlite3' : false;
@@ -102,5 +102,25 @@ describe('prepared reads on PostgreSQL, as JSON', { skip: postgresOnly }, () => 
       assert.equal(row.num, '3.50');
     }
     assert.ok(!(await preparedTexts()).some((t) => t.startsWith('select coalesce(json_agg(q)') && t.includes('"num"')), 'a timestamp read as JSON');
+  });
+
+  it('reads several statements in one round trip, each with its own parameters, rows and order', async () => {
+    const k = database.db as Kysely<any>;
+    const byText = prepared((d) => (d as Kysely<any>).selectFrom('checks').select(['id', 't', 'f']).where('t', '=', param<string>(0)).where('v', '!=', sql.lit('$1 is text, "$2" too')).orderBy('id'));
+    const page = prepared((d) => (d as Kysely<any>).selectFrom('checks').select(['id', 'jb']).where('id', '>', param<number>(0)).where('id', '<=', param<number>(1)).orderBy('id', 'desc'));
+    const none = prepared((d) => (d as Kysely<any>).selectFrom('checks').select(['id']).where('id', '<', param<number>(0)));
+    const reads = [{ statement: byText, args: [TEXTS[4]] }, { statement: page, args: [10, 15] }, { statement: none, args: [0] }];
+    // Not read yet: one after another (each learns its JSON reading); then together.
+    const apart = await readTogether(k, reads);
+    const joined = await readTogether(k, reads);
+    assert.deepEqual(joined, apart);
+    assert.deepEqual((joined[0] as { id: number }[]).map((r) => r.id), [4, 14, 24, 34, 44, 54]);
+    assert.ok((joined[0] as { f: unknown }[]).some((r) => Number.isNaN(r.f)), 'NaN restored in the first part');
+    assert.deepEqual((joined[1] as { id: number }[]).map((r) => r.id), [15, 14, 13, 12, 11]);
+    assert.deepEqual(joined[2], []);
+    assert.ok((await preparedTexts()).some((t) => t.startsWith('select json_build_array(') && t.includes('$4')), 'no combined statement prepared');
+    // Other arguments to the same combination.
+    const again = await readTogether(k, [{ statement: byText, args: [TEXTS[0]] }, { statement: page, args: [58, 100] }, { statement: none, args: [3] }]);
+    assert.deepEqual(again.map((rows) => (rows as { id: number }[]).map((r) => r.id)), [[10, 20, 30, 40, 50, 60], [60, 59], [1, 2]]);
   });
 });

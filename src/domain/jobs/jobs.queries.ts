@@ -117,7 +117,7 @@ export function pendingJobsQueuedBefore(db: Db, before: string, limit: number): 
     .where('queued_at', '<', before).orderBy('id').limit(limit).execute();
 }
 
-const artifactsByJobIds = new ByIds((db, ids) => db.selectFrom('ci_job_artifacts').selectAll().where('job_id', 'in', ids).orderBy('id'));
+export const artifactsByJobIds = new ByIds((db, ids) => db.selectFrom('ci_job_artifacts').selectAll().where('job_id', 'in', ids).orderBy('id'));
 
 /** The artifacts of the jobs, in id order within each job. */
 export async function jobArtifacts(db: Db, jobIds: number[]): Promise<JobArtifactRow[]> {

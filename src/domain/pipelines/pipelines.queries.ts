@@ -16,7 +16,7 @@ export function findPipelineInProject(db: Db, projectId: number, id: number): Pr
   return db.selectFrom('ci_pipelines').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
 }
 
-const pipelinesByIds = new ByIds((db, ids) => db.selectFrom('ci_pipelines').selectAll().where('id', 'in', ids));
+export const pipelinesByIds = new ByIds((db, ids) => db.selectFrom('ci_pipelines').selectAll().where('id', 'in', ids));
 
 export async function findPipelinesByIds(db: Db, ids: number[]): Promise<Map<number, PipelineRow>> {
   const rows = await pipelinesByIds.all(db as Kysely<DB>, ids);

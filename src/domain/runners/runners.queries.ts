@@ -18,7 +18,7 @@ export function findRunnerByTokenDigest(db: Db, tokenDigest: string): Promise<Ru
   return db.selectFrom('ci_runners').selectAll().where('token_digest', '=', tokenDigest).executeTakeFirst();
 }
 
-const runnersByIds = new ByIds((db, ids) => db.selectFrom('ci_runners').selectAll().where('id', 'in', ids));
+export const runnersByIds = new ByIds((db, ids) => db.selectFrom('ci_runners').selectAll().where('id', 'in', ids));
 
 export async function findRunnersByIds(db: Db, ids: number[]): Promise<Map<number, RunnerRow>> {
   const rows = await runnersByIds.all(db as Kysely<DB>, ids);

@@ -11,7 +11,7 @@ import type { MemberRow, MemberSourceType } from '../../db/tables/projects.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
-const usersById = new ByIds((db, ids) => db.selectFrom('users').selectAll().where('id', 'in', ids));
+export const usersById = new ByIds((db, ids) => db.selectFrom('users').selectAll().where('id', 'in', ids));
 
 /** Users by id, in no particular order (compiled once per number of ids). */
 export function findUsersByIds(db: Db, ids: readonly number[]): Promise<UserRow[]> {

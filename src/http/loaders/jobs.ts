@@ -4,21 +4,16 @@
  */
 import type { Kysely } from 'kysely';
 import type { DB, UserRow } from '../../db/types.ts';
-import { ByIds } from '../../db/query-shape.ts';
-import { findPipelinesByIds } from '../../domain/pipelines/pipelines.queries.ts';
-import { jobArtifacts } from '../../domain/jobs/jobs.queries.ts';
-import { findUsersByIds } from '../../domain/users/users-batch.queries.ts';
-import { findRunnersByIds } from '../../domain/runners/runners.queries.ts';
+import { ByIds, byIdsTogether } from '../../db/query-shape.ts';
+import { pipelinesByIds } from '../../domain/pipelines/pipelines.queries.ts';
+import { artifactsByJobIds } from '../../domain/jobs/jobs.queries.ts';
+import { usersById } from '../../domain/users/users-batch.queries.ts';
+import { runnersByIds } from '../../domain/runners/runners.queries.ts';
 import { namespacePathsById } from '../../domain/namespaces/namespaces.queries.ts';
-import type { JobArtifactRow } from '../../db/tables/ci.ts';
+import type { JobArtifactRow, PipelineRow, RunnerRow } from '../../db/tables/ci.ts';
 import type { JobEntityRow, JobExtras } from '../entities/job.ts';
 
 const projectPathsById = new ByIds((db, ids) => db.selectFrom('projects').select(['id', 'path', 'namespace_id']).where('id', 'in', ids));
-
-async function usersByIds(db: Kysely<DB>, ids: number[]): Promise<Map<number, UserRow>> {
-  const rows = await findUsersByIds(db, ids);
-  return new Map(rows.map((u) => [u.id, u]));
-}
 
 /**
  * `{external}/{namespace full path}/{project path}` of each project; `known` ones (the project a
@@ -34,22 +29,32 @@ export async function projectWebUrls(db: Kysely<DB>, externalUrl: string, projec
   return out;
 }
 
-/** `known`: web URLs of projects the caller has loaded already (a project's own list). */
+/**
+ * `known`: web URLs of projects the caller has loaded already (a project's own list). The page's
+ * pipelines, artifacts, users and runners are read together (one round trip on PostgreSQL).
+ */
 export async function loadJobExtras(db: Kysely<DB>, externalUrl: string, jobs: JobEntityRow[], known?: ReadonlyMap<number, string>): Promise<JobExtras> {
   const pipelineIds = jobs.flatMap((j) => (j.downstream_pipeline_id === null ? [j.pipeline_id] : [j.pipeline_id, j.downstream_pipeline_id]));
-  const pipelines = await findPipelinesByIds(db, pipelineIds);
+  const [pipelineRows, artifactRows, userRows, runnerRows] = await byIdsTogether<[PipelineRow, JobArtifactRow, UserRow, RunnerRow]>(db, [
+    [pipelinesByIds, pipelineIds],
+    [artifactsByJobIds, jobs.filter((j) => j.type === 'build').map((j) => j.id)],
+    [usersById, jobs.flatMap((j) => (j.user_id === null ? [] : [j.user_id]))],
+    [runnersByIds, jobs.flatMap((j) => (j.runner_id === null ? [] : [j.runner_id]))],
+  ]);
+  const pipelines = new Map(pipelineRows.map((p) => [p.id, p]));
   const artifacts = new Map<number, JobArtifactRow[]>();
-  for (const a of await jobArtifacts(db, jobs.filter((j) => j.type === 'build').map((j) => j.id))) {
+  // In artifact order (a long page reads them in several statements, each ordered on its own).
+  for (const a of artifactRows.sort((x, y) => x.id - y.id)) {
     const list = artifacts.get(a.job_id) ?? [];
     list.push(a);
     artifacts.set(a.job_id, list);
   }
   return {
     externalUrl,
-    projectWebUrls: await projectWebUrls(db, externalUrl, [...jobs.map((j) => j.project_id), ...[...pipelines.values()].map((p) => p.project_id)], known),
+    projectWebUrls: await projectWebUrls(db, externalUrl, [...jobs.map((j) => j.project_id), ...pipelineRows.map((p) => p.project_id)], known),
     pipelines,
-    users: await usersByIds(db, jobs.flatMap((j) => (j.user_id === null ? [] : [j.user_id]))),
+    users: new Map(userRows.map((u) => [u.id, u])),
     artifacts,
-    runners: await findRunnersByIds(db, jobs.flatMap((j) => (j.runner_id === null ? [] : [j.runner_id]))),
+    runners: new Map(runnerRows.map((r) => [r.id, r])),
   };
 }
