@@ -22,7 +22,7 @@ export function todayDate(now: Date = new Date()): string {
 /**
  * Milliseconds since the epoch of a stored timestamp. kiln writes them with toISOString, so they
  * are read here digit by digit; anything else (a year past 9999, text written by hand) goes to
- * Date.parse. A page of 20 jobs reads 80 of them for its durations: 18 µs with Date.parse, 7 µs so.
+ * Date.parse. A page of 20 jobs reads 80 of them for its durations: 18 µs with Date.parse, 10 µs so.
  */
 export function isoMillis(text: string): number {
   if (!STORED_TIMESTAMP.test(text)) return Date.parse(text);
