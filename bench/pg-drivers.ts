@@ -10,7 +10,7 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/pg-drivers.ts
  *
  * pg-native is not in the table: its libpq addon is built by node-gyp against the running Node's
- * headers, and under the Node 24 kiln pins it loads only when rebuilt by hand against them (the
+ * headers, and under the Node kiln pins it loads only when rebuilt by hand against them (the
  * machine's npm builds against its own Node 20); rebuilt so, it measured within the noise of pg
  * with named statements on these reads.
  */
