@@ -9,6 +9,7 @@ import { CommitSchema, PipelineBasicSchema, presentCommit, presentPipelineBasic 
 import { RunnerSchema, presentRunner } from './runner.ts';
 import { UserSchema, presentUser } from './user.ts';
 import { isoMillis } from '../../domain/clock.ts';
+import { flat, flatWords } from './serializers.ts';
 
 const NString = Type.Union([Type.String(), Type.Null()]);
 const NNumber = Type.Union([Type.Number(), Type.Null()]);
@@ -151,7 +152,7 @@ function presentJobBasic(j: JobEntityRow, x: JobExtras, failureReason: boolean) 
     pipeline: shared.pipeline,
     // Where the Service's JobBasic exposes it (reference §3.3).
     failure_reason: failureReason && j.status === 'failed' ? j.failure_reason ?? 'unknown_failure' : undefined,
-    web_url: `${webUrl}/-/jobs/${j.id}`,
+    web_url: flat(webUrl, '/-/jobs/', j.id),
     project: { ci_job_token_scope_enabled: false },
   };
 }
@@ -179,7 +180,7 @@ export function presentJob(j: JobEntityRow, x: JobExtras): Job {
     artifacts,
     runner: runner ? presentRunner(runner) : null,
     artifacts_expire_at: j.artifacts_expire_at,
-    tag_list: j.tag_list === '' ? [] : j.tag_list.split(' '),
+    tag_list: flatWords(j.tag_list),
   });
 }
 

@@ -8,6 +8,7 @@ import type { UserRow } from '../../db/types.ts';
 import type { CommitData } from '../../domain/pipelines/git-source.ts';
 import { PIPELINE_COMPLETED } from '../../domain/pipelines/composite-status.ts';
 import { UserBasicSchema, presentUserBasic } from './user.ts';
+import { flat } from './serializers.ts';
 
 const NString = Type.Union([Type.String(), Type.Null()]);
 const NNumber = Type.Union([Type.Number(), Type.Null()]);
@@ -79,7 +80,7 @@ export type PipelineBasicRow = Pick<PipelineRow, (typeof PIPELINE_BASIC_COLUMNS)
 export function presentPipelineBasic(p: PipelineBasicRow, projectWebUrl: string): PipelineBasic {
   return {
     id: p.id, iid: p.iid, project_id: p.project_id, sha: p.sha, ref: p.ref, status: p.status, source: p.source,
-    created_at: p.created_at, updated_at: p.updated_at, web_url: `${projectWebUrl}/-/pipelines/${p.id}`,
+    created_at: p.created_at, updated_at: p.updated_at, web_url: flat(projectWebUrl, '/-/pipelines/', p.id),
   };
 }
 
@@ -91,7 +92,7 @@ export function presentCommit(p: PipelineRow, projectWebUrl: string): Commit {
     id: c.id, short_id: c.short_id, created_at: c.created_at, parent_ids: c.parent_ids, title: c.title, message: c.message,
     author_name: c.author_name, author_email: c.author_email, authored_date: c.authored_date,
     committer_name: c.committer_name, committer_email: c.committer_email, committed_date: c.committed_date,
-    trailers: {}, web_url: `${projectWebUrl}/-/commit/${c.id}`,
+    trailers: {}, web_url: flat(projectWebUrl, '/-/commit/', c.id),
   };
 }
 
@@ -127,9 +128,9 @@ export function presentPipeline(p: PipelineRow, projectWebUrl: string, user: Use
     queued_duration: p.started_at ? seconds(p.created_at, p.started_at) : null,
     coverage: null,
     detailed_status: {
-      icon: `status_${group}`, text: words.text, label: words.label, group, tooltip: words.label,
+      icon: flat('status_', group), text: words.text, label: words.label, group, tooltip: words.label,
       has_details: true, details_path: new URL(basic.web_url).pathname, illustration: null,
-      favicon: `/assets/ci_favicons/favicon_status_${group}.png`,
+      favicon: flat('/assets/ci_favicons/favicon_status_', group, '.png'),
     },
   };
 }

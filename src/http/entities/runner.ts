@@ -6,6 +6,7 @@
 import { Type, type Static } from 'typebox';
 import type { RunnerRow } from '../../db/tables/ci.ts';
 import { lastContact, runnerStatus } from '../../domain/runners/contacts.ts';
+import { flatWords } from './serializers.ts';
 
 const NString = Type.Union([Type.String(), Type.Null()]);
 
@@ -74,7 +75,7 @@ export interface RunnerOwners {
 export function presentRunnerDetails(r: RunnerRow, now: Date = new Date(), owners: RunnerOwners = { projects: [], groups: [] }): RunnerDetails {
   return {
     ...presentRunner(r, now),
-    tag_list: r.tag_list === '' ? [] : r.tag_list.split(' '),
+    tag_list: flatWords(r.tag_list),
     run_untagged: r.run_untagged === 1,
     locked: r.locked === 1,
     maximum_timeout: r.maximum_timeout,

@@ -7,6 +7,7 @@
 import { Type, type Static } from 'typebox';
 import type { UserRow } from '../../db/types.ts';
 import { isBot } from '../../domain/users/user-kind.ts';
+import { flat } from './serializers.ts';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 const NString = Nullable(Type.String());
@@ -113,7 +114,7 @@ export const USER_BASIC_COLUMNS = ['users.id', 'users.username', 'users.name', '
 export type UserBasicRow = Pick<UserRow, 'id' | 'username' | 'name' | 'state' | 'avatar'>;
 
 function avatarUrl(user: UserBasicRow, externalUrl: string): string | null {
-  return user.avatar ? `${externalUrl}/uploads/-/system/user/avatar/${user.id}/${encodeURIComponent(user.avatar)}` : null;
+  return user.avatar ? flat(externalUrl, '/uploads/-/system/user/avatar/', user.id, '/', encodeURIComponent(user.avatar)) : null;
 }
 
 export function presentUserBasic(user: UserBasicRow, extras: UserExtras, o: PresentOptions): UserBasic {
@@ -123,7 +124,7 @@ export function presentUserBasic(user: UserBasicRow, extras: UserExtras, o: Pres
     name: user.name,
     state: user.state,
     avatar_url: avatarUrl(user, o.externalUrl),
-    web_url: `${o.externalUrl}/${user.username}`,
+    web_url: flat(o.externalUrl, '/', user.username),
   };
   if (extras.customAttributes) basic.custom_attributes = extras.customAttributes;
   return basic;
@@ -143,7 +144,7 @@ export type UserEntityRow = Pick<UserRow, (typeof USER_ENTITY_COLUMNS)[number]>;
 
 /** "Engineer at Example" as the Service words it; either part alone; null when both are blank. */
 function workInformation(user: UserEntityRow): string | null {
-  if (user.job_title && user.organization) return `${user.job_title} at ${user.organization}`;
+  if (user.job_title && user.organization) return flat(user.job_title, ' at ', user.organization);
   return user.job_title || user.organization || null;
 }
 
@@ -178,7 +179,7 @@ export function presentUser(user: UserEntityRow, extras: UserExtras, o: PresentO
     name: user.name,
     state: user.state,
     avatar_url: avatarUrl(user, o.externalUrl),
-    web_url: `${o.externalUrl}/${user.username}`,
+    web_url: flat(o.externalUrl, '/', user.username),
     bio: user.bio,
     location: user.location,
     public_email: user.public_email || null,
