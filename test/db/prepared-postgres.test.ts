@@ -73,7 +73,7 @@ describe('prepared reads on PostgreSQL, as JSON', { skip: postgresOnly }, () => 
     assert.deepEqual(second, first);
     // The second run was read as JSON: its statement is prepared on the connection (the pool
     // hands a sequential caller the connection it released last).
-    assert.ok((await preparedTexts()).some((t) => t.startsWith('select coalesce(json_agg(q)') && t.includes('"checks"')), 'no JSON statement prepared');
+    assert.ok((await preparedTexts()).some((t) => t.startsWith('select coalesce(json_agg(json_build_array(q."id", q."small"') && t.includes('"checks"')), 'no JSON statement prepared');
     const expected = await plainRows(`select ${columns.join(', ')} from checks where id > $1 order by id desc limit $2`, [0, 100]);
     assert.deepEqual(second, expected);
     // The values themselves, as pg gives them: numbers, strings, booleans, parsed json, NaN and the infinities.
@@ -101,7 +101,7 @@ describe('prepared reads on PostgreSQL, as JSON', { skip: postgresOnly }, () => 
       assert.ok(row.at instanceof Date, `run ${run}: ${String(row.at)}`);
       assert.equal(row.num, '3.50');
     }
-    assert.ok(!(await preparedTexts()).some((t) => t.startsWith('select coalesce(json_agg(q)') && t.includes('"num"')), 'a timestamp read as JSON');
+    assert.ok(!(await preparedTexts()).some((t) => t.startsWith('select coalesce(json_agg(') && t.includes('"num"')), 'a timestamp read as JSON');
   });
 
   it('reads several statements in one round trip, each with its own parameters, rows and order', async () => {
@@ -122,5 +122,38 @@ describe('prepared reads on PostgreSQL, as JSON', { skip: postgresOnly }, () => 
     // Other arguments to the same combination.
     const again = await readTogether(k, [{ statement: byText, args: [TEXTS[0]] }, { statement: page, args: [58, 100] }, { statement: none, args: [3] }]);
     assert.deepEqual(again.map((rows) => (rows as { id: number }[]).map((r) => r.id)), [[10, 20, 30, 40, 50, 60], [60, 59], [1, 2]]);
+  });
+  it('reads rows as arrays made into objects, and as objects when the names cannot be so read', async () => {
+    const k = database.db as Kysely<any>;
+    // Names that need quoting, a name that is a JavaScript keyword and one that is an Object method.
+    const odd = prepared((d) => (d as Kysely<any>).selectFrom('checks').select([
+      'id', sql<string>`t`.as('with "quotes" and spaces'), sql<number>`n`.as('constructor'), sql<boolean>`b`.as('return'), sql<string>`v`.as('é ✓'),
+    ]).where('id', '<=', param<number>(0)).orderBy('id'));
+    const expected = await plainRows(`select id, t as "with ""quotes"" and spaces", n as "constructor", b as "return", v as "é ✓" from checks where id <= $1 order by id`, [12]);
+    await odd.all(database.db, [12]);
+    const asArrays = await odd.all(database.db, [12]);
+    assert.deepEqual(asArrays, expected);
+    assert.ok((await preparedTexts()).some((t) => t.includes('q."with ""quotes"" and spaces"')), 'not read as arrays');
+    // Repeated names: pg keeps the last of them, and so does the reading as objects.
+    const twice = prepared((d) => (d as Kysely<any>).selectFrom('checks').select(['id', 't', sql<number>`n`.as('id')]).where('id', '=', param<number>(0)));
+    await twice.all(database.db, [5]);
+    assert.deepEqual(await twice.all(database.db, [5]), await plainRows('select id, t, n as id from checks where id = $1', [5]));
+    // `__proto__` as a name is a column like any other, not the row's prototype.
+    const proto = prepared((d) => (d as Kysely<any>).selectFrom('checks').select(['id', sql<string>`t`.as('__proto__')]).where('id', '=', param<number>(0)));
+    await proto.all(database.db, [3]);
+    const [row] = await proto.all(database.db, [3]) as Record<string, unknown>[];
+    assert.equal(Object.getPrototypeOf(row), Object.prototype);
+    assert.deepEqual(Object.entries(row), Object.entries((await plainRows('select id, t as "__proto__" from checks where id = $1', [3]))[0] as object));
+    // More columns than json_build_array takes (100): read as objects, the same rows.
+    const wide = prepared((d) => (d as Kysely<any>).selectFrom('checks').select(['id', ...Array.from({ length: 105 }, (_, i) => sql<number>`id + ${sql.lit(i)}`.as(`c${i}`))]).where('id', '<=', param<number>(0)).orderBy('id'));
+    await wide.all(database.db, [3]);
+    const wideRows = await wide.all(database.db, [3]) as Record<string, number>[];
+    assert.equal(wideRows.length, 3);
+    assert.equal(Object.keys(wideRows[0]).length, 106);
+    assert.equal(wideRows[2].c104, 3 + 104);
+    // Together with a statement read as arrays, each part is made by its own reading.
+    const [oddRows, wideAgain] = await readTogether(k, [{ statement: odd, args: [2] }, { statement: wide, args: [1] }]);
+    assert.deepEqual(oddRows, expected.slice(0, 2));
+    assert.equal((wideAgain[0] as Record<string, number>).c50, 51);
   });
 });
