@@ -5,6 +5,7 @@
  * better-sqlite3 statement and prints its µs per run beside its SQL.
  *
  *   node bench/queries.ts '/api/v4/projects/:ci/jobs?scope=failed' [root|user]   # BENCH_USERS, BENCH_JOBS (100,000)
+ *   FULL_SQL=1 node bench/queries.ts …   # each statement whole, not its first 400 characters
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -73,7 +74,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < runs; i++) stmt.all(...params);
     const us = Number(process.hrtime.bigint() - start) / 1_000 / runs;
     total += us;
-    process.stdout.write(`${us.toFixed(1).padStart(8)} µs  ${s.sql.slice(0, 400)}  ${JSON.stringify(params).slice(0, 120)}\n`);
+    process.stdout.write(`${us.toFixed(1).padStart(8)} µs  ${(process.env.FULL_SQL ? s.sql : s.sql.slice(0, 400))}  ${JSON.stringify(params).slice(0, 120)}\n`);
   }
   process.stdout.write(`${total.toFixed(1).padStart(8)} µs  in all\n`);
   await app.close();

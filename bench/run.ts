@@ -20,7 +20,7 @@
  *   BENCH_USERS=10000 npm run bench     # smaller seed
  *   BENCH_JOBS=100000                   # jobs of the CI project (GET /projects/:id/jobs)
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench   # PostgreSQL
- *   BENCH_ONLY='users/:id' npm run bench  # only the endpoints whose name contains this text
+ *   BENCH_ONLY='users/:id' npm run bench  # only the endpoints whose name contains this text ('a|b': either)
  *   npm run bench -- --scale 1000000    # a million users and a million jobs (BENCH_USERS/BENCH_JOBS still win)
  *   BENCH_WORKERS=2 npm run bench       # kiln with KILN_WORKERS=2 (CPU and RSS summed over its processes)
  *   BENCH_NODE_FLAGS='' npm run bench   # kiln without the Node flags `npm start` gives it
@@ -248,7 +248,7 @@ async function main(): Promise<void> {
       { name: 'GET /api/v4/projects/:id/jobs?page=5000 (computed)', ...computed(`${jobsPath}&page=5000`), headers: auth },
     ];
     const only = process.env.BENCH_ONLY;
-    const targets = only ? allTargets.filter((t) => t.name.includes(only)) : allTargets;
+    const targets = only ? allTargets.filter((t) => only.split('|').some((part) => t.name.includes(part))) : allTargets;
     // The machine's speed drifts over a run (the load generator shares its two cores, and the host
     // is shared too), so each endpoint's runs alternate with the bare server's, and each is
     // compared with the mean of the bare runs on either side of it rather than with one baseline

@@ -119,11 +119,14 @@ export function pendingJobsQueuedBefore(db: Db, before: string, limit: number): 
 
 export const artifactsByJobIds = new ByIds((db, ids) => db.selectFrom('ci_job_artifacts').selectAll().where('job_id', 'in', ids).orderBy('id'));
 
+/** Rows of artifactsByJobIds in id order: each statement orders its own, and a long list runs in several. */
+export function inArtifactOrder(rows: JobArtifactRow[]): JobArtifactRow[] {
+  return rows.sort((a, b) => a.id - b.id);
+}
+
 /** The artifacts of the jobs, in id order within each job. */
 export async function jobArtifacts(db: Db, jobIds: number[]): Promise<JobArtifactRow[]> {
-  const rows = await artifactsByJobIds.all(db as Kysely<DB>, jobIds);
-  // Each statement orders its own; a long list runs in several.
-  return rows.sort((a, b) => a.id - b.id);
+  return inArtifactOrder(await artifactsByJobIds.all(db as Kysely<DB>, jobIds));
 }
 
 export function findArtifact(db: Db, jobId: number, fileType: string): Promise<JobArtifactRow | undefined> {

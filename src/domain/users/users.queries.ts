@@ -176,7 +176,8 @@ export function selectUserListExtras<QB extends SelectQueryBuilder<DB, 'users', 
 
 /** The identities column of selectUserListExtras, parsed. */
 export function listedIdentities(value: UserListExtrasRow['identities']): { provider: string; extern_uid: string; saml_provider_id: number | null }[] {
-  if (value === null) return [];
+  // Most users have none: SQLite's json_group_array writes '[]', not parsed for every row of a page.
+  if (value === null || value === '[]') return [];
   const list = (typeof value === 'string' ? JSON.parse(value) : value) as { id?: number; provider: string; extern_uid: string; saml_provider_id: number | null }[];
   if (list.length > 1 && list[0].id !== undefined) list.sort((a, b) => a.id! - b.id!);
   return list.map(({ provider, extern_uid, saml_provider_id }) => ({ provider, extern_uid, saml_provider_id }));

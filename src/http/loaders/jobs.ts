@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import type { DB, UserRow } from '../../db/types.ts';
 import { ByIds, byIdsTogether } from '../../db/query-shape.ts';
 import { pipelinesByIds } from '../../domain/pipelines/pipelines.queries.ts';
-import { artifactsByJobIds } from '../../domain/jobs/jobs.queries.ts';
+import { artifactsByJobIds, inArtifactOrder } from '../../domain/jobs/jobs.queries.ts';
 import { usersById } from '../../domain/users/users-batch.queries.ts';
 import { runnersByIds } from '../../domain/runners/runners.queries.ts';
 import { namespacePathsById } from '../../domain/namespaces/namespaces.queries.ts';
@@ -43,8 +43,7 @@ export async function loadJobExtras(db: Kysely<DB>, externalUrl: string, jobs: J
   ]);
   const pipelines = new Map(pipelineRows.map((p) => [p.id, p]));
   const artifacts = new Map<number, JobArtifactRow[]>();
-  // In artifact order (a long page reads them in several statements, each ordered on its own).
-  for (const a of artifactRows.sort((x, y) => x.id - y.id)) {
+  for (const a of inArtifactOrder(artifactRows)) {
     const list = artifacts.get(a.job_id) ?? [];
     list.push(a);
     artifacts.set(a.job_id, list);
