@@ -19,18 +19,10 @@ import autocannon from 'autocannon';
 import { benchDatabase } from './bench-database.ts';
 import { startKiln, type KilnProcess } from './kiln-process.ts';
 import { seedDatabase } from './seed.ts';
+import { cpuMicros, median, rssMegabytes } from './measure.ts';
 
 const ROOT_TOKEN = 'bench-root-token-0000000001';
 const USER_TOKEN = 'bench-user-token-0000000001';
-
-async function cpuMicros(pid: number): Promise<number> {
-  const fields = (await fs.readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 1e4; // utime + stime, at 100 ticks a second
-}
-
-async function rssMegabytes(pid: number): Promise<number> {
-  return Number(/VmRSS:\s+(\d+)/.exec(await fs.readFile(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-}
 
 async function main(): Promise<void> {
   const [rev, ...targets] = process.argv.slice(2);
@@ -77,7 +69,6 @@ async function main(): Promise<void> {
         }
       }
     }
-    const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
     process.stdout.write(`\nserver CPU µs per request, median of ${rounds} rounds (each round's figure after it)\n`);
     for (const [key, v] of cpu) {
       const [t, name] = key.split('\t');

@@ -11,12 +11,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config/load.ts';
-import { openDatabase } from '../src/db/database.ts';
-import { bootstrapInstance } from '../src/domain/instance/bootstrap.ts';
-import { resolveJobToken } from '../src/domain/jobs/job-token.ts';
 import { seedDatabase } from './seed.ts';
+import { inProcessKiln } from './in-process.ts';
 
 const ROOT_TOKEN = 'bench-root-token-0000000001';
 const USER_TOKEN = 'bench-user-token-0000000001';
@@ -27,14 +23,9 @@ async function main(): Promise<void> {
   const { ciProjectId } = await seedDatabase({
     dataDir, databaseUrl: null, users: Number(process.env.BENCH_USERS ?? 100_000), jobs: Number(process.env.BENCH_JOBS ?? 100_000), rootToken: ROOT_TOKEN, userToken: USER_TOKEN,
   });
-  const config = loadConfig({ KILN_DATA_DIR: dataDir, KILN_EXTERNAL_URL: 'http://kiln.bench', KILN_RATE_LIMIT_PER_IP: '0', KILN_RATE_LIMIT_PER_USER: '0', LOG_LEVEL: 'silent' });
-  let logging = false;
-  const statements: { sql: string; parameters: readonly unknown[] }[] = [];
-  const database = openDatabase({ ...config, queryLog: (sql, parameters) => { if (logging) statements.push({ sql, parameters }); } });
-  const boot = await bootstrapInstance(database.db, { rootPassword: null, rootToken: null, dialect: database.dialect });
+  const kiln = await inProcessKiln(dataDir);
+  const app = kiln.app;
   const file = new SQLite(path.join(dataDir, 'kiln.sqlite3'), { readonly: true });
-  const app = await buildApp(config, { database, secretKeyBase: boot.secretKeyBase, version: { version: '15.2.0', revision: 'bench' }, jobTokens: resolveJobToken, cluster: null, logger: false });
-  await app.ready();
   const url = target.replace(':ci', String(ciProjectId));
   const headers = { 'private-token': who === 'user' ? USER_TOKEN : ROOT_TOKEN };
   // Lists remember whole answers (src/http/remembered-pages.ts): a parameter the API ignores,
@@ -61,14 +52,13 @@ async function main(): Promise<void> {
   const used = process.cpuUsage(cpu);
   Statement.all = originalAll;
   process.stdout.write(`in process: ${((used.user + used.system) / n).toFixed(1)} µs of CPU per request (inject, no socket), ${(Number(inSqlite) / 1000 / n).toFixed(1)} µs of it in statements' all()\n`);
-  logging = true;
-  const res = await app.inject({ url: computed(sent++), headers });
-  logging = false;
-  process.stdout.write(`${url} as ${who}: ${res.statusCode}, ${res.body.length} bytes, ${statements.length} statements\n`);
+  const res = await kiln.capture(computed(sent++), headers);
+  const statements = res.statements;
+  process.stdout.write(`${url} as ${who}: ${res.status}, ${res.body.length} bytes, ${statements.length} statements\n`);
   let total = 0;
   for (const s of statements) {
     const stmt = file.prepare(s.sql);
-    const params = s.parameters.map((p) => (typeof p === 'boolean' ? Number(p) : p));
+    const params = s.parameters;
     const runs = 2_000;
     const start = process.hrtime.bigint();
     for (let i = 0; i < runs; i++) stmt.all(...params);
@@ -77,8 +67,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${us.toFixed(1).padStart(8)} µs  ${(process.env.FULL_SQL ? s.sql : s.sql.slice(0, 400))}  ${JSON.stringify(params).slice(0, 120)}\n`);
   }
   process.stdout.write(`${total.toFixed(1).padStart(8)} µs  in all\n`);
-  await app.close();
-  await database.close();
+  await kiln.close();
   await fs.rm(dataDir, { recursive: true, force: true });
 }
 

@@ -28,14 +28,14 @@
  * Besides the table it prints the seeding time, kiln's boot time on the seeded database
  * (`kiln serve` until /-/readiness answers 200) and its resident memory idle and after the runs.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { benchDatabase } from './bench-database.ts';
-import autocannon from 'autocannon';
 import { parseArgs } from 'node:util';
 import { JOBS_PER_PIPELINE, seedDatabase } from './seed.ts';
+import { median, rssMegabytes, runner, startProcess, type Measured, type Server, type Target } from './measure.ts';
 
 const { values: args } = parseArgs({ options: { scale: { type: 'string' } } });
 const SCALE = args.scale === undefined ? 100_000 : Number(args.scale);
@@ -46,29 +46,9 @@ const WORKERS = process.env.BENCH_WORKERS ?? '1';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const RUNS = { duration: DURATION, connections: CONNECTIONS };
 const ROOT_TOKEN = 'bench-root-token-0000000001';
 const USER_TOKEN = 'bench-user-token-0000000001';
-
-interface Target {
-  name: string;
-  path: string;
-  headers?: Record<string, string>;
-  /** A different path on every request (its argument counts requests), instead of `path` each time. */
-  paths?: (n: number) => string;
-}
-
-function startProcess(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /listening (\d+)/.exec(out);
-      if (m) resolve({ child, port: Number(m[1]) });
-    });
-    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}: ${out}`)));
-  });
-}
 
 async function waitForHttp(url: string, everyMs = 100): Promise<void> {
   for (let i = 0; i < 20_000 / everyMs; i++) {
@@ -92,84 +72,6 @@ async function kilnNodeFlags(): Promise<string[]> {
   const pkg = JSON.parse(await fs.readFile(path.join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { scripts: { start: string } };
   const words = pkg.scripts.start.split(' ');
   return words.slice(1, words.indexOf('src/main.ts')).filter((w) => w.startsWith('--'));
-}
-
-const TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
-
-/** The fields of /proc/<pid>/stat after the parenthesised command name (Linux only). */
-async function statFields(pid: number): Promise<string[] | null> {
-  try {
-    const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  } catch {
-    return null;
-  }
-}
-
-/** `pid` and its children (KILN_WORKERS' server processes). */
-async function processTree(pid: number): Promise<number[]> {
-  const pids = [pid];
-  for (const entry of await fs.readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const fields = await statFields(Number(entry));
-    // The 4th field is the parent's pid.
-    if (fields && Number(fields[1]) === pid) pids.push(Number(entry));
-  }
-  return pids;
-}
-
-/** CPU time (user + system) a process and its children have used so far, in µs, from /proc. */
-async function cpuMicros(pid: number): Promise<number> {
-  let ticks = 0;
-  for (const p of await processTree(pid)) {
-    const fields = await statFields(p);
-    // utime and stime are the 14th and 15th fields.
-    if (fields) ticks += Number(fields[11]) + Number(fields[12]);
-  }
-  return (ticks / TICKS_PER_SECOND) * 1e6;
-}
-
-/** Resident memory of a process and its children, in MB, from /proc/<pid>/status. */
-async function rssMegabytes(pid: number): Promise<number> {
-  let kb = 0;
-  for (const p of await processTree(pid)) {
-    const status = await fs.readFile(`/proc/${p}/status`, 'utf8').catch(() => '');
-    kb += Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
-  }
-  return kb / 1024;
-}
-
-interface Server {
-  base: string;
-  pid: number;
-}
-
-interface Measured {
-  rps: number;
-  p99: number;
-  non2xx: number;
-  /** The server's CPU time per answered request, µs. */
-  cpu: number;
-}
-
-/** Runs of one endpoint on one server; a rotating target's paths go on from run to run. */
-function runner(server: Server, t: Target): { warmUp(): Promise<void>; measure(): Promise<Measured> } {
-  let n = 0;
-  const paths = t.paths;
-  const requests = paths ? [{ setupRequest: (req: object) => ({ ...req, path: paths(n++) }) }] : undefined;
-  const options = { url: server.base + t.path, headers: t.headers, connections: CONNECTIONS, requests };
-  return {
-    // Lets the JIT and the caches settle before the measured runs.
-    warmUp: async () => {
-      await autocannon({ ...options, duration: 1 });
-    },
-    measure: async () => {
-      const before = await cpuMicros(server.pid);
-      const r = await autocannon({ ...options, duration: DURATION });
-      const after = await cpuMicros(server.pid);
-      return { rps: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx, cpu: (after - before) / r.requests.total };
-    },
-  };
 }
 
 async function main(): Promise<void> {
@@ -263,8 +165,8 @@ async function main(): Promise<void> {
         results.push([t.name, `skipped (${probe.status})`, '', '', '', '']);
         continue;
       }
-      const bareRuns = runner(bareServer, bareTarget);
-      const kilnRuns = runner(kilnServer, t);
+      const bareRuns = runner(bareServer, bareTarget, RUNS);
+      const kilnRuns = runner(kilnServer, t, RUNS);
       await bareRuns.warmUp();
       await kilnRuns.warmUp();
       const bares = [await bareRuns.measure()];
@@ -297,12 +199,6 @@ async function main(): Promise<void> {
   }
 }
 
-function median(values: number[]): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 function printTable(engine: string, rows: string[][]): void {
   const header = ['endpoint', 'req/s', 'p99 ms', 'vs bare (req/s)', 'server CPU µs/req', 'vs bare (CPU)'];
