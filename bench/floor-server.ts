@@ -9,26 +9,67 @@
  *                  better-sqlite3), then as /json: the floor of a computed page
  *
  * No routing, authentication, access checks or presenting: what kiln spends above /sql is that.
+ * With `databaseUrl` the statements run on PostgreSQL: named, on a pool of 10 connections, each
+ * one's rows read as kiln reads a compiled statement's (src/db/prepared.ts: rows as JSON arrays
+ * made into objects; kiln's lookups run together are one JSON text already, sent as they are).
  */
 import fs from 'node:fs';
 import http from 'node:http';
 import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { quoteIdentifier, rowMaker } from '../src/db/prepared.ts';
 
 interface Page {
   body: string;
   statements: { sql: string; parameters: unknown[] }[];
 }
 
-const spec = JSON.parse(fs.readFileSync(process.env.FLOOR_SPEC!, 'utf8')) as { sqliteFile: string; pages: Record<string, Page> };
-const file = new SQLite(spec.sqliteFile, { readonly: true });
-const pages = new Map(Object.entries(spec.pages).map(([name, page]) => [name, {
+export interface FloorSpec {
+  sqliteFile: string | null;
+  databaseUrl: string | null;
+  pages: Record<string, Page>;
+}
+
+const spec = JSON.parse(fs.readFileSync(process.env.FLOOR_SPEC ?? '', 'utf8')) as FloorSpec;
+const file = spec.sqliteFile ? new SQLite(spec.sqliteFile, { readonly: true }) : null;
+const pool = spec.databaseUrl ? new pg.Pool({ connectionString: spec.databaseUrl, max: 10 }) : null;
+let named = 0;
+
+/**
+ * A statement as the floor runs it: its rows' count, read the way kiln reads them. On PostgreSQL
+ * its columns are learnt from one run, and it is then read as kiln reads a compiled statement:
+ * rows as JSON arrays, made into objects by rowMaker.
+ */
+async function runner(sql: string, parameters: unknown[]): Promise<() => number | Promise<number>> {
+  if (file) {
+    const stmt = file.prepare(sql);
+    return () => stmt.all(...parameters).length;
+  }
+  let text = sql;
+  let row: ((values: unknown[]) => Record<string, unknown>) | null = null;
+  // kiln's lookups run together are one JSON text already.
+  if (!sql.startsWith('select json_build_array(')) {
+    const names = (await pool!.query(sql, parameters)).fields.map((f) => f.name);
+    row = rowMaker(names);
+    text = `select coalesce(${row ? `json_agg(json_build_array(${names.map((n) => `q.${quoteIdentifier(n)}`).join(', ')}))` : 'json_agg(q)'}, '[]')::text from (${sql}) q`;
+  }
+  const query = { name: `floor_${named++}`, text, values: parameters, rowMode: 'array' as const };
+  return async () => {
+    const result = await pool!.query<[string | unknown[]]>(query);
+    const value = result.rows[0][0];
+    const parsed = typeof value === 'string' ? JSON.parse(value) as unknown[] : value;
+    return (row ? (parsed as unknown[][]).map(row) : parsed).length;
+  };
+}
+
+const pages = new Map(await Promise.all(Object.entries(spec.pages).map(async ([name, page]) => [name, {
   bytes: Buffer.from(page.body),
   // JSON.parse makes flat strings, as rows read from SQLite are: JSON.stringify's fast path.
   value: JSON.parse(page.body) as unknown,
-  statements: page.statements.map((s) => ({ stmt: file.prepare(s.sql), parameters: s.parameters })),
-}]));
+  statements: await Promise.all(page.statements.map((s) => runner(s.sql, s.parameters))),
+}] as const)));
 
-const server = http.createServer((req, res) => {
+const server = http.createServer(async (req, res) => {
   const [, mode, name] = (req.url ?? '').split('/');
   const page = pages.get(name);
   if (!page) {
@@ -41,7 +82,12 @@ const server = http.createServer((req, res) => {
     return;
   }
   let rows = 0;
-  if (mode === 'sql') for (const s of page.statements) rows += s.stmt.all(...s.parameters).length;
+  if (mode === 'sql') {
+    for (const run of page.statements) {
+      const n = run();
+      rows += typeof n === 'number' ? n : await n;
+    }
+  }
   const body = JSON.stringify(page.value);
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-rows': rows });
   res.end(body);
@@ -51,3 +97,8 @@ server.listen(0, '127.0.0.1', () => {
   process.stdout.write(`listening ${typeof addr === 'object' && addr ? addr.port : ''}\n`);
 });
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
+// A statement that fails ends the run loudly rather than answering a short floor.
+process.on('unhandledRejection', (err) => {
+  console.error(err);
+  process.exit(1);
+});

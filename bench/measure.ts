@@ -54,15 +54,25 @@ async function processTree(pid: number): Promise<number[]> {
   return pids;
 }
 
-/** CPU time (user + system) a process and its children have used so far, in µs, from /proc. */
-export async function cpuMicros(pid: number): Promise<number> {
-  let ticks = 0;
+/** CPU time a process and its children have used so far in user space and in the kernel, in µs, from /proc. */
+export async function cpuTimes(pid: number): Promise<{ user: number; sys: number }> {
+  let user = 0;
+  let sys = 0;
   for (const p of await processTree(pid)) {
     const fields = await statFields(p);
     // utime and stime are the 14th and 15th fields.
-    if (fields) ticks += Number(fields[11]) + Number(fields[12]);
+    if (fields) {
+      user += Number(fields[11]);
+      sys += Number(fields[12]);
+    }
   }
-  return (ticks / TICKS_PER_SECOND) * 1e6;
+  return { user: (user / TICKS_PER_SECOND) * 1e6, sys: (sys / TICKS_PER_SECOND) * 1e6 };
+}
+
+/** CPU time (user + system) a process and its children have used so far, in µs, from /proc. */
+export async function cpuMicros(pid: number): Promise<number> {
+  const { user, sys } = await cpuTimes(pid);
+  return user + sys;
 }
 
 /** Resident memory of a process and its children, in MB, from /proc/<pid>/status. */
@@ -86,6 +96,8 @@ export interface Measured {
   non2xx: number;
   /** The server's CPU time per answered request, µs. */
   cpu: number;
+  /** The part of `cpu` spent in the kernel (the socket, and waking the load generator). */
+  sys: number;
 }
 
 /** Runs of one endpoint on one server; a rotating target's paths go on from run to run. */
@@ -100,10 +112,11 @@ export function runner(server: Server, t: Target, opts: { duration: number; conn
       await autocannon({ ...options, duration: 1 });
     },
     measure: async () => {
-      const before = await cpuMicros(server.pid);
+      const before = await cpuTimes(server.pid);
       const r = await autocannon({ ...options, duration: opts.duration });
-      const after = await cpuMicros(server.pid);
-      return { rps: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx, cpu: (after - before) / r.requests.total };
+      const after = await cpuTimes(server.pid);
+      const per = (us: number) => us / r.requests.total;
+      return { rps: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx, cpu: per(after.user + after.sys - before.user - before.sys), sys: per(after.sys - before.sys) };
     },
   };
 }

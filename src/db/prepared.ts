@@ -279,7 +279,7 @@ export function rowMaker(names: readonly string[]): ((values: unknown[]) => Reco
 }
 
 /** `name` as a quoted PostgreSQL identifier. */
-const quoteIdentifier = (name: string) => `"${name.replaceAll('"', '""')}"`;
+export const quoteIdentifier = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** The rows of a reading's aggregate, parsed: made from arrays, or the objects as written. */
 function readRows(reading: JsonReading, parsed: unknown[]): Record<string, unknown>[] {
