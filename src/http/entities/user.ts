@@ -171,37 +171,37 @@ function localTime(user: UserEntityRow): string | null {
   return clock ? clock.format(new Date()) : null;
 }
 
+/**
+ * The User entity in the Service's field order (lib/api/entities/user_basic.rb, user.rb; reference
+ * §1.3): `custom_attributes` before `web_url`, `created_at` after it and the follow counts before
+ * `local_time`, each only when it applies. Single users and lists are written by JSON.stringify,
+ * which keeps this order (exactJson).
+ */
 export function presentUser(user: UserEntityRow, extras: UserExtras, o: PresentOptions): User {
-  // UserBasic's fields written out rather than spread in: this runs on every read of a user.
-  const entity: User = {
-    id: user.id,
-    username: user.username,
-    name: user.name,
-    state: user.state,
-    avatar_url: avatarUrl(user, o.externalUrl),
-    web_url: flat(o.externalUrl, '/', user.username),
-    bio: user.bio,
-    location: user.location,
-    public_email: user.public_email || null,
-    skype: user.skype,
-    linkedin: user.linkedin,
-    twitter: user.twitter,
-    discord: user.discord,
-    website_url: user.website_url,
-    organization: user.organization,
-    job_title: user.job_title,
-    pronouns: user.pronouns,
-    bot: isBot(user),
-    work_information: workInformation(user),
-    local_time: localTime(user),
-  };
+  // Properties are added in order rather than spread: this runs on every read of a user.
+  const entity = { id: user.id, username: user.username, name: user.name, state: user.state, avatar_url: avatarUrl(user, o.externalUrl) } as User;
   if (extras.customAttributes) entity.custom_attributes = extras.customAttributes;
+  entity.web_url = flat(o.externalUrl, '/', user.username);
+  if (o.canReadProfile) entity.created_at = user.created_at;
+  entity.bio = user.bio;
+  entity.location = user.location;
+  entity.public_email = user.public_email || null;
+  entity.skype = user.skype;
+  entity.linkedin = user.linkedin;
+  entity.twitter = user.twitter;
+  entity.discord = user.discord;
+  entity.website_url = user.website_url;
+  entity.organization = user.organization;
+  entity.job_title = user.job_title;
+  entity.pronouns = user.pronouns;
+  entity.bot = isBot(user);
+  entity.work_information = workInformation(user);
   if (o.canReadProfile) {
-    entity.created_at = user.created_at;
     entity.followers = extras.followers ?? 0;
     entity.following = extras.following ?? 0;
     if (extras.isFollowed !== undefined) entity.is_followed = extras.isFollowed;
   }
+  entity.local_time = localTime(user);
   return entity;
 }
 
