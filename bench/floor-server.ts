@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { quoteIdentifier, rowMaker } from '../src/db/prepared.ts';
+import { rowsAggregate } from '../src/db/prepared.ts';
 
 interface Page {
   body: string;
@@ -38,7 +38,7 @@ let named = 0;
 /**
  * A statement as the floor runs it: its rows' count, read the way kiln reads them. On PostgreSQL
  * its columns are learnt from one run, and it is then read as kiln reads a compiled statement:
- * rows as JSON arrays, made into objects by rowMaker.
+ * rows as JSON arrays made into objects (rowsAggregate).
  */
 async function runner(sql: string, parameters: unknown[]): Promise<() => number | Promise<number>> {
   if (file) {
@@ -49,9 +49,9 @@ async function runner(sql: string, parameters: unknown[]): Promise<() => number 
   let row: ((values: unknown[]) => Record<string, unknown>) | null = null;
   // kiln's lookups run together are one JSON text already.
   if (!sql.startsWith('select json_build_array(')) {
-    const names = (await pool!.query(sql, parameters)).fields.map((f) => f.name);
-    row = rowMaker(names);
-    text = `select coalesce(${row ? `json_agg(json_build_array(${names.map((n) => `q.${quoteIdentifier(n)}`).join(', ')}))` : 'json_agg(q)'}, '[]')::text from (${sql}) q`;
+    const reading = rowsAggregate((await pool!.query(sql, parameters)).fields.map((f) => f.name));
+    row = reading.row;
+    text = `select coalesce(${reading.aggregate}, '[]')::text from (${sql}) q`;
   }
   const query = { name: `floor_${named++}`, text, values: parameters, rowMode: 'array' as const };
   return async () => {

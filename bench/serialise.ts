@@ -5,6 +5,8 @@
  * - 20 users as an administrator's list presents them (UserWithAdmin), written by JSON.stringify
  *   with the presenter's flat strings, and with web_url and work_information built by template
  *   literals (ropes, which send the whole answer off V8's fast path);
+ * - one user as GET /users/:id answers it (User), written by JSON.stringify and by its schema's
+ *   fast-json-stringify serialiser;
  * - 20 jobs tagged `docker-privileged linux-amd64-large`, tag lists made by flatWords and by split;
  * - 21 users of 39 columns read from PostgreSQL's JSON: as objects (`json_agg(q)`) and as arrays
  *   made into rows by rowMaker (`json_agg(json_build_array(…))`).
@@ -12,8 +14,8 @@
  *   node bench/serialise.ts
  */
 import { rowMaker } from '../src/db/prepared.ts';
-import { flatWords } from '../src/http/entities/serializers.ts';
-import { presentUserWithAdmin, type UserEntityRow } from '../src/http/entities/user.ts';
+import { compileSerializer, flatWords } from '../src/http/entities/serializers.ts';
+import { presentUser, presentUserWithAdmin, UserSchema, type UserEntityRow } from '../src/http/entities/user.ts';
 
 function median(fn: () => unknown, runs = 2_000): number {
   for (let i = 0; i < runs; i++) fn();
@@ -51,6 +53,13 @@ line('20 users (UserWithAdmin), presented and written by JSON.stringify',
   ['ropes (template literals)', median(() => JSON.stringify(presented().map((u) => Object.assign(u, {
     web_url: `${o.externalUrl}/${u.username}`, work_information: `${u.job_title} at ${u.organization}`,
   })))) - usersFixture]);
+
+// compileSerializer of the unmarked schema is fast-json-stringify's, as single users were written before.
+const bySchema = compileSerializer({ ...UserSchema });
+const oneUser = userRows()[0];
+line('one user (User), presented and written',
+  ['JSON.stringify (exactJson)', median(() => JSON.stringify(presentUser(oneUser, extras, o)), 20_000)],
+  ["its schema's serialiser", median(() => bySchema(presentUser(oneUser, extras, o)), 20_000)]);
 
 const jobs = () => JSON.parse(JSON.stringify(Array.from({ length: 20 }, (_, i) => ({
   id: i, name: `job name number ${i}`, log: 'x'.repeat(1_400), status: 'success', tag_list: `docker-privileged linux-amd64-large ${i}`,

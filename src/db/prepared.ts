@@ -246,9 +246,7 @@ function jsonReading(c: Compiled, fields: readonly { name: string; dataTypeID: n
   if (fields.length === 0 || fields.some((f) => !JSON_SAFE.has(f.dataTypeID))) return false;
   // Row locks cannot sit under an aggregate.
   if (/\bfor\s+(update|share|no\s+key\s+update|key\s+share)\b/i.test(c.query.sql)) return false;
-  const names = fields.map((f) => f.name);
-  const row = rowMaker(names);
-  const aggregate = row ? `json_agg(json_build_array(${names.map((n) => `q.${quoteIdentifier(n)}`).join(', ')}))` : 'json_agg(q)';
+  const { aggregate, row } = rowsAggregate(fields.map((f) => f.name));
   return {
     name: `${c.name}_json`,
     text: `select coalesce(${aggregate}, '[]')::text as rows from (${c.query.sql}) q`,
@@ -279,7 +277,16 @@ export function rowMaker(names: readonly string[]): ((values: unknown[]) => Reco
 }
 
 /** `name` as a quoted PostgreSQL identifier. */
-export const quoteIdentifier = (name: string) => `"${name.replaceAll('"', '""')}"`;
+const quoteIdentifier = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/**
+ * The aggregate of a subquery `q` whose columns are `names`, and what makes each of its rows: rows
+ * as arrays made by rowMaker, or, where rowMaker cannot, `json_agg(q)`'s objects as they are.
+ */
+export function rowsAggregate(names: readonly string[]): Pick<JsonReading, 'aggregate' | 'row'> {
+  const row = rowMaker(names);
+  return { aggregate: row ? `json_agg(json_build_array(${names.map((n) => `q.${quoteIdentifier(n)}`).join(', ')}))` : 'json_agg(q)', row };
+}
 
 /** The rows of a reading's aggregate, parsed: made from arrays, or the objects as written. */
 function readRows(reading: JsonReading, parsed: unknown[]): Record<string, unknown>[] {

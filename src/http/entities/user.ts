@@ -117,16 +117,11 @@ function avatarUrl(user: UserBasicRow, externalUrl: string): string | null {
   return user.avatar ? flat(externalUrl, '/uploads/-/system/user/avatar/', user.id, '/', encodeURIComponent(user.avatar)) : null;
 }
 
+/** UserBasic in the Service's order (lib/api/entities/user_basic.rb): custom_attributes, when asked for, before web_url. */
 export function presentUserBasic(user: UserBasicRow, extras: UserExtras, o: PresentOptions): UserBasic {
-  const basic: UserBasic = {
-    id: user.id,
-    username: user.username,
-    name: user.name,
-    state: user.state,
-    avatar_url: avatarUrl(user, o.externalUrl),
-    web_url: flat(o.externalUrl, '/', user.username),
-  };
+  const basic = { id: user.id, username: user.username, name: user.name, state: user.state, avatar_url: avatarUrl(user, o.externalUrl) } as UserBasic;
   if (extras.customAttributes) basic.custom_attributes = extras.customAttributes;
+  basic.web_url = flat(o.externalUrl, '/', user.username);
   return basic;
 }
 
@@ -178,10 +173,8 @@ function localTime(user: UserEntityRow): string | null {
  * which keeps this order (exactJson).
  */
 export function presentUser(user: UserEntityRow, extras: UserExtras, o: PresentOptions): User {
-  // Properties are added in order rather than spread: this runs on every read of a user.
-  const entity = { id: user.id, username: user.username, name: user.name, state: user.state, avatar_url: avatarUrl(user, o.externalUrl) } as User;
-  if (extras.customAttributes) entity.custom_attributes = extras.customAttributes;
-  entity.web_url = flat(o.externalUrl, '/', user.username);
+  // UserBasic's fields, then the rest added in order rather than spread: this runs on every read of a user.
+  const entity = presentUserBasic(user, extras, o) as User;
   if (o.canReadProfile) entity.created_at = user.created_at;
   entity.bio = user.bio;
   entity.location = user.location;
