@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   const headers = { 'private-token': who === 'user' ? USER_TOKEN : ROOT_TOKEN };
   const probe = await fetch(base + url.replace('{n}', '2'), { headers });
   if (!probe.ok) throw new Error(`${url}: ${probe.status} ${await probe.text()}`);
-  // Lists remember whole answers (src/http/remembered-pages.ts); a parameter the API ignores,
+  // Lists remember whole answers (src/http/lists/remembered-pages.ts); a parameter the API ignores,
   // different on every request, has each page computed instead.
   // `{n}` in the path: a different seeded user id on every request (as bench/compare.ts).
   let n = 0;

@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const file = new SQLite(path.join(dataDir, 'kiln.sqlite3'), { readonly: true });
   const url = target.replace(':ci', String(ciProjectId));
   const headers = { 'private-token': who === 'user' ? USER_TOKEN : ROOT_TOKEN };
-  // Lists remember whole answers (src/http/remembered-pages.ts): a parameter the API ignores,
+  // Lists remember whole answers (src/http/lists/remembered-pages.ts): a parameter the API ignores,
   // different for each request, has every one computed, which is what this measures.
   const computed = (i: number) => `${url}${url.includes('?') ? '&' : '?'}bench=${i}`;
   let sent = 0;

@@ -122,7 +122,7 @@ async function main(): Promise<void> {
     // Seeded users have the ids 2 … USERS + 1; the rotating target walks them from the middle,
     // so each request reads a user no earlier request asked for (nothing remembered to answer from).
     const seededUser = (n: number) => `/api/v4/users/${2 + ((mid - 2 + n) % USERS)}`;
-    // Lists remember whole answers (src/http/remembered-pages.ts); a parameter the API ignores,
+    // Lists remember whole answers (src/http/lists/remembered-pages.ts); a parameter the API ignores,
     // different on every request, makes each one a URL no earlier request asked for, so these
     // targets measure computing the page.
     const computed = (path: string): Pick<Target, 'path' | 'paths'> => ({ path: `${path}&bench=0`, paths: (n) => `${path}&bench=${n}` });

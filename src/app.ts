@@ -4,13 +4,13 @@
  * it or listen on port 0 themselves.
  */
 import crypto from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { Config } from './config/schema.ts';
 import type { Database } from './db/database.ts';
 import type { JobTokenResolver, KilnContext } from './http/context.ts';
 import { AuthCache } from './http/auth/cache.ts';
 import type { Cluster } from './cluster/cluster.ts';
-import { parseQueryString } from './http/query-string.ts';
+import { parseQueryString } from './http/input/query-string.ts';
 import runningHandlers from './http/plugins/running-handlers.ts';
 import requestDefaults from './http/plugins/request-defaults.ts';
 import earlyAnswer from './http/plugins/early-answer.ts';
@@ -89,6 +89,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     jobTokens: deps.jobTokens ?? null,
   };
   app.decorate('kiln', context);
+  // Every route as registered, kept by reference so that what a later onRoute hook stamps on it
+  // (the declaring file, routes/area.ts) is read too: `npm run routes` and the route table tests.
+  const routeTable: RouteOptions[] = [];
+  app.decorate('routeTable', routeTable);
+  app.addHook('onRoute', (route) => {
+    routeTable.push(route);
+  });
 
   // kiln validates declared parameters itself (Grape's texts); response schemas still serialise.
   app.setValidatorCompiler(() => () => true);

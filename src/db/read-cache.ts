@@ -1,5 +1,5 @@
 /**
- * Rows of hot point reads, and whole answers of hot lists (http/remembered-pages.ts), remembered
+ * Rows of hot point reads, and whole answers of hot lists (http/lists/remembered-pages.ts), remembered
  * until the next write through the same database handle (write-epoch.ts) and for at most TTL_MS,
  * which bounds how long a write made by another server process can go unseen. Only handles
  * registered here cache (the app's own handle); reads inside a transaction use the transaction's

@@ -6,7 +6,7 @@
  */
 import { GraphQLError } from 'graphql';
 import type { SelectQueryBuilder } from 'kysely';
-import { MAX_COUNT } from '../http/pagination.ts';
+import { MAX_COUNT } from '../http/lists/pagination.ts';
 
 export const MAX_PAGE_SIZE = 100;
 

@@ -2,12 +2,13 @@
  * What every route reaches through `request.server.kiln`, and the per-request additions
  * (`request.caller`, `request.input`) with the route options that drive them.
  */
+import type { RouteOptions } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/schema.ts';
 import type { DB, UserRow } from '../db/types.ts';
 import type { Dialect } from '../db/database.ts';
 import type { AuthCache } from './auth/cache.ts';
-import type { ParamsDefinition } from './params.ts';
+import type { ParamsDefinition } from './input/params.ts';
 
 export type CredentialKind = 'personal_access_token' | 'impersonation_token' | 'oauth_token' | 'session' | 'job_token';
 
@@ -49,6 +50,8 @@ export type AuthMode = 'required' | 'optional' | 'non_get';
 declare module 'fastify' {
   interface FastifyInstance {
     kiln: KilnContext;
+    /** Every route registered, in order (app.ts). */
+    routeTable: RouteOptions[];
   }
   interface FastifyRequest {
     caller: Caller | null;

@@ -116,7 +116,7 @@ describe('changes made through one process, seen by the other', () => {
     await soon('total after a new project', async () => (await totalOnB()) === 3);
   });
 
-  it("forgets a list page the other process remembered once one of them wrote (src/http/remembered-pages.ts)", async () => {
+  it("forgets a list page the other process remembered once one of them wrote (src/http/lists/remembered-pages.ts)", async () => {
     const newestOnB = async () => (await b.request({ url: '/api/v4/users?per_page=1', token: ROOT_TOKEN })).json()[0].username as string;
     const before = await newestOnB();
     // Asked for twice: remembered on b from now on.

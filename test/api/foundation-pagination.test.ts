@@ -5,8 +5,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyPluginAsync } from 'fastify';
-import { keysetParams, keysetRequested, paginate, paginateKeyset, paginationParams } from '../../src/http/pagination.ts';
-import { defineParams, P } from '../../src/http/params.ts';
+import { keysetParams, keysetRequested, paginate, paginateKeyset, paginationParams } from '../../src/http/lists/pagination.ts';
+import { defineParams, P } from '../../src/http/input/params.ts';
 import { ROOT_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { createUser } from '../helpers/factories.ts';
 import { followNext, injectable, parseLink } from '../helpers/pagination.ts';

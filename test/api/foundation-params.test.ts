@@ -5,7 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyPluginAsync, InjectOptions } from 'fastify';
-import { defineParams, P, type UploadedFile } from '../../src/http/params.ts';
+import { defineParams, P, type UploadedFile } from '../../src/http/input/params.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
 const everyType = defineParams({

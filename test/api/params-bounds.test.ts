@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, ROOT_TOKEN, type TestApp } from '../helpers/app.ts';
 import { createToken, createUser } from '../helpers/factories.ts';
-import { defineParams, P, validateParams } from '../../src/http/params.ts';
+import { defineParams, P, validateParams } from '../../src/http/input/params.ts';
 
 describe('parameter bounds', () => {
   let t: TestApp;

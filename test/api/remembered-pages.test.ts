@@ -1,5 +1,5 @@
 /**
- * Remembered list answers (src/http/remembered-pages.ts): the same bytes and page headers as a
+ * Remembered list answers (src/http/lists/remembered-pages.ts): the same bytes and page headers as a
  * computed answer, without the page's statements; gone at the next write; kept apart per caller;
  * never skipping a check; and a waiting job's queued_duration still moving with the clock.
  */

@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ROOT_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { createToken, createUser } from '../helpers/factories.ts';
-import { sixMonthsAgo } from '../../src/http/routes/user-activities.ts';
+import { sixMonthsAgo } from '../../src/http/routes/users/activities.ts';
 
 describe('user counts', () => {
   let t: TestApp;

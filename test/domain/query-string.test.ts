@@ -1,11 +1,11 @@
 /**
- * The query-string fast path (src/http/query-string.ts) answers exactly as qs does with kiln's
+ * The query-string fast path (src/http/input/query-string.ts) answers exactly as qs does with kiln's
  * options, for every string it takes; the rest goes to qs itself.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import qs from 'qs';
-import { parseQueryString } from '../../src/http/query-string.ts';
+import { parseQueryString } from '../../src/http/input/query-string.ts';
 import { QS_OPTIONS } from '../../src/http/plugins/body-parsers.ts';
 
 describe('parseQueryString', () => {

@@ -1,8 +1,8 @@
-/** The query strings of Link URLs (src/http/pagination.ts toQuery): Rails' to_query, read back by qs. */
+/** The query strings of Link URLs (src/http/lists/pagination.ts toQuery): Rails' to_query, read back by qs. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import qs from 'qs';
-import { toQuery } from '../../src/http/pagination.ts';
+import { toQuery } from '../../src/http/lists/pagination.ts';
 import { QS_OPTIONS } from '../../src/http/plugins/body-parsers.ts';
 
 describe('toQuery', () => {

@@ -12,9 +12,9 @@ import type { RunnerRow } from '../../db/tables/ci.ts';
 import { runnerProjectIds, runnersQuery, type RunnerScope } from '../../domain/runners/runners.queries.ts';
 import { findProjectById } from '../../domain/projects/projects.queries.ts';
 import { namespacePathsById } from '../../domain/namespaces/namespaces.queries.ts';
-import { P } from '../params.ts';
+import { P } from '../input/params.ts';
 import { invalidParams } from '../errors.ts';
-import { paginate, paginationParams } from '../pagination.ts';
+import { paginate, paginationParams } from '../lists/pagination.ts';
 import { presentRunner, type RunnerOwners } from '../entities/runner.ts';
 
 export const RUNNER_STATUSES = ['active', 'paused', 'online', 'offline', 'stale', 'never_contacted', 'not_connected'] as const;

@@ -10,9 +10,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import formbody from '@fastify/formbody';
 import qs from 'qs';
-import type { UploadedFile } from '../params.ts';
-import { bufferFile, multipartParts, type MultipartLimits } from '../multipart.ts';
-import { indexRackArrays } from '../rack-arrays.ts';
+import type { UploadedFile } from '../input/params.ts';
+import { bufferFile, multipartParts, type MultipartLimits } from '../input/multipart.ts';
+import { indexRackArrays } from '../input/rack-arrays.ts';
 import { ApiError } from '../errors.ts';
 import { addRouteHook, routeMethods } from './route-hooks.ts';
 

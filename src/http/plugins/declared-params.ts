@@ -5,7 +5,7 @@
  */
 import fp from 'fastify-plugin';
 import type { preValidationHookHandler, RouteOptions } from 'fastify';
-import { validateRequestParams } from '../params.ts';
+import { validateRequestParams } from '../input/params.ts';
 
 /**
  * Validation runs last among the preValidation hooks: after authentication, the route's own

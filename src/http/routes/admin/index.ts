@@ -1,0 +1,20 @@
+/**
+ * Instance administration: settings, OAuth applications, audit events, the SCIM token.
+ *
+ * Every path of the area and its guard: `npm run routes -- admin`.
+ */
+import type { FastifyInstance } from 'fastify';
+import { registerFiles } from '../area.ts';
+import applications from './applications.ts';
+import applicationSettings from './application-settings.ts';
+import auditEvents from './audit-events.ts';
+import scimToken from './scim-token.ts';
+
+export default async function adminArea(api: FastifyInstance): Promise<void> {
+  await registerFiles(api, 'admin', {
+    'applications': applications,      // /applications
+    'application-settings': applicationSettings, // /application/settings
+    'audit-events': auditEvents,       // /audit_events, /projects/:id/audit_events, /groups/:id/audit_events
+    'scim-token': scimToken,           // /groups/:id/scim_token
+  });
+}

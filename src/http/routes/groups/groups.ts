@@ -1,0 +1,213 @@
+/**
+ * The groups resource (CONTRACT §4): create (the creator becomes Owner; a wiki repository is
+ * created), list (GroupsFinder visibility: anonymous readers see public groups, users their
+ * groups or with all_available=true every group they may see, administrators all), and show
+ * (GroupDetail with the group's projects the caller may see).
+ *
+ * Names order case-insensitively (lower(name), then id: the namespaces_kind_name index), so
+ * both engines agree. Anonymous readers may page by keyset with an opaque cursor, in name order
+ * ascending only (spec, Limits; reference §7.5); signed-in callers always get offset pages, as
+ * the Service presents their groups without pagination strategies.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import type { NamespaceRow } from '../../../db/types.ts';
+import { VISIBILITIES, VISIBILITY_LEVELS, visibilityLevel, type Visibility } from '../../../domain/permissions/access.ts';
+import { createGroup } from '../../../domain/groups/create-group.ts';
+import { canCreateTopLevelGroup, groupsQuery, orderGroups, PUBLIC_ONLY } from '../../../domain/groups/groups.queries.ts';
+import { authorizedGroupLevels } from '../../../domain/members/members.queries.ts';
+import { namespacePaths } from '../../../domain/namespaces/namespaces.queries.ts';
+import { findProjects } from '../../../domain/projects/project.finder.ts';
+import { conflict, forbidden, notFound, validationFailed } from '../../errors.ts';
+import { updateGroup } from '../../../domain/groups/update-group.ts';
+import { deleteGroup } from '../../../domain/groups/delete-group.ts';
+import { removeResourceBots } from '../../../domain/tokens/resource-access-tokens.ts';
+import { audit } from '../../audit.ts';
+import { READ_ONLY_MESSAGE } from '../../../domain/repositories/repositories.ts';
+import { checkUnmodifiedSince } from '../../unmodified-since.ts';
+import type { GroupContext } from '../../loaders/containers.ts';
+import type { FastifyRequest } from 'fastify';
+import { defineParams, P } from '../../input/params.ts';
+import { cursorKeysetParams, keysetRequested, keysetUnavailable, paginate, paginateCursor, paginationParams, type CursorKey } from '../../lists/pagination.ts';
+import { GroupDetailSchema, GroupSchema, presentGroup } from '../../entities/group.ts';
+import { authorizeGroup, loadGroup } from '../../loaders/containers.ts';
+import { presentProjectList } from '../../loaders/project-list.ts';
+import type { Project } from '../../entities/project.ts';
+
+const createParams = defineParams({
+  // Namespace's limits (255 each), checked before the group's directory is made (issue 13).
+  name: P.name(),
+  path: P.name(),
+  description: P.optional(P.name()),
+  visibility: P.optional(P.oneOf(VISIBILITIES, { description: 'default private' })),
+  parent_id: P.optional(P.integer({ description: 'create a sub-group of this group' })),
+});
+const listParams = defineParams({
+  all_available: P.optional(P.boolean()),
+  search: P.optional(P.string()),
+  owned: P.optional(P.boolean({ default: false })),
+  min_access_level: P.optional(P.oneOf(['10', '20', '30', '40', '50'] as const)),
+  top_level_only: P.optional(P.boolean({ default: false })),
+  skip_groups: P.optional(P.array(P.integer())),
+  order_by: P.optional(P.oneOf(['name', 'path', 'id'] as const, { default: 'name' })),
+  sort: P.optional(P.oneOf(['asc', 'desc'] as const, { default: 'asc' })),
+  ...paginationParams,
+  ...cursorKeysetParams,
+});
+/** The keyset order of groups: name (case-insensitively), then id. */
+const NAME_KEYS: CursorKey<NamespaceRow>[] = [
+  { name: 'name', column: 'name', lower: true, value: (g) => g.name, type: 'string' },
+  { name: 'id', column: 'id', value: (g) => g.id, type: 'number' },
+];
+
+const showParams = defineParams({ id: P.string({ description: 'group id or URL-encoded full path' }) });
+
+const updateParams = defineParams({
+  id: P.string({ description: 'group id or URL-encoded full path' }),
+  name: P.optional(P.string()),
+  path: P.optional(P.string()),
+  description: P.optional(P.string({ ownErrors: true })),
+  visibility: P.optional(P.oneOf(VISIBILITIES)),
+});
+
+/** GroupDetail lists at most this many projects (the Service's projects limit on the entity). */
+const DETAIL_PROJECTS_LIMIT = 100;
+
+const groups: FastifyPluginAsync = async (app) => {
+  const { db, config } = app.kiln;
+  const externalUrl = config.externalUrl;
+
+  app.post('/groups', {
+    config: { auth: 'required', params: createParams },
+    schema: { summary: 'Create a group or sub-group', tags: ['groups'], response: { 201: GroupSchema } },
+  }, async (request, reply) => {
+    const input = request.input as { name: string; path: string; description?: string; visibility?: Visibility; parent_id?: number | null };
+    const user = request.caller!.user;
+    let parent = null;
+    if (input.parent_id != null) {
+      const ctx = await loadGroup(request, String(input.parent_id));
+      authorizeGroup(ctx, 'create_subgroup');
+      parent = { row: ctx.group, fullPath: ctx.fullPath, fullName: ctx.fullName };
+    } else if (!canCreateTopLevelGroup(user)) {
+      throw forbidden();
+    }
+    const result = await createGroup(db, config.storages, {
+      creator: user, name: input.name, path: input.path, description: input.description ?? '',
+      visibilityLevel: visibilityLevel(input.visibility ?? 'private'), parent: parent ? { row: parent.row, fullPath: parent.fullPath } : null,
+    });
+    if (!result.ok) throw validationFailed(result.errors);
+    const paths = parent
+      ? { fullPath: `${parent.fullPath}/${result.group.path}`, fullName: `${parent.fullName} / ${result.group.name}` }
+      : { fullPath: result.group.path, fullName: result.group.name };
+    reply.code(201);
+    return presentGroup(result.group, paths, { externalUrl, admin: user.admin === 1 });
+  });
+
+  app.get('/groups', {
+    config: { auth: 'optional', params: listParams },
+    schema: { summary: 'List groups', tags: ['groups'], response: { 200: Type.Array(GroupSchema) } },
+  }, async (request, reply) => {
+    const input = request.input as {
+      all_available?: boolean | null; search?: string; owned: boolean; min_access_level?: string; top_level_only: boolean;
+      skip_groups?: number[]; order_by: 'name' | 'path' | 'id'; sort: 'asc' | 'desc';
+    };
+    const viewer = request.caller?.user ?? null;
+    const levels = viewer ? await authorizedGroupLevels(db, viewer.id) : new Map<number, number>();
+    const min = input.min_access_level ? Number(input.min_access_level) : null;
+    const memberIds = [...levels].filter(([, l]) => min === null || l >= min).map(([id]) => id);
+    // all_available defaults to true for anonymous readers and administrators, false for users.
+    const allAvailable = input.all_available ?? (!viewer || viewer.admin === 1);
+    let memberOf: number[] | null = memberIds;
+    let includeVisible: { minVisibility: number } | null = null;
+    if (!viewer) {
+      memberOf = [];
+      includeVisible = PUBLIC_ONLY;
+    } else if (min === null && !input.owned && allAvailable) {
+      if (viewer.admin) memberOf = null;
+      else includeVisible = { minVisibility: viewer.external ? VISIBILITY_LEVELS.public : VISIBILITY_LEVELS.internal };
+    }
+    const qb = groupsQuery(db, {
+      memberOf, includeVisible, search: input.search || undefined, topLevelOnly: input.top_level_only,
+      skipGroups: input.skip_groups ?? undefined,
+      ownedIds: input.owned ? [...levels].filter(([, l]) => l >= 50).map(([id]) => id) : undefined,
+    });
+    let rows: NamespaceRow[];
+    if (!viewer && keysetRequested(request.input)) {
+      if (input.order_by !== 'name' || input.sort !== 'asc') throw keysetUnavailable();
+      rows = await paginateCursor(request, reply, qb, { keys: NAME_KEYS, sort: 'asc' });
+    } else {
+      rows = await paginate(db, request, reply, orderGroups(qb, input.order_by, input.sort));
+    }
+    const paths = await namespacePaths(db, rows);
+    return rows.map((g) => presentGroup(g, paths.get(g.id)!, { externalUrl, admin: viewer?.admin === 1 }));
+  });
+
+  /** GroupDetail: the group with the projects the viewer may see (GET and PUT answer it). */
+  async function presentDetail(request: FastifyRequest, ctx: Pick<GroupContext, 'group' | 'fullPath' | 'fullName'>) {
+    const viewer = request.caller?.user ?? null;
+    const qb = await findProjects(db, viewer, { namespaceIds: [ctx.group.id] });
+    const rows = await qb.orderBy('projects.id', 'asc').limit(DETAIL_PROJECTS_LIMIT).execute();
+    const projects = await presentProjectList(db, rows, { externalUrl, admin: false }) as Project[];
+    return {
+      ...presentGroup(ctx.group, ctx, { externalUrl, admin: viewer?.admin === 1 }),
+      projects,
+      shared_projects: [],
+    };
+  }
+
+  app.get('/groups/:id', {
+    config: { auth: 'optional', params: showParams },
+    schema: { summary: 'A group with its projects', tags: ['groups'], response: { 200: GroupDetailSchema } },
+  }, async (request) => presentDetail(request, await loadGroup(request, (request.input as { id: string }).id)));
+
+  app.put('/groups/:id', {
+    config: { auth: 'required', params: updateParams },
+    schema: { summary: 'Update a group (Owner)', tags: ['groups'], response: { 200: GroupDetailSchema } },
+  }, async (request) => {
+    const input = request.input as { id: string; name?: string; path?: string; description?: string; visibility?: Visibility };
+    const ctx = await loadGroup(request, input.id);
+    authorizeGroup(ctx, 'admin_group');
+    const result = await updateGroup(db, ctx.group, {
+      name: input.name, path: input.path, description: input.description,
+      visibilityLevel: input.visibility ? visibilityLevel(input.visibility) : undefined,
+    });
+    if (!result.ok) {
+      if ('notFound' in result) throw notFound('Group');
+      throw validationFailed(result.errors);
+    }
+    const paths = (await namespacePaths(db, [result.group])).get(result.group.id)!;
+    return presentDetail(request, { group: result.group, fullPath: paths.fullPath, fullName: paths.fullName });
+  });
+
+  app.delete('/groups/:id', {
+    config: { auth: 'required', params: showParams },
+    schema: { summary: 'Delete a group, its sub-groups and projects (repositories removed in the background)', tags: ['groups'] },
+  }, async (request, reply) => {
+    const ctx = await loadGroup(request, (request.input as { id: string }).id);
+    authorizeGroup(ctx, 'admin_group');
+    checkUnmodifiedSince(request, ctx.group.updated_at);
+    // The Service (EE Groups::DestroyService) records the deletion as AuditEventService's
+    // :destroy for the group: `remove: group`, the group as entity and target.
+    const result = await deleteGroup(db, app.jobs, ctx.group.id, (trx) => audit(request, {
+      entityType: 'Group', entityId: ctx.group.id, entityPath: ctx.fullPath,
+      target: { id: ctx.group.id, type: 'Group', details: ctx.fullPath }, change: { kind: 'remove', what: 'group' },
+    }, trx));
+    if (!result.ok) {
+      // A repository of the group is moving to another storage: removing it now would lose
+      // the move's copy or pull the source from under it (see delete-group.ts).
+      if (result.reason === 'read_only') throw conflict(READ_ONLY_MESSAGE);
+      throw notFound('Group');
+    }
+    // The access tokens of the group, its sub-groups and projects go with them: their bots are
+    // deleted, as DELETE /projects/:id does (domain/tokens/resource-access-tokens.ts).
+    const host = new URL(externalUrl).hostname;
+    for (const id of await removeResourceBots(db, result.botIds, { hardDelete: false, host, dataDir: config.dataDir, shards: config.storages })) {
+      app.kiln.authCache.invalidateUser(id);
+    }
+    // destroy_conditionally! with an asynchronous service: `202 Accepted`.
+    reply.code(202);
+    return { message: '202 Accepted' };
+  });
+};
+
+export default groups;

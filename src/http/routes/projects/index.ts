@@ -1,0 +1,20 @@
+/**
+ * Projects and what belongs to one outside its repository and CI: members (of groups too), snippets, project and group access tokens.
+ *
+ * Every path of the area and its guard: `npm run routes -- projects`.
+ */
+import type { FastifyInstance } from 'fastify';
+import { registerFiles } from '../area.ts';
+import projects from './projects.ts';
+import members from './members.ts';
+import snippets from './snippets.ts';
+import accessTokens from './access-tokens.ts';
+
+export default async function projectsArea(api: FastifyInstance): Promise<void> {
+  await registerFiles(api, 'projects', {
+    'projects': projects,              // /projects, /projects/:id, /projects/:id/(archive|unarchive), /projects/user/:user_id
+    'members': members,                // /projects/:id/members, /groups/:id/members
+    'snippets': snippets,              // /snippets[/:id[/raw]]
+    'access-tokens': accessTokens,     // /projects/:id/access_tokens, /groups/:id/access_tokens
+  });
+}

@@ -1,0 +1,257 @@
+/**
+ * The projects resource (CONTRACT §4; issue 3): create, list, show, update, archive, unarchive,
+ * delete. `:id` is an integer or the URL-encoded full path. Reading follows the project policy
+ * (public projects answer without authentication); administrators also see the storage shard.
+ */
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import type { NamespaceRow, UserRow } from '../../../db/types.ts';
+import { findUserById } from '../../../domain/users/users.queries.ts';
+import { findNamespaceById, namespacePaths } from '../../../domain/namespaces/namespaces.queries.ts';
+import { groupActor } from '../../../domain/permissions/actors.ts';
+import { canOnGroup } from '../../../domain/permissions/group.policy.ts';
+import { MEMBER_ACCESS_LEVELS, VISIBILITIES, visibilityLevel, type Visibility } from '../../../domain/permissions/access.ts';
+import { pathFromName } from '../../../domain/namespaces/paths.ts';
+import { createProject, type FieldErrors } from '../../../domain/projects/create-project.ts';
+import { updateProject } from '../../../domain/projects/update-project.ts';
+import { deleteProject } from '../../../domain/projects/delete-project.ts';
+import { findProjects } from '../../../domain/projects/project.finder.ts';
+import { updateProjectRow } from '../../../domain/projects/projects.queries.ts';
+import { badRequest, conflict, notFound, validationFailed } from '../../errors.ts';
+import { READ_ONLY_MESSAGE } from '../../../domain/repositories/repositories.ts';
+import { authenticatedAsAdmin } from '../../auth/admin.ts';
+import { defineParams, P } from '../../input/params.ts';
+import { keysetParams, keysetRequested, paginate, paginateKeyset, paginationParams } from '../../lists/pagination.ts';
+import { compileSerializer, serializeWith } from '../../entities/serializers.ts';
+import { presentProject, presentProjectWithAdmin, ProjectSchema, ProjectWithAdminSchema, type NamespaceInfo } from '../../entities/project.ts';
+import type { ProjectRow } from '../../../db/tables/projects.ts';
+import { authorizeProject, loadProject } from '../../loaders/containers.ts';
+import { presentProjectList } from '../../loaders/project-list.ts';
+import { resourceBotIds } from '../../../domain/tokens/tokens.queries.ts';
+import { removeResourceBots } from '../../../domain/tokens/resource-access-tokens.ts';
+
+const serialize = {
+  Project: compileSerializer(ProjectSchema),
+  ProjectWithAdmin: compileSerializer(ProjectWithAdminSchema),
+  Projects: compileSerializer(Type.Array(ProjectSchema)),
+  ProjectsWithAdmin: compileSerializer(Type.Array(ProjectWithAdminSchema)),
+};
+const OneProject = Type.Union([ProjectWithAdminSchema, ProjectSchema]);
+
+/**
+ * A new default branch or a deletion while the repository moves to another storage. The
+ * Service has no API-level refusal for either (it moves HEAD or removes the repository under
+ * the move); kiln refuses them as a conflict with the move under way, in the words the git layer
+ * uses for a push, so that the move neither loses the write nor copies a removed repository.
+ */
+const readOnly = () => conflict(READ_ONLY_MESSAGE);
+
+/** The Service's project offset ceiling (reference §7.4). */
+const PROJECT_MAX_OFFSET = { limit: 50_000, typeName: 'Project' };
+/** Project's `validates :description, length: { maximum: 2000 }`. */
+const PROJECT_DESCRIPTION_MAX = 2000;
+const ORDERS = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at'] as const;
+
+const createAttributes = {
+  // Project's limits (name and path 255, description 2000), checked before any directory is made.
+  name: P.optional(P.name({ description: 'project name (path derived from it when absent)' })),
+  path: P.optional(P.name({ description: 'repository path (name derived from it when absent)' })),
+  description: P.optional(P.string({ maxLength: PROJECT_DESCRIPTION_MAX })),
+  visibility: P.optional(P.oneOf(VISIBILITIES, { description: 'default private' })),
+  default_branch: P.optional(P.name({ description: 'branch HEAD names' })),
+  initialize_with_readme: P.optional(P.boolean({ default: false })),
+};
+const createParams = defineParams({ ...createAttributes, namespace_id: P.optional(P.integer({ description: 'default: the personal namespace' })) }, { atLeastOneOf: [['name', 'path']] });
+const createForUserParams = defineParams({ ...createAttributes, user_id: P.integer(), namespace_id: P.optional(P.integer()) }, { atLeastOneOf: [['name', 'path']] });
+const idParams = defineParams({ id: P.string({ description: 'project id or URL-encoded full path' }) });
+const updateParams = defineParams({
+  id: P.string(),
+  name: P.optional(P.name()),
+  path: P.optional(P.name()),
+  description: P.optional(P.string({ maxLength: PROJECT_DESCRIPTION_MAX })),
+  default_branch: P.optional(P.name()),
+  visibility: P.optional(P.oneOf(VISIBILITIES)),
+  public_builds: P.optional(P.boolean({ description: 'non-members may read jobs, logs and artifacts by visibility (default true)' })),
+}, { atLeastOneOf: [['name', 'path', 'description', 'default_branch', 'visibility', 'public_builds']] });
+const listParams = defineParams({
+  archived: P.optional(P.boolean()),
+  visibility: P.optional(P.oneOf(VISIBILITIES)),
+  search: P.optional(P.string()),
+  owned: P.optional(P.boolean({ default: false })),
+  membership: P.optional(P.boolean({ default: false })),
+  simple: P.optional(P.boolean({ default: false })),
+  min_access_level: P.optional(P.oneOf(MEMBER_ACCESS_LEVELS.map(String) as unknown as readonly ['10'])),
+  order_by: P.optional(P.oneOf(ORDERS, { default: 'created_at' })),
+  sort: P.optional(P.oneOf(['asc', 'desc'] as const, { default: 'desc' })),
+  repository_storage: P.optional(P.string({ description: 'administrators only' })),
+  last_activity_after: P.optional(P.dateTime()),
+  last_activity_before: P.optional(P.dateTime()),
+  ...keysetParams,
+  ...paginationParams,
+});
+
+interface CreateInput {
+  name?: string; path?: string; description?: string; visibility?: Visibility; default_branch?: string;
+  initialize_with_readme: boolean; namespace_id?: number | null;
+}
+
+const projects: FastifyPluginAsync = async (app) => {
+  const { db, config } = app.kiln;
+  const externalUrl = config.externalUrl;
+
+  function send(reply: FastifyReply, viewer: UserRow | null, project: ProjectRow, ns: NamespaceInfo) {
+    if (viewer?.admin) {
+      serializeWith(reply, serialize.ProjectWithAdmin);
+      return presentProjectWithAdmin(project, ns, externalUrl);
+    }
+    serializeWith(reply, serialize.Project);
+    return presentProject(project, ns, externalUrl);
+  }
+
+  /** May `creator` create a project in `namespace`? (Projects::CreateService#allowed_namespace?). */
+  async function mayCreateIn(creator: UserRow, namespace: NamespaceRow | undefined): Promise<boolean> {
+    if (!namespace) return false;
+    if (namespace.kind === 'user') return namespace.owner_id === creator.id || creator.admin === 1;
+    const lineage = (await namespacePaths(db, [namespace])).get(namespace.id)!.lineage;
+    return canOnGroup(await groupActor(db, creator, lineage), 'create_projects', namespace);
+  }
+
+  async function personalLimitError(creator: UserRow, namespace: NamespaceRow): Promise<string | null> {
+    if (namespace.kind !== 'user' || namespace.owner_id !== creator.id) return null;
+    if (creator.projects_limit === 0) return 'Personal project creation is not allowed. Please contact your administrator with questions';
+    const row = await db.selectFrom('projects').select((eb) => eb.fn.countAll<number>().as('n')).where('namespace_id', '=', namespace.id).executeTakeFirstOrThrow();
+    return Number(row.n) >= creator.projects_limit ? `Your project limit is ${creator.projects_limit} projects! Please contact your administrator to increase it` : null;
+  }
+
+  async function create(reply: FastifyReply, viewer: UserRow, creator: UserRow, input: CreateInput) {
+    const namespace = input.namespace_id != null
+      ? await findNamespaceById(db, input.namespace_id)
+      : await db.selectFrom('namespaces').selectAll().where('owner_id', '=', creator.id).where('kind', '=', 'user').executeTakeFirst();
+    if (!(await mayCreateIn(creator, namespace))) throw validationFailed({ namespace: ['is not valid'] });
+    const limit = await personalLimitError(creator, namespace!);
+    if (limit) throw validationFailed({ limit_reached: [limit] });
+    const paths = (await namespacePaths(db, [namespace!])).get(namespace!.id)!;
+    const name = input.name ?? input.path!;
+    const result = await createProject(db, config.storages, {
+      creator, namespace: namespace!, namespaceFullPath: paths.fullPath, name, path: input.path ?? pathFromName(name),
+      description: input.description ?? null, visibilityLevel: visibilityLevel(input.visibility ?? 'private'),
+      defaultBranch: input.default_branch ?? null, initializeWithReadme: input.initialize_with_readme,
+    });
+    if (!result.ok) throw validationFailed(result.errors as FieldErrors);
+    reply.code(201);
+    return send(reply, viewer, result.project, { namespace: namespace!, fullPath: paths.fullPath, fullName: paths.fullName });
+  }
+
+  app.post('/projects', {
+    config: { auth: 'required', params: createParams },
+    schema: { summary: 'Create a project', tags: ['projects'], response: { 201: OneProject } },
+  }, async (request, reply) => {
+    const viewer = request.caller!.user;
+    return create(reply, viewer, viewer, request.input as unknown as CreateInput);
+  });
+
+  app.post('/projects/user/:user_id', {
+    config: { auth: 'required', params: createForUserParams },
+    schema: { summary: 'Create a project for a user (administrators)', tags: ['projects'], response: { 201: OneProject } },
+  }, async (request, reply) => {
+    const admin = authenticatedAsAdmin(request);
+    const input = request.input as unknown as CreateInput & { user_id: number };
+    const owner = await findUserById(db, input.user_id);
+    if (!owner) throw notFound('User');
+    return create(reply, admin, owner, input);
+  });
+
+  app.get('/projects', {
+    config: { auth: 'optional', params: listParams },
+    schema: { summary: 'List projects visible to the caller', tags: ['projects'], response: { 200: Type.Array(OneProject) } },
+  }, async (request, reply) => {
+    const input = request.input as Record<string, any>;
+    const viewer = request.caller?.user ?? null;
+    const admin = viewer?.admin === 1;
+    const qb = await findProjects(db, viewer, {
+      archived: input.archived ?? undefined,
+      visibility: input.visibility,
+      search: input.search || undefined,
+      owned: input.owned === true,
+      membership: input.membership === true,
+      minAccessLevel: input.min_access_level ? Number(input.min_access_level) : undefined,
+      // Only administrators may filter by shard; others' value is ignored as by the Service.
+      repositoryStorage: admin ? input.repository_storage : undefined,
+      lastActivityAfter: input.last_activity_after,
+      lastActivityBefore: input.last_activity_before,
+      ...(keysetRequested(input) ? {} : { idAfter: input.id_after ?? undefined, idBefore: input.id_before ?? undefined }),
+    });
+    const rows = keysetRequested(input)
+      ? await paginateKeyset(request, reply, qb, { orderBy: input.order_by, supported: ['id'], sort: input.sort })
+      : await paginate(db, request, reply, input.order_by === 'id'
+        ? qb.orderBy('projects.id', input.sort)
+        : qb.orderBy(`projects.${input.order_by as Exclude<(typeof ORDERS)[number], 'id'>}`, input.sort).orderBy('projects.id', input.sort), { maxOffset: PROJECT_MAX_OFFSET });
+    serializeWith(reply, admin ? serialize.ProjectsWithAdmin : serialize.Projects);
+    return presentProjectList(db, rows, { externalUrl, admin });
+  });
+
+  app.get('/projects/:id', {
+    config: { auth: 'optional', params: idParams },
+    schema: { summary: 'A single project (public projects without authentication)', tags: ['projects'], response: { 200: OneProject } },
+  }, async (request, reply) => {
+    const ctx = await loadProject(request, (request.input as { id: string }).id);
+    return send(reply, request.caller?.user ?? null, ctx.project, ctx.namespace);
+  });
+
+  app.put('/projects/:id', {
+    config: { auth: 'required', params: updateParams },
+    schema: { summary: 'Update a project', tags: ['projects'], response: { 200: OneProject } },
+  }, async (request, reply) => {
+    const input = request.input as { id: string; name?: string; path?: string; description?: string; default_branch?: string; visibility?: Visibility; public_builds?: boolean | null };
+    const ctx = await loadProject(request, input.id);
+    authorizeProject(ctx, 'update_project');
+    const result = await updateProject(db, config.storages, ctx.project, ctx.namespace.namespace, {
+      name: input.name, path: input.path, description: input.description, defaultBranch: input.default_branch,
+      visibilityLevel: input.visibility ? visibilityLevel(input.visibility) : undefined,
+    });
+    if (!result.ok) {
+      if (result.reason === 'default_branch') throw badRequest('Could not set the default branch');
+      if (result.reason === 'not_found') throw notFound('Project');
+      if (result.reason === 'read_only') throw readOnly();
+      throw validationFailed(result.errors);
+    }
+    const project = typeof input.public_builds === 'boolean'
+      ? await updateProjectRow(db, result.project.id, { public_builds: input.public_builds ? 1 : 0 })
+      : result.project;
+    return send(reply, request.caller!.user, project, ctx.namespace);
+  });
+
+  for (const [action, archived] of [['archive', 1], ['unarchive', 0]] as const) {
+    app.post(`/projects/:id/${action}`, {
+      config: { auth: 'required', params: idParams },
+      schema: { summary: `${action[0].toUpperCase()}${action.slice(1)} a project`, tags: ['projects'], response: { 201: OneProject } },
+    }, async (request, reply) => {
+      const ctx = await loadProject(request, (request.input as { id: string }).id);
+      authorizeProject(ctx, 'archive_project');
+      const project = await updateProjectRow(db, ctx.project.id, { archived });
+      reply.code(201);
+      return send(reply, request.caller!.user, project, ctx.namespace);
+    });
+  }
+
+  app.delete('/projects/:id', {
+    config: { auth: 'required', params: idParams },
+    schema: { summary: 'Delete a project and its repository', tags: ['projects'], response: { 202: Type.Object({ message: Type.String() }) } },
+  }, async (request, reply) => {
+    const ctx = await loadProject(request, (request.input as { id: string }).id);
+    authorizeProject(ctx, 'delete_project');
+    const bots = await resourceBotIds(db, 'Project', ctx.project.id);
+    const result = await deleteProject(db, config.storages, ctx.project.id);
+    if (!result.ok) throw result.reason === 'not_found' ? notFound('Project') : readOnly();
+    // The project's access tokens go with it: their bots are deleted (domain/tokens/resource-access-tokens.ts).
+    const host = new URL(config.externalUrl).hostname;
+    for (const id of await removeResourceBots(db, bots, { hardDelete: false, host, dataDir: config.dataDir, shards: config.storages })) {
+      app.kiln.authCache.invalidateUser(id);
+    }
+    // The Service's `accepted!`: 202 {"message":"202 Accepted"} (reference §6.1).
+    reply.code(202);
+    return { message: '202 Accepted' };
+  });
+};
+
+export default projects;

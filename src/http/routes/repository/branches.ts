@@ -1,0 +1,113 @@
+/**
+ * Branches of a project's repository (the Service's API::Branches): list, show, create from a
+ * ref, delete. Reading needs `download_code`, writing `push_code`. A branch name in the path is
+ * URL-encoded when it holds slashes. Every change goes through afterRefUpdate.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import { listRefs, mergedBranches, type RefEntry } from '../../../domain/repositories/git-read.ts';
+import { createBranch, deleteBranch } from '../../../domain/repositories/ref-writes.ts';
+import { ciEnvFrom } from '../../../domain/pipelines/ci-env.ts';
+import { afterRefUpdate } from '../../../domain/repositories/after-ref-update.ts';
+import { validRefName } from '../../../domain/repositories/ref-names.ts';
+import { ApiError, notFound } from '../../errors.ts';
+import { defineParams, P } from '../../input/params.ts';
+import { paginateArray, paginationParams } from '../../lists/pagination.ts';
+import { BranchSchema, presentBranch, type Branch } from '../../entities/branch.ts';
+import { checkUnmodifiedSince } from '../../unmodified-since.ts';
+import { loadRepository, presentCommits, repositoryReadOnly, type RepositoryContext } from '../../loaders/repository.ts';
+import { matchesRefSearch, MAX_REF_SEARCH } from './ref-search.ts';
+
+const listParams = defineParams({
+  id: P.string(),
+  search: P.optional(P.string({ description: 'part of the name; ^ anchors the start, $ the end' })),
+  sort: P.optional(P.oneOf(['name_asc', 'updated_asc', 'updated_desc'] as const, { default: 'name_asc' })),
+  ...paginationParams,
+});
+const oneParams = defineParams({ id: P.string(), branch: P.string() });
+const createParams = defineParams({ id: P.string(), branch: P.string({ ownErrors: true }), ref: P.string() });
+
+const branches: FastifyPluginAsync = async (app) => {
+  const { db, config } = app.kiln;
+
+  async function present(ctx: RepositoryContext, refs: RefEntry[]): Promise<Branch[]> {
+    const defaultBranch = ctx.project.default_branch;
+    const [commits, merged] = await Promise.all([
+      presentCommits(ctx, refs.map((r) => r.commitId)),
+      defaultBranch && refs.length > 0 ? mergedBranches(ctx.repo.gitDir, `refs/heads/${defaultBranch}`) : Promise.resolve(new Set<string>()),
+    ]);
+    return refs.map((r) => presentBranch(r.name, commits.get(r.commitId)!, {
+      merged: r.name !== defaultBranch && merged.has(r.name), canPush: ctx.canPush, isDefault: r.name === defaultBranch, projectWebUrl: ctx.webUrl,
+    }));
+  }
+
+  async function findBranch(ctx: RepositoryContext, name: string): Promise<RefEntry> {
+    const [ref] = validRefName(name) ? await listRefs(ctx.repo.gitDir, 'refs/heads/', name) : [];
+    if (!ref) throw notFound('Branch');
+    return ref;
+  }
+
+  app.get('/projects/:id/repository/branches', {
+    config: { auth: 'optional', params: listParams },
+    schema: { summary: "A project's branches", tags: ['branches'], response: { 200: Type.Array(BranchSchema) } },
+  }, async (request, reply) => {
+    const input = request.input as { id: string; search?: string; sort: 'name_asc' | 'updated_asc' | 'updated_desc' };
+    const ctx = await loadRepository(request, input.id, 'read');
+    if (input.search && input.search.length > MAX_REF_SEARCH) return paginateArray(request, reply, []);
+    let refs = await listRefs(ctx.repo.gitDir, 'refs/heads/');
+    if (input.search) refs = refs.filter((r) => matchesRefSearch(r.name, input.search!));
+    if (input.sort === 'name_asc') refs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    else refs.sort((a, b) => (Date.parse(a.committedDate) - Date.parse(b.committedDate)) * (input.sort === 'updated_asc' ? 1 : -1) || (a.name < b.name ? -1 : 1));
+    return present(ctx, paginateArray(request, reply, refs));
+  });
+
+  app.get('/projects/:id/repository/branches/:branch', {
+    config: { auth: 'optional', params: oneParams },
+    schema: { summary: 'One branch', tags: ['branches'], response: { 200: BranchSchema } },
+  }, async (request) => {
+    const input = request.input as { id: string; branch: string };
+    const ctx = await loadRepository(request, input.id, 'read');
+    return (await present(ctx, [await findBranch(ctx, input.branch)]))[0];
+  });
+
+  app.post('/projects/:id/repository/branches', {
+    config: { auth: 'required', params: createParams },
+    schema: { summary: 'Create a branch from a ref', tags: ['branches'], response: { 201: BranchSchema } },
+  }, async (request, reply) => {
+    const input = request.input as { id: string; branch: string; ref: string };
+    const ctx = await loadRepository(request, input.id, 'write');
+    const result = await createBranch(db, ctx.repo, input.branch, input.ref);
+    if (!result.ok) {
+      if (result.reason === 'read_only') throw repositoryReadOnly();
+      throw new ApiError(400, { message: result.message });
+    }
+    await afterRefUpdate(ciEnvFrom(db, config), ctx.project, [result.update], request.caller!.user.id, (err) => request.log.error({ err }, 'could not create the pipelines of a ref update'));
+    // The default branch may have just come to be (the first branch of an empty repository).
+    const project = await db.selectFrom('projects').selectAll().where('id', '=', ctx.project.id).executeTakeFirst();
+    reply.code(201);
+    return (await present({ ...ctx, project: project ?? ctx.project }, [await findBranch(ctx, input.branch)]))[0];
+  });
+
+  app.delete('/projects/:id/repository/branches/:branch', {
+    config: { auth: 'required', params: oneParams },
+    schema: { summary: 'Delete a branch', tags: ['branches'] },
+  }, async (request, reply) => {
+    const input = request.input as { id: string; branch: string };
+    const ctx = await loadRepository(request, input.id, 'write');
+    const branch = await findBranch(ctx, input.branch);
+    // destroy_conditionally!: the branch's last change is its commit's date.
+    checkUnmodifiedSince(request, branch.committedDate);
+    const result = await deleteBranch(db, ctx.repo, input.branch, ctx.project.default_branch);
+    if (!result.ok) {
+      if (result.reason === 'read_only') throw repositoryReadOnly();
+      if (result.reason === 'not_found') throw notFound('Branch');
+      // Branches::DeleteService answers 405 for the default branch.
+      throw new ApiError(result.reason === 'default_branch' ? 405 : 400, { message: result.message });
+    }
+    await afterRefUpdate(ciEnvFrom(db, config), ctx.project, [result.update], request.caller!.user.id, (err) => request.log.error({ err }, 'could not create the pipelines of a ref update'));
+    reply.code(204).send();
+  });
+
+};
+
+export default branches;

@@ -1,0 +1,48 @@
+/**
+ * A group's runners (the Service's lib/api/ci/runners.rb, 15.2; spec, Deprecations: GET
+ * /groups/:id/runners): the group runners of the group and its subgroups, and a new registration
+ * token for registering them. `type=project_type` (and `instance_type`) answer the empty list, as
+ * 15.2 does (the deprecation table: "always returned empty"). Both take the group's Owner.
+ */
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { descendantGroupIds } from '../../../domain/namespaces/namespaces.queries.ts';
+import { resetRegistrationToken } from '../../../domain/runners/registration-token.ts';
+import { defineParams, P } from '../../input/params.ts';
+import { authorizeGroup, loadGroup, type GroupContext } from '../../loaders/containers.ts';
+import { listRunners, runnerListParams } from '../../loaders/runners.ts';
+import { RunnerSchema } from '../../entities/runner.ts';
+import { RegistrationTokenSchema } from './project-runners.ts';
+
+const listParams = defineParams({ id: P.string(), ...runnerListParams });
+const groupParams = defineParams({ id: P.string() });
+
+const groupRunners: FastifyPluginAsync = async (app) => {
+  const { db } = app.kiln;
+  const tags = ['runners'];
+
+  async function ownedGroup(request: FastifyRequest): Promise<GroupContext> {
+    const ctx = await loadGroup(request, (request.input as { id: string }).id);
+    authorizeGroup(ctx, 'admin_group');
+    return ctx;
+  }
+
+  app.get('/groups/:id/runners', {
+    config: { auth: 'required', params: listParams },
+    schema: { summary: 'Group runners of a group and its subgroups', tags, response: { 200: Type.Array(RunnerSchema) } },
+  }, async (request, reply) => {
+    const ctx = await ownedGroup(request);
+    const groupIds = [ctx.group.id, ...(await descendantGroupIds(db, [ctx.group.id])).keys()];
+    return listRunners(request, reply, { projectIds: [], groupIds, instance: false });
+  });
+
+  app.post('/groups/:id/runners/reset_registration_token', {
+    config: { auth: 'required', params: groupParams },
+    schema: { summary: "A new registration token for the group's runners (shown once)", tags, response: { 201: RegistrationTokenSchema } },
+  }, async (request, reply) => {
+    const ctx = await ownedGroup(request);
+    return reply.code(201).send({ token: await resetRegistrationToken(db, 'Namespace', ctx.group.id), token_expires_at: null });
+  });
+};
+
+export default groupRunners;

@@ -1,0 +1,86 @@
+/**
+ * A project's runners (the Service's lib/api/ci/runners.rb, 15.2; spec, Deprecations: GET and
+ * POST /projects/:id/runners): the runners available to it (its own project runners, the group
+ * runners of its groups, the instance runners), enabling another project runner for it,
+ * disabling one, and a new registration token for registering its runners. All take Maintainer.
+ */
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { isUniqueViolation } from '../../../db/constraints.ts';
+import { deleteRunnerProject, findRunner, insertRunnerProject, runnerProjectIds } from '../../../domain/runners/runners.queries.ts';
+import { resetRegistrationToken } from '../../../domain/runners/registration-token.ts';
+import { canAdminRunner } from '../../../domain/runners/runner-access.ts';
+import { forbidden, notFound, validationFailed } from '../../errors.ts';
+import { defineParams, P } from '../../input/params.ts';
+import { authorizeProject, loadProject, type ProjectContext } from '../../loaders/containers.ts';
+import { listRunners, runnerListParams } from '../../loaders/runners.ts';
+import { presentRunner, RunnerSchema } from '../../entities/runner.ts';
+
+export const RegistrationTokenSchema = Type.Object({ token: Type.String(), token_expires_at: Type.Union([Type.String(), Type.Null()]) }, { title: 'RunnerRegistrationToken' });
+
+const listParams = defineParams({ id: P.string(), ...runnerListParams });
+const enableParams = defineParams({ id: P.string(), runner_id: P.integer({ description: 'a project runner of another project' }) });
+const projectParams = defineParams({ id: P.string() });
+
+const projectRunners: FastifyPluginAsync = async (app) => {
+  const { db } = app.kiln;
+  const tags = ['runners'];
+
+  async function maintainedProject(request: FastifyRequest): Promise<ProjectContext> {
+    const ctx = await loadProject(request, (request.input as { id: string }).id);
+    // admin_project: Maintainer.
+    authorizeProject(ctx, 'update_project');
+    return ctx;
+  }
+
+  app.get('/projects/:id/runners', {
+    config: { auth: 'required', params: listParams },
+    schema: { summary: "Runners available to a project: its own, its groups', the instance's", tags, response: { 200: Type.Array(RunnerSchema) } },
+  }, async (request, reply) => {
+    const ctx = await maintainedProject(request);
+    return listRunners(request, reply, { projectIds: [ctx.project.id], groupIds: ctx.lineage, instance: true });
+  });
+
+  app.post('/projects/:id/runners', {
+    config: { auth: 'required', params: enableParams },
+    schema: { summary: 'Enable a project runner for this project too', tags, response: { 201: RunnerSchema } },
+  }, async (request, reply) => {
+    const ctx = await maintainedProject(request);
+    const runner = await findRunner(db, (request.input as { runner_id: number }).runner_id);
+    if (!runner) throw notFound('Runner');
+    if (runner.runner_type === 'instance_type') throw forbidden('Runner is shared');
+    if (runner.runner_type === 'group_type') throw forbidden('Runner is a group runner');
+    if (runner.locked) throw forbidden('Runner is locked');
+    if (!await canAdminRunner(db, request.caller!.user, runner)) throw forbidden('No access granted');
+    try {
+      await insertRunnerProject(db, runner.id, ctx.project.id);
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      throw validationFailed({ runner_id: ['has already been taken'] });
+    }
+    return reply.code(201).send(presentRunner(runner));
+  });
+
+  app.delete('/projects/:id/runners/:runner_id', {
+    config: { auth: 'required', params: enableParams },
+    schema: { summary: 'Disable a project runner for this project', tags, response: { 204: Type.Null() } },
+  }, async (request, reply) => {
+    const ctx = await maintainedProject(request);
+    const runnerId = (request.input as { runner_id: number }).runner_id;
+    const projects = await runnerProjectIds(db, runnerId);
+    if (!projects.includes(ctx.project.id)) throw notFound('Runner');
+    if (projects.length === 1) throw forbidden('Only one project associated with the runner. Please remove the runner instead');
+    await deleteRunnerProject(db, runnerId, ctx.project.id);
+    return reply.code(204).send();
+  });
+
+  app.post('/projects/:id/runners/reset_registration_token', {
+    config: { auth: 'required', params: projectParams },
+    schema: { summary: "A new registration token for the project's runners (shown once)", tags, response: { 201: RegistrationTokenSchema } },
+  }, async (request, reply) => {
+    const ctx = await maintainedProject(request);
+    return reply.code(201).send({ token: await resetRegistrationToken(db, 'Project', ctx.project.id), token_expires_at: null });
+  });
+};
+
+export default projectRunners;

@@ -1,0 +1,134 @@
+/**
+ * The runner protocol as gitlab-runner speaks it (CONTRACT §4; lib/api/ci/runner.rb): register,
+ * verify and unregister a runner, ask for a job, report on it. Logs and artifacts are in
+ * runner-files.ts. Runners authenticate with their own token, jobs with their job token; user
+ * credentials play no part.
+ */
+import { dependenciesOf } from '../../../domain/runners/job-dependencies.ts';
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import { ciEnvFrom } from '../../../domain/pipelines/ci-env.ts';
+import { findPipeline } from '../../../domain/pipelines/pipelines.queries.ts';
+import { findProjectById } from '../../../domain/projects/projects.queries.ts';
+import { namespacePathsById } from '../../../domain/namespaces/namespaces.queries.ts';
+import { jobArtifacts, latestPipelineJobs } from '../../../domain/jobs/jobs.queries.ts';
+import { registerRunner } from '../../../domain/runners/register-runner.ts';
+import { registrationTokenOwner } from '../../../domain/runners/registration-token.ts';
+import { requestJob } from '../../../domain/runners/request-job.ts';
+import { FAILURE_REASONS, RUNNER_STATES, updateJobState } from '../../../domain/runners/update-job-state.ts';
+import { deleteRunner } from '../../../domain/runners/runners.queries.ts';
+import { forbidden, validationFailed } from '../../errors.ts';
+import { defineParams, P } from '../../input/params.ts';
+import { RunnerRegistrationSchema } from '../../entities/runner.ts';
+import { presentJobRequest } from '../../entities/job-request.ts';
+import { authenticateJob, authenticateRunner, jobTokenOf, type RunnerInfo } from '../../runner-auth.ts';
+
+const info = P.optional(P.object({
+  name: P.optional(P.string()), version: P.optional(P.string()), revision: P.optional(P.string()),
+  platform: P.optional(P.string()), architecture: P.optional(P.string()),
+}, { description: "the runner's metadata" }));
+
+export const ACCESS_LEVELS = ['not_protected', 'ref_protected'] as const;
+
+const registerParams = defineParams({
+  token: P.string({ description: 'registration token' }),
+  description: P.optional(P.string()),
+  maintainer_note: P.optional(P.string({ description: 'deprecated: use maintenance_note' })),
+  maintenance_note: P.optional(P.string({ description: 'free-form maintenance notes (1024 characters)' })),
+  info,
+  active: P.optional(P.boolean({ description: 'deprecated: use paused' })),
+  paused: P.optional(P.boolean()),
+  locked: P.optional(P.boolean()),
+  access_level: P.optional(P.oneOf(ACCESS_LEVELS)),
+  run_untagged: P.optional(P.boolean()),
+  tag_list: P.optional(P.array(P.string(), { commaSeparated: true })),
+  maximum_timeout: P.optional(P.integer()),
+});
+const tokenParams = defineParams({ token: P.string({ description: "the runner's authentication token" }) });
+const requestParams = defineParams({ token: P.string(), last_update: P.optional(P.string()), info });
+const updateParams = defineParams({
+  id: P.integer(),
+  token: P.optional(P.string({ description: 'job token (or the JOB-TOKEN header)' })),
+  state: P.optional(P.oneOf(RUNNER_STATES)),
+  failure_reason: P.optional(P.oneOf(FAILURE_REASONS)),
+  exit_code: P.optional(P.integer()),
+  checksum: P.optional(P.string()),
+});
+
+const runnerProtocol: FastifyPluginAsync = async (app) => {
+  const { db, config } = app.kiln;
+
+  app.post('/runners', {
+    config: { auth: 'optional', params: registerParams },
+    schema: { summary: 'Register a runner with the registration token', tags: ['runner protocol'], response: { 201: RunnerRegistrationSchema } },
+  }, async (request, reply) => {
+    const input = request.input as Record<string, any>;
+    const result = await registerRunner(db, await registrationTokenOwner(db, config.runnerRegistrationToken, input.token), {
+      description: input.description,
+      // The deprecated maintainer_note counts only when maintenance_note is absent.
+      maintenanceNote: input.maintenance_note ?? input.maintainer_note,
+      active: input.paused !== undefined && input.paused !== null ? !input.paused : input.active ?? undefined,
+      locked: input.locked ?? undefined,
+      runUntagged: input.run_untagged ?? undefined,
+      tagList: input.tag_list ?? [],
+      accessLevel: input.access_level,
+      maximumTimeout: input.maximum_timeout,
+      info: input.info,
+      ipAddress: request.ip,
+    });
+    if (!result.ok) throw result.reason === 'forbidden' ? forbidden() : validationFailed(result.errors);
+    return reply.code(201).send({ id: result.runner.id, token: result.token, token_expires_at: null });
+  });
+
+  app.post('/runners/verify', {
+    config: { auth: 'optional', params: tokenParams },
+    schema: { summary: "Check a runner's authentication token", tags: ['runner protocol'], response: { 200: RunnerRegistrationSchema } },
+  }, async (request, reply) => {
+    const token = (request.input as { token: string }).token;
+    const runner = await authenticateRunner(request, token);
+    return reply.code(200).send({ id: runner.id, token, token_expires_at: null });
+  });
+
+  app.delete('/runners', {
+    config: { auth: 'optional', params: tokenParams },
+    schema: { summary: 'Unregister a runner', tags: ['runner protocol'] },
+  }, async (request, reply) => {
+    const runner = await authenticateRunner(request, (request.input as { token: string }).token);
+    await deleteRunner(db, runner.id);
+    return reply.code(204).send();
+  });
+
+  app.post('/jobs/request', {
+    config: { auth: 'optional', params: requestParams },
+    schema: { summary: 'A runner asks for a job: 201 with the job, 204 when none matches', tags: ['runner protocol'], response: { 201: Type.Unknown(), 204: Type.Null() } },
+  }, async (request, reply) => {
+    const input = request.input as { token: string; info?: RunnerInfo };
+    const runner = await authenticateRunner(request, input.token, input.info);
+    const assigned = await requestJob(ciEnvFrom(db, config), runner);
+    if (!assigned) return reply.code(204).send();
+    const { job, token } = assigned;
+    const pipeline = (await findPipeline(db, job.pipeline_id))!;
+    const project = (await findProjectById(db, job.project_id))!;
+    const ns = (await namespacePathsById(db, [project.namespace_id])).get(project.namespace_id)!;
+    const deps = dependenciesOf(job, await latestPipelineJobs(db, job.pipeline_id));
+    const artifacts = await jobArtifacts(db, deps.map((d) => d.id));
+    return reply.code(201).type('application/json').send(JSON.stringify(presentJobRequest({
+      job, token, runner, pipeline, project, projectFullPath: `${ns.fullPath}/${project.path}`, namespaceFullPath: ns.fullPath,
+      dependencies: deps.map((d) => ({ job: d, artifacts: artifacts.filter((a) => a.job_id === d.id) })),
+      externalUrl: config.externalUrl, serverVersion: app.kiln.version.version, ciVariables: assigned.variables,
+    })));
+  });
+
+  app.put('/jobs/:id', {
+    config: { auth: 'optional', params: updateParams },
+    schema: { summary: 'A runner reports the state of its job', tags: ['runner protocol'] },
+  }, async (request, reply) => {
+    const input = request.input as { id: number; token?: string; state?: (typeof RUNNER_STATES)[number]; failure_reason?: string; exit_code?: number };
+    const job = await authenticateJob(request, input.id, jobTokenOf(request, input));
+    const updated = input.state ? await updateJobState(ciEnvFrom(db, config), job, input.state, input.failure_reason, input.exit_code) : job;
+    reply.header('job-status', updated.status);
+    return reply.code(200).send();
+  });
+};
+
+export default runnerProtocol;

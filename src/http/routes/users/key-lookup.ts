@@ -1,0 +1,61 @@
+/**
+ * SSH keys looked up across users (lib/api/keys.rb, reference §2.1): by id, and by fingerprint in
+ * either form ("SHA256:<base64>" or MD5 "aa:bb:…"), answering SSHKeyWithUser. Administrators only.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { KeyRow } from '../../../db/tables/keys.ts';
+import { findKeyByFingerprint, findKeyById } from '../../../domain/keys/keys.queries.ts';
+import { parseFingerprintQuery } from '../../../domain/keys/ssh-public-key.ts';
+import { findUserProfile, identitiesOf } from '../../../domain/users/users.queries.ts';
+import { authenticatedAsAdmin } from '../../auth/admin.ts';
+import { ApiError, notFound, recordNotFound } from '../../errors.ts';
+import { defineParams, P } from '../../input/params.ts';
+import { presentSshKey, SSHKeyWithUserSchema } from '../../entities/ssh-key.ts';
+import { presentUserPublic } from '../../entities/user.ts';
+
+const params = {
+  show: defineParams({ id: P.string({ description: 'key id' }) }),
+  find: defineParams({ fingerprint: P.string({ description: 'SHA256:<base64> or MD5 aa:bb:… fingerprint' }) }),
+};
+
+const tags = ['keys'];
+
+const keys: FastifyPluginAsync = async (app) => {
+  const { db, config } = app.kiln;
+
+  async function presentWithUser(key: KeyRow, viewerId: number) {
+    const [owner, identities] = await Promise.all([findUserProfile(db, key.user_id, viewerId), identitiesOf(db, [key.user_id])]);
+    if (!owner) throw recordNotFound();
+    const user = presentUserPublic(owner, {
+      followers: owner.followers, following: owner.following, isFollowed: owner.is_followed > 0, identities,
+    }, { externalUrl: config.externalUrl, canReadProfile: true });
+    return { ...presentSshKey(key, owner, config.externalUrl), user };
+  }
+
+  app.get('/keys/:id', {
+    config: { auth: 'required', params: params.show },
+    schema: { summary: 'An SSH key with its owner, by id (administrators)', tags, response: { 200: SSHKeyWithUserSchema } },
+  }, async (request) => {
+    const admin = authenticatedAsAdmin(request);
+    const { id } = request.input as { id: string };
+    // Key.find: a missing or non-numeric id is ActiveRecord's RecordNotFound (reference §6.2).
+    const key = /^\d{1,10}$/.test(id) ? await findKeyById(db, Number(id)) : undefined;
+    if (!key) throw recordNotFound();
+    return presentWithUser(key, admin.id);
+  });
+
+  app.get('/keys', {
+    config: { auth: 'required', params: params.find },
+    schema: { summary: 'An SSH key with its owner, by fingerprint (administrators)', tags, response: { 200: SSHKeyWithUserSchema } },
+  }, async (request) => {
+    const admin = authenticatedAsAdmin(request);
+    const { fingerprint } = request.input as { fingerprint: string };
+    const query = parseFingerprintQuery(fingerprint);
+    if (!query) throw new ApiError(400, { message: 'Failed to return the key' });
+    const key = await findKeyByFingerprint(db, query);
+    if (!key) throw notFound('Key');
+    return presentWithUser(key, admin.id);
+  });
+};
+
+export default keys;

@@ -1,0 +1,51 @@
+/**
+ * GET /users/:id/memberships (spec, Users; administrators): the user's direct project and group
+ * memberships. `type` is validated before the administrator check, as Grape validates before the
+ * endpoint body runs (reference §6.4). access_level is a string holding the integer, as the
+ * spec's Membership entity says.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import type { MemberSourceType } from '../../../db/tables/projects.ts';
+import { findUserById } from '../../../domain/users/users.queries.ts';
+import { membershipsQuery } from '../../../domain/members/members.queries.ts';
+import { authenticatedAsAdmin } from '../../auth/admin.ts';
+import { notFound } from '../../errors.ts';
+import { defineParams, P } from '../../input/params.ts';
+import { paginate, paginationParams } from '../../lists/pagination.ts';
+
+const MembershipSchema = Type.Object({
+  source_id: Type.Integer(),
+  source_name: Type.String(),
+  source_type: Type.String(),
+  access_level: Type.String(),
+}, { title: 'Membership' });
+
+const params = defineParams({
+  id: P.integer({ description: 'user id' }),
+  type: P.optional(P.oneOf(['Project', 'Namespace'] as const)),
+  ...paginationParams,
+});
+
+const memberships: FastifyPluginAsync = async (app) => {
+  const { db } = app.kiln;
+
+  app.get('/users/:id(^\\d+$)/memberships', {
+    config: { auth: 'required', params },
+    schema: { summary: "A user's direct memberships (administrators)", tags: ['users'], response: { 200: Type.Array(MembershipSchema) } },
+  }, async (request, reply) => {
+    authenticatedAsAdmin(request);
+    const input = request.input as { id: number; type?: MemberSourceType };
+    const user = await findUserById(db, input.id);
+    if (!user) throw notFound('User');
+    const rows = await paginate(db, request, reply, membershipsQuery(db, user.id, input.type));
+    return rows.map((r) => ({
+      source_id: r.source_id,
+      source_name: (r.source_type === 'Project' ? r.project_name : r.group_name) ?? '',
+      source_type: r.source_type,
+      access_level: String(r.access_level),
+    }));
+  });
+};
+
+export default memberships;

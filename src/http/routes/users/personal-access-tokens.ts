@@ -1,0 +1,119 @@
+/**
+ * Personal access tokens (lib/api/personal_access_tokens.rb): users list, read and revoke their
+ * own; administrators every user's, optionally filtered by user. `self` is the token the request
+ * authenticated with. Who learns what follows the Service: a non-administrator asking for a token
+ * that is not theirs (or does not exist) gets 401, an administrator 404; revoking a token one may
+ * not revoke is 400.
+ */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { PersonalAccessTokenRow } from '../../../db/types.ts';
+import { todayDate } from '../../../domain/clock.ts';
+import {
+  findPersonalAccessTokenById, revokePersonalAccessToken, tokensQuery, type TokenFilters, type TokenState,
+} from '../../../domain/tokens/tokens.queries.ts';
+import { isStorableId } from '../../../db/constraints.ts';
+import { badRequest, notFound, recordNotFound, unauthorized } from '../../errors.ts';
+import { paginate, paginationParams } from '../../lists/pagination.ts';
+import { defineParams, P } from '../../input/params.ts';
+import { PersonalAccessTokenSchema, presentPersonalAccessToken } from '../../entities/personal-access-token.ts';
+import { auditUser } from '../../audit.ts';
+import { findUserById } from '../../../domain/users/users.queries.ts';
+
+const params = {
+  list: defineParams({
+    user_id: P.optional(P.integer({ description: "only this user's tokens (others' for administrators only)" })),
+    state: P.optional(P.oneOf(['active', 'inactive'] as const, { description: 'active or inactive' })),
+    revoked: P.optional(P.boolean({ description: 'only revoked (true) or unrevoked (false) tokens' })),
+    ...paginationParams,
+  }),
+  one: defineParams({ id: P.integer({ description: 'token id' }) }),
+};
+
+const tags = ['personal_access_tokens'];
+
+const personalAccessTokens: FastifyPluginAsync = async (app) => {
+  const { db, authCache } = app.kiln;
+
+  /** The personal access or impersonation token this request authenticated with, if any. */
+  async function currentToken(request: FastifyRequest): Promise<PersonalAccessTokenRow> {
+    const credential = request.caller!.credential;
+    const kind = credential.kind;
+    const row = kind === 'personal_access_token' || kind === 'impersonation_token'
+      ? await findPersonalAccessTokenById(db, credential.id) : undefined;
+    if (!row) throw notFound();
+    return row;
+  }
+
+  async function revoke(request: FastifyRequest, reply: FastifyReply, token: PersonalAccessTokenRow) {
+    const caller = request.caller!.user;
+    // PersonalAccessTokens::RevokeService: one's own tokens, or any token for an administrator.
+    if (caller.admin !== 1 && token.user_id !== caller.id) throw badRequest();
+    await revokePersonalAccessToken(db, token.id);
+    authCache.invalidateToken(token.impersonation === 1 ? 'impersonation_token' : 'personal_access_token', token.id);
+    const owner = await findUserById(db, token.user_id);
+    if (owner) await auditUser(request, owner, `Revoked ${token.impersonation === 1 ? 'impersonation' : 'personal access'} token with id ${token.id}`);
+    return reply.code(204).send();
+  }
+
+  app.get('/personal_access_tokens', {
+    config: { auth: 'required', params: params.list },
+    schema: { summary: 'Personal access tokens: own ones, or every user\'s for administrators', tags, response: { 200: Type.Array(PersonalAccessTokenSchema) } },
+  }, async (request, reply) => {
+    const caller = request.caller!.user;
+    const input = request.input as { user_id?: number | null; state?: TokenState; revoked?: boolean | null };
+    const filters: TokenFilters = {};
+    if (input.state) filters.state = input.state;
+    if (typeof input.revoked === 'boolean') filters.revoked = input.revoked;
+    const userId = typeof input.user_id === 'number' ? input.user_id : undefined;
+    if (caller.admin === 1) {
+      if (userId !== undefined) {
+        // An unknown user has no tokens (isStorableId keeps the filter inside the column's range).
+        filters.userId = isStorableId(userId) ? userId : 0;
+      }
+    } else {
+      if (userId !== undefined && userId !== caller.id) throw unauthorized();
+      // Users see their personal access tokens; impersonation tokens stay administrators' business.
+      filters.userId = caller.id;
+      filters.impersonation = false;
+    }
+    const now = new Date();
+    const rows = await paginate(db, request, reply, tokensQuery(db, filters, todayDate(now)));
+    return rows.map((row) => presentPersonalAccessToken(row, now));
+  });
+
+  app.get('/personal_access_tokens/self', {
+    config: { auth: 'required' },
+    schema: { summary: 'The token this request authenticated with', tags, response: { 200: PersonalAccessTokenSchema } },
+  }, async (request) => presentPersonalAccessToken(await currentToken(request)));
+
+  app.get('/personal_access_tokens/:id', {
+    config: { auth: 'required', params: params.one },
+    schema: { summary: 'One personal access token', tags, response: { 200: PersonalAccessTokenSchema } },
+  }, async (request) => {
+    const caller = request.caller!.user;
+    const { id } = request.input as { id: number };
+    const token = await findPersonalAccessTokenById(db, id);
+    if (token && (caller.admin === 1 || token.user_id === caller.id)) return presentPersonalAccessToken(token);
+    // Only administrators learn whether a token exists.
+    throw caller.admin === 1 ? notFound() : unauthorized();
+  });
+
+  app.delete('/personal_access_tokens/self', {
+    config: { auth: 'required' },
+    schema: { summary: 'Revokes the token this request authenticated with', tags },
+  }, async (request, reply) => revoke(request, reply, await currentToken(request)));
+
+  app.delete('/personal_access_tokens/:id', {
+    config: { auth: 'required', params: params.one },
+    schema: { summary: 'Revokes a personal access token (own ones; any for administrators)', tags },
+  }, async (request, reply) => {
+    const { id } = request.input as { id: number };
+    const token = await findPersonalAccessTokenById(db, id);
+    // PersonalAccessToken.find: ActiveRecord's RecordNotFound (reference §6.2).
+    if (!token) throw recordNotFound();
+    return revoke(request, reply, token);
+  });
+};
+
+export default personalAccessTokens;
