@@ -18,7 +18,10 @@
  * fails these names no row: an out-of-range id is looked up as 0 and a string with NUL or beyond
  * its bound as '' (no row has either), so the route answers its own 404.
  */
-import { Type, type Static, type TObject, type TProperties, type TSchema } from 'typebox';
+import {
+  Type, type Static, type TArray, type TBoolean, type TInteger, type TNumber, type TObject, type TOptional, type TProperties, type TSchema,
+  type TString, type TUnsafe,
+} from 'typebox';
 import { isStorableText } from '../../db/constraints.ts';
 import { invalidParams, missingAttribute, validationFailed } from '../errors.ts';
 
@@ -57,7 +60,20 @@ export function defineParams<P extends TProperties>(properties: P, rules: ParamR
   return { schema: Type.Object(properties), rules };
 }
 
-export type ParamsOf<D> = D extends ParamsDefinition<infer T> ? Static<T> : never;
+declare const DEFAULTED: unique symbol;
+/**
+ * Phantom mark of a parameter declared with a `default`: validation fills it in when it is not
+ * given, so the handler's input has it even when it is optional (P.optional keeps the mark).
+ */
+export interface HasDefault { readonly [DEFAULTED]: true }
+type WithDefault<T extends TSchema, O> = O extends { default: {} | null } ? T & HasDefault : T;
+
+type DefaultedKeys<Props> = { [K in keyof Props]: Props[K] extends HasDefault ? K : never }[keyof Props];
+type Flat<T> = { [K in keyof T]: T[K] };
+/** A definition's validated input: its Static type, with defaulted parameters always present. */
+export type InputOfProperties<Props extends TProperties> =
+  Flat<Omit<Static<TObject<Props>>, DefaultedKeys<Props>> & { [K in DefaultedKeys<Props>]-?: Static<Props[K]> }>;
+export type ParamsOf<D> = D extends ParamsDefinition<TObject<infer Props>> ? InputOfProperties<Props> : never;
 
 interface Extra {
   [key: string | symbol]: unknown;
@@ -92,30 +108,32 @@ interface IntegerExtra extends Extra {
 /** Builders for the Grape types kiln uses. */
 export const P = {
   /** An integer within its column's range (INT32 unless `minimum`/`maximum` say otherwise). */
-  integer: (o: IntegerExtra = {}) => {
+  integer: <O extends IntegerExtra>(o: O = {} as O) => {
     const { exceptValues, ...rest } = o;
-    return Type.Integer({ minimum: INT32_MIN, maximum: INT32_MAX, ...rest, ...(exceptValues ? { 'x-except-values': exceptValues } : {}) });
+    const extra = exceptValues ? { 'x-except-values': exceptValues } : {};
+    return Type.Integer({ minimum: INT32_MIN, maximum: INT32_MAX, ...rest, ...extra }) as WithDefault<TInteger, O>;
   },
-  number: (o: Extra = {}) => Type.Number(o),
+  number: <O extends Extra>(o: O = {} as O) => Type.Number(o) as WithDefault<TNumber, O>,
   /** A string without NUL, at most `maxLength` characters (default DEFAULT_MAX_STRING). */
-  string: (o: StringExtra = {}) => Type.String(stringSchema(o, DEFAULT_MAX_STRING)),
+  string: <O extends StringExtra>(o: O = {} as O) => Type.String(stringSchema(o, DEFAULT_MAX_STRING)) as WithDefault<TString, O>,
   /** A name, path, title or other `varchar(255)` value: at most NAME_MAX characters. */
-  name: (o: StringExtra = {}) => Type.String(stringSchema(o, NAME_MAX)),
-  boolean: (o: Extra = {}) => Type.Boolean(o),
+  name: <O extends StringExtra>(o: O = {} as O) => Type.String(stringSchema(o, NAME_MAX)) as WithDefault<TString, O>,
+  boolean: <O extends Extra>(o: O = {} as O) => Type.Boolean(o) as WithDefault<TBoolean, O>,
   /** A string limited to `values` (Grape `values:`). */
-  oneOf: <const V extends readonly string[]>(values: V, o: Extra = {}) =>
-    Type.Unsafe<V[number]>({ type: 'string', enum: [...values], ...o }),
+  oneOf: <const V extends readonly string[], O extends Extra = Extra>(values: V, o: O = {} as O) =>
+    Type.Unsafe<V[number]>({ type: 'string', enum: [...values], ...o }) as WithDefault<TUnsafe<V[number]>, O>,
   /** YYYY-MM-DD, a day that exists. */
-  date: (o: Extra = {}) => Type.String({ format: 'date', maxLength: 10, ...o }),
+  date: <O extends Extra>(o: O = {} as O) => Type.String({ format: 'date', maxLength: 10, ...o }) as WithDefault<TString, O>,
   /** ISO 8601, normalised to UTC `…Z`. */
-  dateTime: (o: Extra = {}) => Type.String({ format: 'date-time', maxLength: 64, ...o }),
-  array: <T extends TSchema>(items: T, o: Extra & { commaSeparated?: boolean } = {}) => {
+  dateTime: <O extends Extra>(o: O = {} as O) => Type.String({ format: 'date-time', maxLength: 64, ...o }) as WithDefault<TString, O>,
+  array: <T extends TSchema, O extends Extra & { commaSeparated?: boolean } = Extra>(items: T, o: O = {} as O) => {
     const { commaSeparated, ...rest } = o;
-    return Type.Array(items, { ...rest, ...(commaSeparated ? { 'x-comma-separated': true } : {}) });
+    return Type.Array(items, { ...rest, ...(commaSeparated ? { 'x-comma-separated': true } : {}) }) as WithDefault<TArray<T>, O>;
   },
   /** A value that may be sent as one string or as an array of strings (e.g. the jobs `scope`). */
-  stringOrArray: <const V extends readonly string[]>(values: V, o: Extra = {}) =>
-    Type.Unsafe<V[number][]>({ type: 'array', items: { type: 'string', enum: [...values] }, 'x-wrap-string': true, ...o }),
+  stringOrArray: <const V extends readonly string[], O extends Extra = Extra>(values: V, o: O = {} as O) =>
+    Type.Unsafe<V[number][]>({ type: 'array', items: { type: 'string', enum: [...values] }, 'x-wrap-string': true, ...o }) as
+      WithDefault<TUnsafe<V[number][]>, O>,
   /** A hash `name[key]=value`. */
   hash: (o: Extra & { valueMaxLength?: number; ownErrors?: boolean } = {}) => {
     const { valueMaxLength, ownErrors, ...rest } = o;
@@ -123,7 +141,8 @@ export const P = {
   },
   object: <P2 extends TProperties>(props: P2, o: Extra = {}) => Type.Object(props, o),
   file: (o: Extra = {}) => Type.Unsafe<UploadedFile>({ type: 'string', format: 'binary', 'x-file': true, ...o }),
-  optional: Type.Optional,
+  /** Not required; keeps the mark of a parameter with a default (always present after validation). */
+  optional: <T extends TSchema>(schema: T) => Type.Optional(schema) as unknown as TOptional<T>,
 };
 
 type Coerced = { value: unknown } | { error: string; outOfRange?: true; tooLong?: number; unstorable?: true };

@@ -11,6 +11,7 @@ import { authenticatedAsAdmin } from '../../auth/admin.ts';
 import { invalidParams, validationFailed } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { ApplicationSettingSchema, presentApplicationSetting } from '../../entities/application-setting.ts';
+import { route } from '../../route.ts';
 
 const SETTINGS = [
   'require_admin_approval_after_user_signup', 'repository_storages_weighted',
@@ -37,21 +38,17 @@ const applicationSettings: FastifyPluginAsync = async (app) => {
     authenticatedAsAdmin(request);
   };
 
-  app.get('/application/settings', {
-    config: { auth: 'required' },
+  route(app, {
+    method: 'GET', url: '/application/settings', auth: 'required',
     schema: { summary: 'The instance settings (administrators)', tags, response: { 200: ApplicationSettingSchema } },
     preValidation: adminOnly,
-  }, async () => presentApplicationSetting(await getAllSettings(db), config.storages));
+  }, async (_context) => presentApplicationSetting(await getAllSettings(db), config.storages));
 
-  app.put('/application/settings', {
-    config: { auth: 'required', params: updateParams },
+  route(app, {
+    method: 'PUT', url: '/application/settings', auth: 'required', params: updateParams,
     schema: { summary: 'Change instance settings (administrators)', tags, response: { 200: ApplicationSettingSchema } },
     preValidation: adminOnly,
-  }, async (request) => {
-    const input = request.input as {
-      require_admin_approval_after_user_signup?: boolean | null; repository_storages_weighted?: Record<string, string> | null;
-      search_rate_limit?: number | null; search_rate_limit_unauthenticated?: number | null; user_email_lookup_limit?: number | null;
-    };
+  }, async ({ input }) => {
     for (const name of SETTINGS) {
       if ((input as Record<string, unknown>)[name] === null) throw invalidParams([`${name} is invalid`]);
     }

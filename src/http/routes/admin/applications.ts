@@ -13,6 +13,7 @@ import { invalidParams, notFound, validationFailed } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { ApplicationSchema, ApplicationWithSecretSchema, presentApplication, presentApplicationWithSecret } from '../../entities/application.ts';
 import { auditUser } from '../../audit.ts';
+import { route } from '../../route.ts';
 
 const tags = ['applications'];
 
@@ -33,12 +34,11 @@ const applications: FastifyPluginAsync = async (app) => {
     authenticatedAsAdmin(request);
   };
 
-  app.post('/applications', {
-    config: { auth: 'required', params: createParams },
+  route(app, {
+    method: 'POST', url: '/applications', auth: 'required', params: createParams,
     schema: { summary: 'Create an application (administrators)', tags, response: { 201: ApplicationWithSecretSchema } },
     preValidation: adminOnly,
-  }, async (request, reply) => {
-    const input = request.input as { name: string; redirect_uri: string; scopes: string; confidential: boolean | null };
+  }, async ({ request, reply, input, caller }) => {
     // Grape's `allow_blank: false` on scopes.
     if (input.scopes.trim() === '') throw invalidParams(['scopes is empty']);
     const result = await createApplication(db, {
@@ -46,30 +46,30 @@ const applications: FastifyPluginAsync = async (app) => {
       confidential: input.confidential ?? true,
     }, null);
     if (!result.ok) throw validationFailed(result.errors);
-    await auditUser(request, request.caller!.user, `Created OAuth application ${result.value.application.name} (${result.value.application.id})`);
+    await auditUser(request, caller.user, `Created OAuth application ${result.value.application.name} (${result.value.application.id})`);
     reply.code(201);
     return presentApplicationWithSecret(result.value.application, result.value.secret);
   });
 
-  app.get('/applications', {
-    config: { auth: 'required' },
+  route(app, {
+    method: 'GET', url: '/applications', auth: 'required',
     schema: { summary: 'List instance-wide applications (administrators)', tags, response: { 200: Type.Array(ApplicationSchema) } },
     preValidation: adminOnly,
-  }, async () => {
+  }, async (_context) => {
     return (await listInstanceApplications(db)).map(presentApplication);
   });
 
-  app.delete('/applications/:id', {
-    config: { auth: 'required', params: idParams },
+  route(app, {
+    method: 'DELETE', url: '/applications/:id', auth: 'required', params: idParams,
     schema: { summary: 'Delete an application and its tokens (administrators)', tags },
     preValidation: adminOnly,
-  }, async (request, reply) => {
-    const { id } = request.input as { id: number };
+  }, async ({ request, reply, input, caller }) => {
+    const { id } = input;
     const application = await findApplicationById(db, id);
     if (!application || application.owner_id !== null) throw notFound('Application');
     const { tokenIds } = await deleteApplication(db, id);
     for (const tokenId of tokenIds) authCache.invalidateToken('oauth_token', tokenId);
-    await auditUser(request, request.caller!.user, `Deleted OAuth application ${application.name} (${application.id})`);
+    await auditUser(request, caller.user, `Deleted OAuth application ${application.name} (${application.id})`);
     return reply.code(204).send();
   });
 };

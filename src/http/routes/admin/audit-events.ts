@@ -14,6 +14,7 @@ import { defineParams, P } from '../../input/params.ts';
 import { keysetParams, keysetRequested, keysetUnavailable, paginate, paginateKeyset, paginationParams } from '../../lists/pagination.ts';
 import { authorizeGroup, authorizeProject, loadGroup, loadProject } from '../../loaders/containers.ts';
 import { AuditEventSchema, presentAuditEvent } from '../../entities/audit-event.ts';
+import { route } from '../../route.ts';
 
 const ENTITY_TYPES = ['User', 'Group', 'Project'] as const;
 const dates = {
@@ -59,20 +60,20 @@ const auditEvents: FastifyPluginAsync = async (app) => {
     return presentAuditEvent(row);
   };
 
-  app.get('/audit_events', {
-    config: { auth: 'required', params: instanceParams },
+  route(app, {
+    method: 'GET', url: '/audit_events', auth: 'required', params: instanceParams,
     schema: { summary: "The instance's audit events, newest first (administrators)", tags, response: list },
-  }, async (request, reply) => {
+  }, async ({ request, reply }) => {
     authenticatedAsAdmin(request);
     return page(request, reply, filtersOf(request));
   });
 
-  app.get('/audit_events/:id', {
-    config: { auth: 'required', params: oneParams },
+  route(app, {
+    method: 'GET', url: '/audit_events/:id', auth: 'required', params: oneParams,
     schema: { summary: 'One audit event (administrators)', tags, response: one },
-  }, async (request) => {
+  }, async ({ request, input }) => {
     authenticatedAsAdmin(request);
-    return single((request.input as { id: number }).id, {});
+    return single(input.id, {});
   });
 
   async function ownedGroup(request: FastifyRequest) {
@@ -81,25 +82,24 @@ const auditEvents: FastifyPluginAsync = async (app) => {
     return ctx;
   }
 
-  app.get('/groups/:id/audit_events', {
-    config: { auth: 'required', params: groupParams },
+  route(app, {
+    method: 'GET', url: '/groups/:id/audit_events', auth: 'required', params: groupParams,
     schema: { summary: "A group's audit events, newest first (owners); keyset with order_by=id&sort=desc", tags, response: list },
-  }, async (request, reply) => {
+  }, async ({ request, reply, input }) => {
     const ctx = await ownedGroup(request);
     const f = filtersOf(request, { type: 'Group', id: ctx.group.id });
-    const input = request.input as { order_by: string; sort: 'asc' | 'desc' };
     if (!keysetRequested(request.input)) return page(request, reply, f);
     // Keyset only in the order the Service offers for group audit events (spec, Limits).
     if (input.sort !== 'desc') throw keysetUnavailable();
     return (await paginateKeyset(request, reply, auditEventsQuery(db, f), { orderBy: input.order_by, supported: ['id'], sort: 'desc' })).map(presentAuditEvent);
   });
 
-  app.get('/groups/:id/audit_events/:audit_event_id', {
-    config: { auth: 'required', params: oneOfGroupParams },
+  route(app, {
+    method: 'GET', url: '/groups/:id/audit_events/:audit_event_id', auth: 'required', params: oneOfGroupParams,
     schema: { summary: "One of a group's audit events (owners)", tags, response: one },
-  }, async (request) => {
+  }, async ({ request, input }) => {
     const ctx = await ownedGroup(request);
-    return single((request.input as { audit_event_id: number }).audit_event_id, { entityType: 'Group', entityId: ctx.group.id });
+    return single(input.audit_event_id, { entityType: 'Group', entityId: ctx.group.id });
   });
 
   async function maintainedProject(request: FastifyRequest) {
@@ -108,20 +108,20 @@ const auditEvents: FastifyPluginAsync = async (app) => {
     return ctx;
   }
 
-  app.get('/projects/:id/audit_events', {
-    config: { auth: 'required', params: projectParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/audit_events', auth: 'required', params: projectParams,
     schema: { summary: "A project's audit events, newest first (maintainers)", tags, response: list },
-  }, async (request, reply) => {
+  }, async ({ request, reply }) => {
     const ctx = await maintainedProject(request);
     return page(request, reply, filtersOf(request, { type: 'Project', id: ctx.project.id }));
   });
 
-  app.get('/projects/:id/audit_events/:audit_event_id', {
-    config: { auth: 'required', params: oneOfGroupParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/audit_events/:audit_event_id', auth: 'required', params: oneOfGroupParams,
     schema: { summary: "One of a project's audit events (maintainers)", tags, response: one },
-  }, async (request) => {
+  }, async ({ request, input }) => {
     const ctx = await maintainedProject(request);
-    return single((request.input as { audit_event_id: number }).audit_event_id, { entityType: 'Project', entityId: ctx.project.id });
+    return single(input.audit_event_id, { entityType: 'Project', entityId: ctx.project.id });
   });
 };
 

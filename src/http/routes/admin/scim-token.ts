@@ -13,15 +13,16 @@ import { createScimToken } from '../../../domain/scim/scim-token.ts';
 import { badRequest } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { authorizeGroup, loadGroup } from '../../loaders/containers.ts';
+import { route } from '../../route.ts';
 
 const params = defineParams({ id: P.string({ description: 'group id or URL-encoded full path' }) });
 
 const scimToken: FastifyPluginAsync = async (app) => {
-  app.post('/groups/:id/scim_token', {
-    config: { auth: 'required', params },
+  route(app, {
+    method: 'POST', url: '/groups/:id/scim_token', auth: 'required', params,
     schema: { summary: "Create or replace a group's SCIM token (owners)", tags: ['groups'], response: { 201: Type.Object({ token: Type.String() }) } },
-  }, async (request, reply) => {
-    const ctx = await loadGroup(request, (request.input as { id: string }).id);
+  }, async ({ request, reply, input }) => {
+    const ctx = await loadGroup(request, input.id);
     authorizeGroup(ctx, 'admin_group');
     if (ctx.group.parent_id !== null) throw badRequest('SCIM provisioning is configured on top-level groups only');
     const token = await createScimToken(app.kiln.db, ctx.group.id);

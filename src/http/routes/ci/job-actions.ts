@@ -16,6 +16,7 @@ import { defineParams, P } from '../../input/params.ts';
 import { loadJobExtras } from '../../loaders/jobs.ts';
 import { BridgeSchema, JobSchema, presentBridge, presentJob } from '../../entities/job.ts';
 import { jobParams, loadJob } from './jobs.ts';
+import { route } from '../../route.ts';
 
 const playParams = defineParams({
   id: P.string(),
@@ -36,30 +37,30 @@ const jobActions: FastifyPluginAsync = async (app) => {
     return job.type === 'bridge' ? presentBridge(job, extras) : { ...presentJob(job, extras), ...extra };
   };
 
-  app.post('/projects/:id/jobs/:job_id/cancel', {
-    config: { auth: 'required', params: jobParams },
+  route(app, {
+    method: 'POST', url: '/projects/:id/jobs/:job_id/cancel', auth: 'required', params: jobParams,
     schema: { summary: 'Cancel a job', tags: ['jobs'], response: { 201: JobSchema } },
-  }, async (request, reply) => {
+  }, async ({ request, reply }) => {
     const { job } = await loadJob(request, 'update_build');
     return reply.code(201).send(await presentOne(await cancelJob(env(), job)));
   });
 
-  app.post('/projects/:id/jobs/:job_id/retry', {
-    config: { auth: 'required', params: jobParams },
+  route(app, {
+    method: 'POST', url: '/projects/:id/jobs/:job_id/retry', auth: 'required', params: jobParams,
     schema: { summary: 'Retry a job: a new job, pending', tags: ['jobs'], response: { 201: JobSchema } },
-  }, async (request, reply) => {
+  }, async ({ request, reply, caller }) => {
     const { job } = await loadJob(request, 'update_build');
-    const result = await retryJob(env(), job, request.caller!.user.id);
+    const result = await retryJob(env(), job, caller.user.id);
     if (!result.ok) throw forbidden('Job is not retryable');
     return reply.code(201).send(await presentOne(result.job));
   });
 
-  app.post('/projects/:id/jobs/:job_id/erase', {
-    config: { auth: 'required', params: jobParams },
+  route(app, {
+    method: 'POST', url: '/projects/:id/jobs/:job_id/erase', auth: 'required', params: jobParams,
     schema: { summary: "Erase a job's artifacts and log", tags: ['jobs'], response: { 201: JobSchema } },
-  }, async (request, reply) => {
+  }, async ({ request, reply, caller }) => {
     const { ctx, job } = await loadJob(request, 'update_build');
-    const user = request.caller!.user;
+    const user = caller.user;
     // erase_build: Maintainer (admin_build), or the Developer who started the job (reference §3.1).
     if (!canOnProject(ctx.actor, 'admin_build', ctx.project) && job.user_id !== user.id) throw forbidden();
     if (!await isErasable(env(), job)) throw forbidden('Job is not erasable!');
@@ -67,18 +68,18 @@ const jobActions: FastifyPluginAsync = async (app) => {
     return reply.code(201).send(await presentOne(erased, { download_url: null }));
   });
 
-  app.post('/projects/:id/jobs/:job_id/play', {
-    config: { auth: 'required', params: playParams },
+  route(app, {
+    method: 'POST', url: '/projects/:id/jobs/:job_id/play', auth: 'required', params: playParams,
     schema: { summary: 'Run a manual job', tags: ['jobs'], response: { 200: Type.Union([JobSchema, BridgeSchema]) } },
-  }, async (request, reply) => {
+  }, async ({ request, reply, input, caller }) => {
     // Builds and bridges alike (find_job!), after read_build; playing takes Developer (play_job).
     const { ctx, job } = await loadJob(request, 'read_build', undefined);
     if (!canOnProject(ctx.actor, 'update_build', ctx.project)) throw forbidden();
-    const variables = (request.input as { job_variables_attributes?: { key: string; value: string }[] }).job_variables_attributes ?? [];
+    const variables = input.job_variables_attributes ?? [];
     if (variables.some((v) => !VARIABLE_KEY.test(v.key))) {
       throw validationFailed({ 'job_variables.key': ["can contain only letters, digits and '_'."] });
     }
-    const result = await playJob(env(), job, request.caller!.user.id, variables);
+    const result = await playJob(env(), job, caller.user.id, variables);
     if (!result.ok) throw badRequest('Unplayable Job');
     return reply.code(200).send(await presentOne(result.job));
   });

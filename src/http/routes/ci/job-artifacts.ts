@@ -25,6 +25,7 @@ import { authorizeProject, loadProject } from '../../loaders/containers.ts';
 import { loadJobExtras } from '../../loaders/jobs.ts';
 import { JobSchema, presentJob } from '../../entities/job.ts';
 import { loadJob } from './jobs.ts';
+import { route } from '../../route.ts';
 
 const jobToken = P.optional(P.string({ description: 'a CI job token, also accepted as the JOB-TOKEN header' }));
 const byJobParams = defineParams({ id: P.string(), job_id: P.integer(), job_token: jobToken });
@@ -104,36 +105,36 @@ const jobArtifacts: FastifyPluginAsync = async (app) => {
   const tags = ['job artifacts'];
   const readConfig = { auth: 'optional' as const, jobToken: true };
 
-  app.get('/projects/:id/jobs/:job_id/artifacts', {
-    config: { ...readConfig, params: byJobParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/jobs/:job_id/artifacts', ...readConfig, params: byJobParams,
     schema: { summary: "Download a job's artifacts archive", tags, produces: ['application/octet-stream'], response: { 200: binary } },
-  }, async (request, reply) => {
+  }, async ({ request, reply }) => {
     const { job } = await loadJob(request, 'read_build');
     return sendArchive(reply, job);
   });
 
-  app.get('/projects/:id/jobs/artifacts/:ref_name/download', {
-    config: { ...readConfig, params: byRefParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/jobs/artifacts/:ref_name/download', ...readConfig, params: byRefParams,
     schema: { summary: "Download the artifacts archive of a job of a ref's latest successful pipeline", tags, produces: ['application/octet-stream'], response: { 200: binary } },
-  }, async (request, reply) => sendArchive(reply, await jobForRef(request)));
+  }, async ({ request, reply }) => sendArchive(reply, await jobForRef(request)));
 
-  app.get('/projects/:id/jobs/:job_id/artifacts/*', {
-    config: { ...readConfig, params: byJobEntryParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/jobs/:job_id/artifacts/*', ...readConfig, params: byJobEntryParams,
     schema: { summary: "One file out of a job's artifacts archive", tags, produces: ['application/octet-stream'], response: { 200: binary } },
-  }, async (request, reply) => {
+  }, async ({ request, reply }) => {
     const { job } = await loadJob(request, 'read_build');
     return sendEntry(request, reply, job);
   });
 
-  app.get('/projects/:id/jobs/artifacts/:ref_name/raw/*', {
-    config: { ...readConfig, params: byRefEntryParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/jobs/artifacts/:ref_name/raw/*', ...readConfig, params: byRefEntryParams,
     schema: { summary: "One file out of the artifacts of a job of a ref's latest successful pipeline", tags, produces: ['application/octet-stream'], response: { 200: binary } },
-  }, async (request, reply) => sendEntry(request, reply, await jobForRef(request)));
+  }, async ({ request, reply }) => sendEntry(request, reply, await jobForRef(request)));
 
-  app.post('/projects/:id/jobs/:job_id/artifacts/keep', {
-    config: { auth: 'required', params: byJobParams },
+  route(app, {
+    method: 'POST', url: '/projects/:id/jobs/:job_id/artifacts/keep', auth: 'required', params: byJobParams,
     schema: { summary: "Keep a job's artifacts: they no longer expire", tags, response: { 200: JobSchema } },
-  }, async (request, reply) => {
+  }, async ({ request, reply }) => {
     const { job } = await loadJob(request, 'update_build');
     if (!isLive(await findArtifact(db, job.id, 'archive'))) throw recordNotFound();
     await keepJobArtifacts(env(), job);
@@ -141,20 +142,20 @@ const jobArtifacts: FastifyPluginAsync = async (app) => {
     return reply.code(200).send(presentJob(kept, await loadJobExtras(db, config.externalUrl, [kept])));
   });
 
-  app.delete('/projects/:id/jobs/:job_id/artifacts', {
-    config: { auth: 'required', params: byJobParams },
+  route(app, {
+    method: 'DELETE', url: '/projects/:id/jobs/:job_id/artifacts', auth: 'required', params: byJobParams,
     schema: { summary: "Delete a job's artifacts (the log stays)", tags, response: { 204: Type.Null() } },
-  }, async (request, reply) => {
+  }, async ({ request, reply }) => {
     const { job } = await loadJob(request, 'admin_build');
     await deleteJobArtifacts(env(), job);
     return reply.code(204).send();
   });
 
-  app.delete('/projects/:id/artifacts', {
-    config: { auth: 'required', params: projectParams },
+  route(app, {
+    method: 'DELETE', url: '/projects/:id/artifacts', auth: 'required', params: projectParams,
     schema: { summary: "Delete every artifact of a project, in the background (202)", tags, response: { 202: MessageSchema } },
-  }, async (request, reply) => {
-    const ctx = await loadProject(request, (request.input as { id: string }).id);
+  }, async ({ request, reply, input }) => {
+    const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'admin_build');
     await app.jobs.enqueue(PROJECT_ARTIFACTS_DELETE_JOB, { projectId: ctx.project.id, before: nowIso() });
     // accepted! (the Service's helpers): the deletion runs after the response.

@@ -14,6 +14,7 @@ import { JobSchema, presentJob } from '../../entities/job.ts';
 import { PipelineBasicSchema, presentPipelineBasic } from '../../entities/pipeline.ts';
 import { ProjectIdentitySchema, presentProjectIdentity } from '../../entities/project.ts';
 import { UserBasicSchema, presentUserBasic } from '../../entities/user.ts';
+import { route } from '../../route.ts';
 
 const AllowedAgentsSchema = Type.Object({
   allowed_agents: Type.Array(Type.Object({ id: Type.Integer(), config_project: ProjectIdentitySchema })),
@@ -34,18 +35,18 @@ async function currentJob(request: FastifyRequest) {
 const jobToken: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
 
-  app.get('/job', {
-    config: { auth: 'required', jobToken: true },
+  route(app, {
+    method: 'GET', url: '/job', auth: 'required', jobToken: true,
     schema: { summary: 'The job that owns the job token', tags: ['jobs'], response: { 200: JobSchema } },
-  }, async (request) => {
+  }, async ({ request }) => {
     const job = await currentJob(request);
     return presentJob(job, await loadJobExtras(db, config.externalUrl, [job]));
   });
 
-  app.get('/job/allowed_agents', {
-    config: { auth: 'required', jobToken: true },
+  route(app, {
+    method: 'GET', url: '/job/allowed_agents', auth: 'required', jobToken: true,
     schema: { summary: 'The job token owner and the agents it may use', tags: ['jobs'], response: { 200: AllowedAgentsSchema } },
-  }, async (request) => {
+  }, async ({ request, caller }) => {
     const job = await currentJob(request);
     const extras = await loadJobExtras(db, config.externalUrl, [job]);
     const project = (await findProjectById(db, job.project_id))!;
@@ -56,7 +57,7 @@ const jobToken: FastifyPluginAsync = async (app) => {
       job: { id: job.id, name: job.name, stage: job.stage, project_id: project.id, project_name: project.name },
       pipeline: presentPipelineBasic(extras.pipelines.get(job.pipeline_id)!, extras.projectWebUrls.get(project.id)!),
       project: presentProjectIdentity(project, { namespace: ns.namespace, fullPath: ns.fullPath, fullName: ns.fullName }),
-      user: presentUserBasic(request.caller!.user, {}, { externalUrl: config.externalUrl, canReadProfile: false }),
+      user: presentUserBasic(caller.user, {}, { externalUrl: config.externalUrl, canReadProfile: false }),
     };
   });
 };

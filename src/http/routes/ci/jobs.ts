@@ -22,6 +22,7 @@ import {
   BridgeSchema, durationsTick, JOB_ENTITY_COLUMNS, jobDurations, JobSchema, presentBridge, presentJob, type JobEntityRow,
 } from '../../entities/job.ts';
 import { RememberedPages } from '../../lists/remembered-pages.ts';
+import { route } from '../../route.ts';
 
 const scope = P.optional(P.stringOrArray(JOB_STATUSES, { description: 'one status or an array of them' }));
 const listParams = defineParams({ id: P.string(), scope, ...paginationParams });
@@ -66,11 +67,10 @@ const jobs: FastifyPluginAsync = async (app) => {
   const projectJobsPages = new RememberedPages('project-jobs');
   const pipelineJobsPages = new RememberedPages('pipeline-jobs');
 
-  app.get('/projects/:id/jobs', {
-    config: { auth: 'optional', params: listParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/jobs', auth: 'optional', params: listParams,
     schema: { summary: "A project's jobs, newest first", tags: ['jobs'], response: { 200: JobList } },
-  }, async (request, reply) => {
-    const input = request.input as { id: string; scope?: string[] };
+  }, async ({ request, reply, input }) => {
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'read_build');
     const remembered = projectJobsPages.answer(request, reply);
@@ -103,18 +103,18 @@ const jobs: FastifyPluginAsync = async (app) => {
     schema: { summary: "A pipeline's bridge (trigger) jobs", tags: ['jobs'], response: { 200: BridgeList } },
   }, pipelineList('bridge'));
 
-  app.get('/projects/:id/jobs/:job_id', {
-    config: { auth: 'optional', params: jobParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/jobs/:job_id', auth: 'optional', params: jobParams,
     schema: { summary: 'A single job', tags: ['jobs'], response: { 200: JobSchema } },
-  }, async (request) => {
+  }, async ({ request }) => {
     const { ctx, job } = await loadJob(request, 'read_build');
     return (await present([job], ctx))[0];
   });
 
-  app.get('/projects/:id/jobs/:job_id/trace', {
-    config: { auth: 'optional', params: jobParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/jobs/:job_id/trace', auth: 'optional', params: jobParams,
     schema: { summary: "A job's log (text/plain)", tags: ['jobs'], produces: ['text/plain'] },
-  }, async (request, reply) => {
+  }, async ({ request, reply }) => {
     const { job } = await loadJob(request, 'read_build');
     const file = path.join(config.dataDir, traceRelPath(job));
     // 404 when the job has no log (spec, Jobs: trace).

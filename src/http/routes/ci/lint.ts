@@ -13,6 +13,7 @@ import { CI_CONFIG_PATH, projectGitDir } from '../../../domain/pipelines/create-
 import { readFileAt, resolveCommitish } from '../../../domain/pipelines/git-source.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { authorizeProject, loadProject } from '../../loaders/containers.ts';
+import { route } from '../../route.ts';
 
 /** Bytes of YAML one lint request may check (the Service's max_yaml_size_bytes). */
 const MAX_CONTENT = 1024 * 1024;
@@ -56,25 +57,23 @@ const invalid = (includeJobs: boolean, message: string): LintResult =>
 const ciLint: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
 
-  app.post('/projects/:id/ci/lint', {
-    config: { auth: 'required', params: postParams },
+  route(app, {
+    method: 'POST', url: '/projects/:id/ci/lint', auth: 'required', params: postParams,
     schema: { summary: 'Validate CI/CD YAML in the context of a project', tags: ['ci lint'], response: { 200: LintSchema } },
-  }, async (request) => {
-    const input = request.input as { id: string; content: string; dry_run: boolean; include_jobs: boolean; ref?: string };
+  }, async ({ request, input, caller }) => {
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, input.dry_run ? 'update_build' : 'download_code');
     if (input.content.trim() === '') return invalid(input.include_jobs, EMPTY_CONTENT);
     return lintConfig(ciEnvFrom(db, config), {
-      project: ctx.project, content: input.content, userId: request.caller!.user.id, dryRun: input.dry_run, includeJobs: input.include_jobs,
+      project: ctx.project, content: input.content, userId: caller.user.id, dryRun: input.dry_run, includeJobs: input.include_jobs,
       ...(input.ref ? { ref: input.ref } : {}),
     });
   });
 
-  app.get('/projects/:id/ci/lint', {
-    config: { auth: 'optional', params: getParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/ci/lint', auth: 'optional', params: getParams,
     schema: { summary: "Validate a project's CI/CD configuration", tags: ['ci lint'], response: { 200: LintSchema } },
-  }, async (request) => {
-    const input = request.input as { id: string; sha?: string; content_ref?: string; dry_run: boolean; dry_run_ref?: string; include_jobs: boolean; ref?: string };
+  }, async ({ request, input, caller }) => {
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, input.dry_run ? 'update_build' : 'download_code');
     const env = ciEnvFrom(db, config);
@@ -85,7 +84,7 @@ const ciLint: FastifyPluginAsync = async (app) => {
     if (content === null || content.trim() === '') return invalid(input.include_jobs, EMPTY_CONTENT);
     const ref = input.dry_run_ref ?? input.ref ?? ctx.project.default_branch ?? undefined;
     return lintConfig(env, {
-      project: ctx.project, content, userId: request.caller?.user.id ?? null, dryRun: input.dry_run, includeJobs: input.include_jobs,
+      project: ctx.project, content, userId: caller?.user.id ?? null, dryRun: input.dry_run, includeJobs: input.include_jobs,
       ...(ref ? { ref } : {}),
     });
   });

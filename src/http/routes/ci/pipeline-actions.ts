@@ -25,6 +25,7 @@ import { checkUnmodifiedSince } from '../../unmodified-since.ts';
 import { PipelineSchema, presentPipeline } from '../../entities/pipeline.ts';
 import { PipelineVariableSchema, presentPipelineVariable } from '../../entities/ci-variable.ts';
 import { projectWebUrl } from './pipelines.ts';
+import { route } from '../../route.ts';
 
 const pipelineParams = defineParams({ id: P.string(), pipeline_id: P.integer() });
 const latestParams = defineParams({ id: P.string(), ref: P.optional(P.string({ description: 'a branch; the default branch when absent' })) });
@@ -47,11 +48,10 @@ const pipelineActions: FastifyPluginAsync = async (app) => {
     return presentPipeline(pipeline, projectWebUrl(config.externalUrl, ctx), user, config.externalUrl);
   }
 
-  app.get('/projects/:id/pipelines/latest', {
-    config: { auth: 'optional', params: latestParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/pipelines/latest', auth: 'optional', params: latestParams,
     schema: { summary: 'The latest pipeline of the head commit of a branch', tags: ['pipelines'], response: { 200: PipelineSchema } },
-  }, async (request) => {
-    const input = request.input as { id: string; ref?: string };
+  }, async ({ request, input }) => {
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'read_build');
     const pipeline = await latestPipelineFor(db, projectGitDir(ciEnvFrom(db, config), ctx.project), ctx.project, input.ref);
@@ -60,30 +60,30 @@ const pipelineActions: FastifyPluginAsync = async (app) => {
     return present(ctx, pipeline);
   });
 
-  app.post('/projects/:id/pipelines/:pipeline_id/cancel', {
-    config: { auth: 'required', params: pipelineParams },
+  route(app, {
+    method: 'POST', url: '/projects/:id/pipelines/:pipeline_id/cancel', auth: 'required', params: pipelineParams,
     schema: { summary: "Cancel a pipeline's running and pending jobs", tags: ['pipelines'], response: { 200: PipelineSchema } },
-  }, async (request, reply) => {
+  }, async ({ request, reply }) => {
     const { ctx, pipeline } = await load(request);
     authorizeProject(ctx, 'update_build');
     const canceled = await cancelPipeline(ciEnvFrom(db, config), pipeline);
     return reply.code(200).send(await present(ctx, canceled));
   });
 
-  app.post('/projects/:id/pipelines/:pipeline_id/retry', {
-    config: { auth: 'required', params: pipelineParams },
+  route(app, {
+    method: 'POST', url: '/projects/:id/pipelines/:pipeline_id/retry', auth: 'required', params: pipelineParams,
     schema: { summary: "Retry a pipeline's failed and canceled jobs", tags: ['pipelines'], response: { 201: PipelineSchema } },
-  }, async (request, reply) => {
+  }, async ({ request, reply, caller }) => {
     const { ctx, pipeline } = await load(request);
     authorizeProject(ctx, 'update_build');
-    const retried = await retryPipeline(ciEnvFrom(db, config), pipeline, request.caller!.user.id);
+    const retried = await retryPipeline(ciEnvFrom(db, config), pipeline, caller.user.id);
     return reply.code(201).send(await present(ctx, retried));
   });
 
-  app.delete('/projects/:id/pipelines/:pipeline_id', {
-    config: { auth: 'required', params: pipelineParams },
+  route(app, {
+    method: 'DELETE', url: '/projects/:id/pipelines/:pipeline_id', auth: 'required', params: pipelineParams,
     schema: { summary: 'Delete a pipeline with its jobs, logs and artifacts', tags: ['pipelines'] },
-  }, async (request, reply) => {
+  }, async ({ request, reply }) => {
     const { ctx, pipeline } = await load(request);
     authorizeProject(ctx, 'destroy_pipeline');
     checkUnmodifiedSince(request, pipeline.updated_at);
@@ -91,12 +91,12 @@ const pipelineActions: FastifyPluginAsync = async (app) => {
     return reply.code(204).send();
   });
 
-  app.get('/projects/:id/pipelines/:pipeline_id/variables', {
-    config: { auth: 'optional', params: pipelineParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/pipelines/:pipeline_id/variables', auth: 'optional', params: pipelineParams,
     schema: { summary: 'The variables a pipeline was created with', tags: ['pipelines'], response: { 200: Type.Array(PipelineVariableSchema) } },
-  }, async (request) => {
+  }, async ({ request, caller }) => {
     const { ctx, pipeline } = await load(request);
-    const own = request.caller !== null && pipeline.user_id === request.caller.user.id && canOnProject(ctx.actor, 'update_build', ctx.project);
+    const own = caller !== null && pipeline.user_id === caller.user.id && canOnProject(ctx.actor, 'update_build', ctx.project);
     if (!own && !canOnProject(ctx.actor, 'admin_build', ctx.project)) throw forbidden();
     const sealer = await sealerFor(config.dataDir);
     return (await pipelineVariables(db, pipeline.id)).map((r) => presentPipelineVariable(r, sealer.open(r.encrypted_value)));

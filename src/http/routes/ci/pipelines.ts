@@ -19,6 +19,7 @@ import { defineParams, P } from '../../input/params.ts';
 import { paginationParams, ShapedList } from '../../lists/pagination.ts';
 import { authorizeProject, loadProject, type ProjectContext } from '../../loaders/containers.ts';
 import { PIPELINE_BASIC_COLUMNS, PipelineBasicSchema, PipelineSchema, presentPipeline, presentPipelineBasic } from '../../entities/pipeline.ts';
+import { route } from '../../route.ts';
 
 export const PIPELINE_STATUSES = ['created', 'waiting_for_resource', 'preparing', 'pending', 'running', 'success', 'failed', 'canceled', 'skipped', 'manual', 'scheduled'] as const;
 
@@ -61,14 +62,13 @@ const pipelines: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
   const projectPipelinesPages = new RememberedPages('project-pipelines');
 
-  app.post('/projects/:id/pipeline', {
-    config: { auth: 'required', params: createParams },
+  route(app, {
+    method: 'POST', url: '/projects/:id/pipeline', auth: 'required', params: createParams,
     schema: { summary: 'Create a pipeline from the CI configuration at a ref', tags: ['pipelines'], response: { 201: PipelineSchema } },
-  }, async (request, reply) => {
-    const input = request.input as { id: string; ref: string; variables?: { key?: string; value?: string; variable_type?: string }[] };
+  }, async ({ request, reply, input, caller }) => {
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'update_build');
-    const user = request.caller!.user;
+    const user = caller.user;
     // Variables given with the request (issue 20): checked, resolved with the owners', stored with the pipeline.
     const given = checkPipelineVariables((input.variables ?? []).map((v) => ({ key: v.key ?? '', value: v.value ?? '', variable_type: v.variable_type })));
     if (!given.ok) throw validationFailed({ base: given.errors });
@@ -82,11 +82,10 @@ const pipelines: FastifyPluginAsync = async (app) => {
     return reply.code(201).send(presentPipeline(fresh, projectWebUrl(config.externalUrl, ctx), user, config.externalUrl));
   });
 
-  app.get('/projects/:id/pipelines', {
-    config: { auth: 'optional', params: listParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/pipelines', auth: 'optional', params: listParams,
     schema: { summary: "A project's pipelines", tags: ['pipelines'], response: { 200: PipelineList } },
-  }, async (request, reply) => {
-    const input = request.input as Record<string, any>;
+  }, async ({ request, reply, input }) => {
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'read_build');
     const remembered = projectPipelinesPages.answer(request, reply);
@@ -98,11 +97,10 @@ const pipelines: FastifyPluginAsync = async (app) => {
     return projectPipelinesPages.send(request, reply, rows.map((p) => presentPipelineBasic(p, webUrl)), serializePipelineList);
   });
 
-  app.get('/projects/:id/pipelines/:pipeline_id', {
-    config: { auth: 'optional', params: showParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/pipelines/:pipeline_id', auth: 'optional', params: showParams,
     schema: { summary: 'A single pipeline', tags: ['pipelines'], response: { 200: PipelineSchema } },
-  }, async (request) => {
-    const input = request.input as { id: string; pipeline_id: number };
+  }, async ({ request, input }) => {
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'read_build');
     const pipeline = await findPipelineInProject(db, ctx.project.id, input.pipeline_id);

@@ -24,6 +24,7 @@ import { authorizeProject, loadProject, type ProjectContext } from '../../loader
 import { checkUnmodifiedSince } from '../../unmodified-since.ts';
 import { TriggerSchema, presentTrigger } from '../../entities/trigger.ts';
 import { PipelineSchema, presentPipeline } from '../../entities/pipeline.ts';
+import { route } from '../../route.ts';
 
 const idParam = { id: P.string({ description: 'ID or URL-encoded full path of the project' }) };
 const triggerParams = defineParams({ ...idParam, trigger_id: P.integer() });
@@ -61,43 +62,42 @@ const triggers: FastifyPluginAsync = async (app) => {
     return rows.map((r) => presentTrigger(r, sealer.open(r.encrypted_token), (r.owner_id === null ? null : owners.get(r.owner_id)) ?? null, request.caller!.user.id, config.externalUrl));
   }
 
-  app.get('/projects/:id/triggers', {
-    config: { auth: 'required', params: defineParams({ ...idParam, ...paginationParams }) },
+  route(app, {
+    method: 'GET', url: '/projects/:id/triggers', auth: 'required', params: defineParams({ ...idParam, ...paginationParams }),
     schema: { summary: "A project's pipeline trigger tokens", tags: ['triggers'], response: { 200: Type.Array(TriggerSchema) } },
-  }, async (request, reply) => {
-    const ctx = await loadProject(request, (request.input as { id: string }).id);
+  }, async ({ request, reply, input }) => {
+    const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'admin_build');
     return present(request, await paginate(db, request, reply, projectTriggersQuery(db, ctx.project.id)));
   });
 
-  app.get('/projects/:id/triggers/:trigger_id', {
-    config: { auth: 'required', params: triggerParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/triggers/:trigger_id', auth: 'required', params: triggerParams,
     schema: { summary: 'A pipeline trigger token', tags: ['triggers'], response: { 200: TriggerSchema } },
-  }, async (request) => {
+  }, async ({ request }) => {
     const { trigger } = await loadTrigger(request);
     return (await present(request, [trigger]))[0];
   });
 
-  app.post('/projects/:id/triggers', {
-    config: { auth: 'required', params: defineParams({ ...idParam, description: P.string() }) },
+  route(app, {
+    method: 'POST', url: '/projects/:id/triggers', auth: 'required', params: defineParams({ ...idParam, description: P.string() }),
     schema: { summary: 'Create a pipeline trigger token', tags: ['triggers'], response: { 201: TriggerSchema } },
-  }, async (request, reply) => {
-    const input = request.input as { id: string; description: string };
+  }, async ({ request, reply, input, caller }) => {
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'admin_build');
     const errors = descriptionErrors(input.description);
     if (errors) throw validationFailed(errors);
-    const { row } = await createTrigger(db, await sealerFor(config.dataDir), ctx.project.id, request.caller!.user.id, input.description);
+    const { row } = await createTrigger(db, await sealerFor(config.dataDir), ctx.project.id, caller.user.id, input.description);
     return reply.code(201).send((await present(request, [row]))[0]);
   });
 
-  app.put('/projects/:id/triggers/:trigger_id', {
-    config: { auth: 'required', params: defineParams({ ...idParam, trigger_id: P.integer(), description: P.optional(P.string()) }) },
+  route(app, {
+    method: 'PUT', url: '/projects/:id/triggers/:trigger_id', auth: 'required', params: defineParams({ ...idParam, trigger_id: P.integer(), description: P.optional(P.string()) }),
     schema: { summary: "Change a pipeline trigger token's description", tags: ['triggers'], response: { 200: TriggerSchema } },
-  }, async (request) => {
+  }, async ({ request, input }) => {
     const { trigger } = await loadTrigger(request);
     authorizeOwner(request, trigger);
-    const description = (request.input as { description?: string }).description;
+    const description = input.description;
     if (description === undefined) return (await present(request, [trigger]))[0];
     const errors = descriptionErrors(description);
     if (errors) throw validationFailed(errors);
@@ -106,10 +106,10 @@ const triggers: FastifyPluginAsync = async (app) => {
     return (await present(request, [updated]))[0];
   });
 
-  app.delete('/projects/:id/triggers/:trigger_id', {
-    config: { auth: 'required', params: triggerParams },
+  route(app, {
+    method: 'DELETE', url: '/projects/:id/triggers/:trigger_id', auth: 'required', params: triggerParams,
     schema: { summary: 'Delete a pipeline trigger token', tags: ['triggers'] },
-  }, async (request, reply) => {
+  }, async ({ request, reply }) => {
     const { trigger } = await loadTrigger(request);
     authorizeOwner(request, trigger);
     checkUnmodifiedSince(request, trigger.updated_at);

@@ -21,6 +21,7 @@ import { authorizeGroup, authorizeProject, loadGroup, loadProject } from '../../
 import { authenticatedAsAdmin } from '../../auth/admin.ts';
 import { checkUnmodifiedSince } from '../../unmodified-since.ts';
 import { CiVariableSchema, InstanceVariableSchema, presentCiVariable, presentInstanceVariable } from '../../entities/ci-variable.ts';
+import { route } from '../../route.ts';
 
 const attributes = {
   protected: P.optional(P.boolean({ description: 'only protected refs receive it' })),
@@ -34,16 +35,17 @@ const owner = { id: P.string({ description: 'ID or URL-encoded full path' }) };
 const key = { key: P.string({ description: 'the key of the variable' }) };
 const listParams = defineParams({ ...owner, ...paginationParams });
 
-function paramsFor(withScope: boolean, withOwner: boolean) {
-  const base = { ...(withOwner ? owner : {}), ...(withScope ? scoped : {}) };
-  return {
-    show: defineParams({ ...(withOwner ? owner : {}), ...key, ...(withScope ? filter : {}) }),
-    create: defineParams({ ...base, ...key, value: P.string(), ...attributes }),
-    update: defineParams({ ...base, ...key, value: P.optional(P.string()), ...attributes, ...(withScope ? filter : {}) }),
-  };
-}
-const scopedParams = paramsFor(true, true);
-const instanceParams = paramsFor(false, false);
+// Project and group variables have an owner and environment scopes; instance variables neither.
+const scopedParams = {
+  show: defineParams({ ...owner, ...key, ...filter }),
+  create: defineParams({ ...owner, ...scoped, ...key, value: P.string(), ...attributes }),
+  update: defineParams({ ...owner, ...scoped, ...key, value: P.optional(P.string()), ...attributes, ...filter }),
+};
+const instanceParams = {
+  show: defineParams({ ...key }),
+  create: defineParams({ ...key, value: P.string(), ...attributes }),
+  update: defineParams({ ...key, value: P.optional(P.string()), ...attributes }),
+};
 
 /** A key or scope that no variable can have is not looked up (NUL bytes never reach PostgreSQL). */
 function lookable(key: string, scope: string | undefined): boolean {
@@ -81,52 +83,50 @@ const ciVariables: FastifyPluginAsync = async (app) => {
     return reply.code(code).send(level.present(result.variable));
   }
 
-  function routes(prefix: string, level: Level, params: typeof scopedParams, tag: string) {
-    app.get(prefix, {
-      config: { auth: 'required', params: prefix.includes(':id') ? listParams : defineParams({ ...paginationParams }) },
+  function routes(prefix: string, level: Level, params: typeof scopedParams | typeof instanceParams, tag: string) {
+    route(app, {
+      method: 'GET', url: prefix, auth: 'required', params: prefix.includes(':id') ? listParams : defineParams({ ...paginationParams }),
       schema: { summary: `List ${tag} variables`, tags: ['ci variables'], response: { 200: Type.Array(level.schema) } },
-    }, async (request, reply) => {
+    }, async ({ request, reply }) => {
       const o = await level.owner(request);
       const s = await sealer();
       const rows = await paginate(db, request, reply, ownerVariablesQuery(db, o));
       return rows.map((row) => level.present(openVariable(s, row)));
     });
 
-    app.get(`${prefix}/:key`, {
-      config: { auth: 'required', params: params.show },
+    route(app, {
+      method: 'GET', url: `${prefix}/:key`, auth: 'required', params: params.show,
       schema: { summary: `A ${tag} variable`, tags: ['ci variables'], response: { 200: level.schema } },
-    }, async (request) => {
+    }, async ({ request, input }) => {
       const o = await level.owner(request);
-      const row = await findOne(level, o, request.input as { key: string });
+      const row = await findOne(level, o, input);
       return level.present(openVariable(await sealer(), row));
     });
 
-    app.post(prefix, {
-      config: { auth: 'required', params: params.create },
+    route(app, {
+      method: 'POST', url: prefix, auth: 'required', params: params.create,
       schema: { summary: `Create a ${tag} variable`, tags: ['ci variables'], response: { 201: level.schema } },
-    }, async (request, reply) => {
+    }, async ({ request, reply, input }) => {
       const o = await level.owner(request);
-      const input = request.input as unknown as VariableParams & { key: string; value: string };
       return answer(level, reply, await createVariable(db, await sealer(), o, input), 201);
     });
 
-    app.put(`${prefix}/:key`, {
-      config: { auth: 'required', params: params.update },
+    route(app, {
+      method: 'PUT', url: `${prefix}/:key`, auth: 'required', params: params.update,
       schema: { summary: `Update a ${tag} variable`, tags: ['ci variables'], response: { 200: level.schema } },
-    }, async (request, reply) => {
+    }, async ({ request, reply, input }) => {
       const o = await level.owner(request);
-      const input = request.input as unknown as VariableParams & { key: string };
       const row = await findOne(level, o, input);
       const { key: _key, ...changes } = input;
       return answer(level, reply, await updateVariable(db, await sealer(), row, changes), 200);
     });
 
-    app.delete(`${prefix}/:key`, {
-      config: { auth: 'required', params: params.show },
+    route(app, {
+      method: 'DELETE', url: `${prefix}/:key`, auth: 'required', params: params.show,
       schema: { summary: `Delete a ${tag} variable`, tags: ['ci variables'] },
-    }, async (request, reply) => {
+    }, async ({ request, reply, input }) => {
       const o = await level.owner(request);
-      const row = await findOne(level, o, request.input as { key: string });
+      const row = await findOne(level, o, input);
       checkUnmodifiedSince(request, row.updated_at);
       await deleteVariable(db, row.id);
       return reply.code(204).send();

@@ -33,6 +33,7 @@ import { GroupDetailSchema, GroupSchema, presentGroup } from '../../entities/gro
 import { authorizeGroup, loadGroup } from '../../loaders/containers.ts';
 import { presentProjectList } from '../../loaders/project-list.ts';
 import type { Project } from '../../entities/project.ts';
+import { route } from '../../route.ts';
 
 const createParams = defineParams({
   // Namespace's limits (255 each), checked before the group's directory is made (issue 13).
@@ -77,12 +78,11 @@ const groups: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
   const externalUrl = config.externalUrl;
 
-  app.post('/groups', {
-    config: { auth: 'required', params: createParams },
+  route(app, {
+    method: 'POST', url: '/groups', auth: 'required', params: createParams,
     schema: { summary: 'Create a group or sub-group', tags: ['groups'], response: { 201: GroupSchema } },
-  }, async (request, reply) => {
-    const input = request.input as { name: string; path: string; description?: string; visibility?: Visibility; parent_id?: number | null };
-    const user = request.caller!.user;
+  }, async ({ request, reply, input, caller }) => {
+    const user = caller.user;
     let parent = null;
     if (input.parent_id != null) {
       const ctx = await loadGroup(request, String(input.parent_id));
@@ -103,15 +103,11 @@ const groups: FastifyPluginAsync = async (app) => {
     return presentGroup(result.group, paths, { externalUrl, admin: user.admin === 1 });
   });
 
-  app.get('/groups', {
-    config: { auth: 'optional', params: listParams },
+  route(app, {
+    method: 'GET', url: '/groups', auth: 'optional', params: listParams,
     schema: { summary: 'List groups', tags: ['groups'], response: { 200: Type.Array(GroupSchema) } },
-  }, async (request, reply) => {
-    const input = request.input as {
-      all_available?: boolean | null; search?: string; owned: boolean; min_access_level?: string; top_level_only: boolean;
-      skip_groups?: number[]; order_by: 'name' | 'path' | 'id'; sort: 'asc' | 'desc';
-    };
-    const viewer = request.caller?.user ?? null;
+  }, async ({ request, reply, input, caller }) => {
+    const viewer = caller?.user ?? null;
     const levels = viewer ? await authorizedGroupLevels(db, viewer.id) : new Map<number, number>();
     const min = input.min_access_level ? Number(input.min_access_level) : null;
     const memberIds = [...levels].filter(([, l]) => min === null || l >= min).map(([id]) => id);
@@ -155,16 +151,15 @@ const groups: FastifyPluginAsync = async (app) => {
     };
   }
 
-  app.get('/groups/:id', {
-    config: { auth: 'optional', params: showParams },
+  route(app, {
+    method: 'GET', url: '/groups/:id', auth: 'optional', params: showParams,
     schema: { summary: 'A group with its projects', tags: ['groups'], response: { 200: GroupDetailSchema } },
-  }, async (request) => presentDetail(request, await loadGroup(request, (request.input as { id: string }).id)));
+  }, async ({ request, input }) => presentDetail(request, await loadGroup(request, input.id)));
 
-  app.put('/groups/:id', {
-    config: { auth: 'required', params: updateParams },
+  route(app, {
+    method: 'PUT', url: '/groups/:id', auth: 'required', params: updateParams,
     schema: { summary: 'Update a group (Owner)', tags: ['groups'], response: { 200: GroupDetailSchema } },
-  }, async (request) => {
-    const input = request.input as { id: string; name?: string; path?: string; description?: string; visibility?: Visibility };
+  }, async ({ request, input }) => {
     const ctx = await loadGroup(request, input.id);
     authorizeGroup(ctx, 'admin_group');
     const result = await updateGroup(db, ctx.group, {
@@ -179,11 +174,11 @@ const groups: FastifyPluginAsync = async (app) => {
     return presentDetail(request, { group: result.group, fullPath: paths.fullPath, fullName: paths.fullName });
   });
 
-  app.delete('/groups/:id', {
-    config: { auth: 'required', params: showParams },
+  route(app, {
+    method: 'DELETE', url: '/groups/:id', auth: 'required', params: showParams,
     schema: { summary: 'Delete a group, its sub-groups and projects (repositories removed in the background)', tags: ['groups'] },
-  }, async (request, reply) => {
-    const ctx = await loadGroup(request, (request.input as { id: string }).id);
+  }, async ({ request, reply, input }) => {
+    const ctx = await loadGroup(request, input.id);
     authorizeGroup(ctx, 'admin_group');
     checkUnmodifiedSince(request, ctx.group.updated_at);
     // The Service (EE Groups::DestroyService) records the deletion as AuditEventService's

@@ -24,6 +24,7 @@ import { compileSerializer, serializeWith } from '../../entities/serializers.ts'
 import { loadGroup } from '../../loaders/containers.ts';
 import { rejectNulBytes } from '../../input/string-guards.ts';
 import { presentProjectList } from '../../loaders/project-list.ts';
+import { route } from '../../route.ts';
 
 const MAX_ID = 2_147_483_647;
 const ACCESS_LEVEL_VALUES = MEMBER_ACCESS_LEVELS.map(String) as unknown as readonly ['10'];
@@ -107,27 +108,23 @@ const groupHierarchy: FastifyPluginAsync = async (app) => {
     return rows.map((g) => presentGroup(g, paths.get(g.id)!, { externalUrl, admin }));
   }
 
-  app.get('/groups/:id/subgroups', {
-    config: { auth: 'optional', params: groupListParams },
+  route(app, {
+    method: 'GET', url: '/groups/:id/subgroups', auth: 'optional', params: groupListParams,
     schema: { summary: "A group's direct sub-groups the caller may see", tags: ['groups'], response: { 200: Type.Array(GroupSchema) } },
-  }, async (request, reply) => listGroups(request, reply, false));
+  }, async ({ request, reply }) => listGroups(request, reply, false));
 
-  app.get('/groups/:id/descendant_groups', {
-    config: { auth: 'optional', params: groupListParams },
+  route(app, {
+    method: 'GET', url: '/groups/:id/descendant_groups', auth: 'optional', params: groupListParams,
     schema: { summary: 'Every group below a group that the caller may see', tags: ['groups'], response: { 200: Type.Array(GroupSchema) } },
-  }, async (request, reply) => listGroups(request, reply, true));
+  }, async ({ request, reply }) => listGroups(request, reply, true));
 
-  app.get('/groups/:id/projects', {
-    config: { auth: 'optional', params: projectListParams },
+  route(app, {
+    method: 'GET', url: '/groups/:id/projects', auth: 'optional', params: projectListParams,
     schema: { summary: "A group's projects the caller may see", tags: ['groups'], response: { 200: Type.Array(Type.Union([ProjectWithAdminSchema, ProjectSchema, BasicProjectSchema])) } },
-  }, async (request, reply) => {
-    const input = request.input as {
-      id: string; archived?: boolean | null; visibility?: Visibility; search?: string; owned: boolean; min_access_level?: string;
-      include_subgroups: boolean; simple: boolean; order_by: (typeof PROJECT_ORDERS)[number]; sort: 'asc' | 'desc';
-    };
+  }, async ({ request, reply, input, caller }) => {
     rejectNulBytes(request.input, ['search']);
     const ctx = await loadGroup(request, input.id);
-    const viewer = request.caller?.user ?? null;
+    const viewer = caller?.user ?? null;
     const admin = viewer?.admin === 1;
     // `simple` answers BasicProject (the serializer leaves the other fields out).
     const serializer = input.simple ? serialize.BasicProjects : admin ? serialize.ProjectsWithAdmin : serialize.Projects;

@@ -21,6 +21,7 @@ import { defineParams, P } from '../../input/params.ts';
 import { paginate, paginationParams } from '../../lists/pagination.ts';
 import { NamespaceSchema, presentNamespace, type Namespace } from '../../entities/namespace.ts';
 import { rejectNulBytes } from '../../input/string-guards.ts';
+import { route } from '../../route.ts';
 
 const listParams = defineParams({
   search: P.optional(P.string({ description: 'part of the name or path' })),
@@ -65,13 +66,12 @@ const namespaces: FastifyPluginAsync = async (app) => {
   }
 
 
-  app.get('/namespaces', {
-    config: { auth: 'required', params: listParams },
+  route(app, {
+    method: 'GET', url: '/namespaces', auth: 'required', params: listParams,
     schema: { summary: "The caller's namespaces (all for administrators)", tags: ['namespaces'], response: { 200: Type.Array(NamespaceSchema) } },
-  }, async (request, reply) => {
-    const input = request.input as { search?: string; owned_only: boolean; top_level_only: boolean };
+  }, async ({ request, reply, input, caller }) => {
     rejectNulBytes(request.input, ['search']);
-    const user = request.caller!.user;
+    const user = caller.user;
     if (input.search && input.search.length > MAX_PATH) return [];
     const qb = namespacesQuery(db, {
       userId: user.admin ? null : user.id, ownedOnly: input.owned_only, topLevelOnly: input.top_level_only, search: input.search || undefined,
@@ -79,12 +79,12 @@ const namespaces: FastifyPluginAsync = async (app) => {
     return present(user, await paginate(db, request, reply, qb));
   });
 
-  app.get('/namespaces/:id', {
-    config: { auth: 'required', params: showParams },
+  route(app, {
+    method: 'GET', url: '/namespaces/:id', auth: 'required', params: showParams,
     schema: { summary: 'A namespace by id or full path', tags: ['namespaces'], response: { 200: NamespaceSchema } },
-  }, async (request) => {
-    const user = request.caller!.user;
-    const ns = await findNamespaceByIdOrPath(db, (request.input as { id: string }).id);
+  }, async ({ input, caller }) => {
+    const user = caller.user;
+    const ns = await findNamespaceByIdOrPath(db, input.id);
     if (!ns) throw notFound('Namespace');
     const lineage = (await namespacePaths(db, [ns])).get(ns.id)!.lineage;
     const readable = user.admin === 1
@@ -93,15 +93,14 @@ const namespaces: FastifyPluginAsync = async (app) => {
     return (await present(user, [ns]))[0];
   });
 
-  app.get('/namespaces/:id/exists', {
-    config: { auth: 'required', params: existsParams },
+  route(app, {
+    method: 'GET', url: '/namespaces/:id/exists', auth: 'required', params: existsParams,
     schema: {
-      summary: 'Whether a namespace path is taken, with a free path suggested',
-      tags: ['namespaces'],
-      response: { 200: Type.Object({ exists: Type.Boolean(), suggests: Type.Array(Type.String()) }) },
+    summary: 'Whether a namespace path is taken, with a free path suggested',
+    tags: ['namespaces'],
+    response: { 200: Type.Object({ exists: Type.Boolean(), suggests: Type.Array(Type.String()) }) },
     },
-  }, async (request) => {
-    const input = request.input as { id: string; parent_id?: number | null };
+  }, async ({ request, input }) => {
     rejectNulBytes(request.input, ['id']);
     const parentId = input.parent_id ?? null;
     // Paths longer than a path may be, and parents beyond any id, hold nothing.

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { ping } from '../../../db/database.ts';
+import { route } from '../../route.ts';
 
 export const health: FastifyPluginAsync = async (app) => {
   app.get('/-/liveness', { config: { web: true }, schema: { hide: true } }, async () => ({ status: 'ok' }));
@@ -14,12 +15,12 @@ export const health: FastifyPluginAsync = async (app) => {
 };
 
 export const version: FastifyPluginAsync = async (app) => {
-  app.get('/version', {
-    config: { auth: 'required', scopes: ['read_user'] },
+  route(app, {
+    method: 'GET', url: '/version', auth: 'required', scopes: ['read_user'],
     schema: {
-      summary: 'The version of kiln and the commit it runs',
-      tags: ['meta'],
-      response: { 200: Type.Object({ version: Type.String(), revision: Type.String() }) },
+    summary: 'The version of kiln and the commit it runs',
+    tags: ['meta'],
+    response: { 200: Type.Object({ version: Type.String(), revision: Type.String() }) },
     },
-  }, async () => app.kiln.version);
+  }, async (_context) => app.kiln.version);
 };

@@ -21,6 +21,7 @@ import { paginate, paginationParams } from '../../lists/pagination.ts';
 import { audit, ROLE_NAMES } from '../../audit.ts';
 import { loadGroup, loadProject } from '../../loaders/containers.ts';
 import { PersonalAccessTokenSchema, presentPersonalAccessToken } from '../../entities/personal-access-token.ts';
+import { route } from '../../route.ts';
 
 export const ResourceAccessTokenSchema = Type.Object({
   ...PersonalAccessTokenSchema.properties,
@@ -69,35 +70,34 @@ const resourceAccessTokens: FastifyPluginAsync = async (app) => {
     const tags = [`${kind} access tokens`];
     const notFoundToken = (tokenId: number) => notFound(`Could not find ${kind} access token with token_id: ${tokenId}`);
 
-    app.get(base, {
-      config: { auth: 'required', params: listParams },
+    route(app, {
+      method: 'GET', url: base, auth: 'required', params: listParams,
       schema: { summary: `The ${kind}'s access tokens`, tags, response: { 200: Type.Array(ResourceAccessTokenSchema) } },
-    }, async (request, reply) => {
+    }, async ({ request, reply }) => {
       const { resource } = await loadResource(request, kind);
       const rows = await paginate(db, request, reply, resourceTokensQuery(db, resource.sourceType, resource.id).orderBy('personal_access_tokens.id'));
       return rows.map(present);
     });
 
-    app.get(`${base}/:token_id`, {
-      config: { auth: 'required', params: oneParams },
+    route(app, {
+      method: 'GET', url: `${base}/:token_id`, auth: 'required', params: oneParams,
       schema: { summary: `One of the ${kind}'s access tokens`, tags, response: { 200: ResourceAccessTokenSchema } },
-    }, async (request) => {
+    }, async ({ request, input }) => {
       const { resource } = await loadResource(request, kind);
-      const tokenId = (request.input as { token_id: number }).token_id;
+      const tokenId = input.token_id;
       const row = await findResourceToken(db, resource.sourceType, resource.id, tokenId);
       if (!row) throw notFoundToken(tokenId);
       return present(row);
     });
 
-    app.post(base, {
-      config: { auth: 'required', params: createParams },
+    route(app, {
+      method: 'POST', url: base, auth: 'required', params: createParams,
       schema: { summary: `Create a ${kind} access token (and its bot user); the token is shown once`, tags, response: { 201: ResourceAccessTokenWithTokenSchema } },
-    }, async (request, reply) => {
+    }, async ({ request, reply, input, caller }) => {
       const { resource, level, fullPath } = await loadResource(request, kind);
-      const input = request.input as { name: string; scopes: string[] | null; access_level: number | null; expires_at?: string | null };
       const accessLevel = input.access_level ?? DEFAULT_ACCESS_LEVEL;
       if (!(ACCESS_LEVEL_VALUES as readonly number[]).includes(accessLevel)) throw invalidParams(['access_level does not have a valid value']);
-      const result = await createResourceToken(db, resource, { id: request.caller!.user.id, level }, {
+      const result = await createResourceToken(db, resource, { id: caller.user.id, level }, {
         // `scopes=` (empty) is Grape's nil: no scopes, which the model answers as blank (issue 13's fuzzer).
         name: input.name, scopes: input.scopes ?? [], accessLevel, expiresAt: input.expires_at ?? null,
       }, host);
@@ -111,12 +111,12 @@ const resourceAccessTokens: FastifyPluginAsync = async (app) => {
       return reply.code(201).send({ ...present(result.value.row), token: result.value.token });
     });
 
-    app.delete(`${base}/:token_id`, {
-      config: { auth: 'required', params: oneParams },
+    route(app, {
+      method: 'DELETE', url: `${base}/:token_id`, auth: 'required', params: oneParams,
       schema: { summary: `Revoke a ${kind} access token and remove its bot user`, tags, response: { 204: Type.Null() } },
-    }, async (request, reply) => {
+    }, async ({ request, reply, input }) => {
       const { resource, fullPath } = await loadResource(request, kind);
-      const tokenId = (request.input as { token_id: number }).token_id;
+      const tokenId = input.token_id;
       const row = await findResourceToken(db, resource.sourceType, resource.id, tokenId);
       const bot = row ? await findUserById(db, row.user_id) : undefined;
       if (!row || !bot) throw notFoundToken(tokenId);

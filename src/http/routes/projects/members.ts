@@ -20,6 +20,7 @@ import { paginate, paginationParams } from '../../lists/pagination.ts';
 import { MemberSchema, presentMember, type MemberRowWithUser } from '../../entities/member.ts';
 import { loadGroup, loadProject } from '../../loaders/containers.ts';
 import { audit, ROLE_NAMES } from '../../audit.ts';
+import { route } from '../../route.ts';
 
 const accessLevel = P.integer({ description: '10 guest, 20 reporter, 30 developer, 40 maintainer, 50 owner' });
 const listParams = defineParams({ id: P.string(), query: P.optional(P.string()), ...paginationParams });
@@ -89,11 +90,10 @@ const members: FastifyPluginAsync = async (app) => {
   for (const kind of ['projects', 'groups'] as const) {
     const tag = kind === 'projects' ? 'project members' : 'group members';
 
-    app.get(`/${kind}/:id/members`, {
-      config: { auth: 'required', params: listParams },
+    route(app, {
+      method: 'GET', url: `/${kind}/:id/members`, auth: 'required', params: listParams,
       schema: { summary: `Direct members of a ${kind.slice(0, -1)}`, tags: [tag], response: { 200: Type.Array(MemberSchema) } },
-    }, async (request, reply) => {
-      const input = request.input as { id: string; query?: string };
+    }, async ({ request, reply, input }) => {
       const source = await loadSource(request, kind, input.id);
       if (!source.canRead) throw forbidden();
       let qb = membersQuery(db, source.type, source.id);
@@ -105,21 +105,19 @@ const members: FastifyPluginAsync = async (app) => {
       return Promise.all(rows.map((r) => present(r as MemberRowWithUser)));
     });
 
-    app.get(`/${kind}/:id/members/:user_id`, {
-      config: { auth: 'required', params: showParams },
+    route(app, {
+      method: 'GET', url: `/${kind}/:id/members/:user_id`, auth: 'required', params: showParams,
       schema: { summary: 'A direct member', tags: [tag], response: { 200: MemberSchema } },
-    }, async (request) => {
-      const input = request.input as { id: string; user_id: number };
+    }, async ({ request, input }) => {
       const source = await loadSource(request, kind, input.id);
       if (!source.canRead) throw forbidden();
       return present(await memberWithUser(source, input.user_id));
     });
 
-    app.post(`/${kind}/:id/members`, {
-      config: { auth: 'required', params: addParams },
+    route(app, {
+      method: 'POST', url: `/${kind}/:id/members`, auth: 'required', params: addParams,
       schema: { summary: 'Add a member', tags: [tag], response: { 201: MemberSchema } },
-    }, async (request, reply) => {
-      const input = request.input as { id: string; user_id: number; access_level: number; expires_at?: string };
+    }, async ({ request, reply, input, caller }) => {
       const source = await loadSource(request, kind, input.id);
       if (!source.canAdmin) throw forbidden();
       if (!(MEMBER_ACCESS_LEVELS as readonly number[]).includes(input.access_level)) throw invalidLevel();
@@ -128,7 +126,7 @@ const members: FastifyPluginAsync = async (app) => {
       if (!user) throw notFound('User');
       if (await findMember(db, source.type, source.id, user.id)) throw conflict('Member already exists');
       try {
-        await insertMember(db, { sourceType: source.type, sourceId: source.id, userId: user.id, accessLevel: input.access_level, expiresAt: input.expires_at ?? null, createdById: request.caller!.user.id });
+        await insertMember(db, { sourceType: source.type, sourceId: source.id, userId: user.id, accessLevel: input.access_level, expiresAt: input.expires_at ?? null, createdById: caller.user.id });
       } catch (err) {
         if (isUniqueViolation(err)) throw conflict('Member already exists');
         throw err;
@@ -138,11 +136,10 @@ const members: FastifyPluginAsync = async (app) => {
       return present(await memberWithUser(source, user.id));
     });
 
-    app.put(`/${kind}/:id/members/:user_id`, {
-      config: { auth: 'required', params: editParams },
+    route(app, {
+      method: 'PUT', url: `/${kind}/:id/members/:user_id`, auth: 'required', params: editParams,
       schema: { summary: "Change a member's access level", tags: [tag], response: { 200: MemberSchema } },
-    }, async (request) => {
-      const input = request.input as { id: string; user_id: number; access_level: number; expires_at?: string };
+    }, async ({ request, input }) => {
       const source = await loadSource(request, kind, input.id);
       if (!source.canAdmin) throw forbidden();
       const member = await findMember(db, source.type, source.id, input.user_id);
@@ -162,13 +159,12 @@ const members: FastifyPluginAsync = async (app) => {
       return present(await memberWithUser(source, input.user_id));
     });
 
-    app.delete(`/${kind}/:id/members/:user_id`, {
-      config: { auth: 'required', params: showParams },
+    route(app, {
+      method: 'DELETE', url: `/${kind}/:id/members/:user_id`, auth: 'required', params: showParams,
       schema: { summary: 'Remove a member', tags: [tag] },
-    }, async (request, reply) => {
-      const input = request.input as { id: string; user_id: number };
+    }, async ({ request, reply, input, caller }) => {
       const source = await loadSource(request, kind, input.id);
-      const leaving = request.caller!.user.id === input.user_id;
+      const leaving = caller.user.id === input.user_id;
       if (!source.canAdmin && !leaving) throw forbidden();
       const member = await findMember(db, source.type, source.id, input.user_id);
       if (!member) throw recordNotFound();

@@ -29,6 +29,7 @@ import { authorizeProject, loadProject } from '../../loaders/containers.ts';
 import { presentProjectList } from '../../loaders/project-list.ts';
 import { resourceBotIds } from '../../../domain/tokens/tokens.queries.ts';
 import { removeResourceBots } from '../../../domain/tokens/resource-access-tokens.ts';
+import { route } from '../../route.ts';
 
 const serialize = {
   Project: compileSerializer(ProjectSchema),
@@ -142,31 +143,29 @@ const projects: FastifyPluginAsync = async (app) => {
     return send(reply, viewer, result.project, { namespace: namespace!, fullPath: paths.fullPath, fullName: paths.fullName });
   }
 
-  app.post('/projects', {
-    config: { auth: 'required', params: createParams },
+  route(app, {
+    method: 'POST', url: '/projects', auth: 'required', params: createParams,
     schema: { summary: 'Create a project', tags: ['projects'], response: { 201: OneProject } },
-  }, async (request, reply) => {
-    const viewer = request.caller!.user;
-    return create(reply, viewer, viewer, request.input as unknown as CreateInput);
+  }, async ({ reply, input, caller }) => {
+    const viewer = caller.user;
+    return create(reply, viewer, viewer, input);
   });
 
-  app.post('/projects/user/:user_id', {
-    config: { auth: 'required', params: createForUserParams },
+  route(app, {
+    method: 'POST', url: '/projects/user/:user_id', auth: 'required', params: createForUserParams,
     schema: { summary: 'Create a project for a user (administrators)', tags: ['projects'], response: { 201: OneProject } },
-  }, async (request, reply) => {
+  }, async ({ request, reply, input }) => {
     const admin = authenticatedAsAdmin(request);
-    const input = request.input as unknown as CreateInput & { user_id: number };
     const owner = await findUserById(db, input.user_id);
     if (!owner) throw notFound('User');
     return create(reply, admin, owner, input);
   });
 
-  app.get('/projects', {
-    config: { auth: 'optional', params: listParams },
+  route(app, {
+    method: 'GET', url: '/projects', auth: 'optional', params: listParams,
     schema: { summary: 'List projects visible to the caller', tags: ['projects'], response: { 200: Type.Array(OneProject) } },
-  }, async (request, reply) => {
-    const input = request.input as Record<string, any>;
-    const viewer = request.caller?.user ?? null;
+  }, async ({ request, reply, input, caller }) => {
+    const viewer = caller?.user ?? null;
     const admin = viewer?.admin === 1;
     const qb = await findProjects(db, viewer, {
       archived: input.archived ?? undefined,
@@ -190,19 +189,18 @@ const projects: FastifyPluginAsync = async (app) => {
     return presentProjectList(db, rows, { externalUrl, admin });
   });
 
-  app.get('/projects/:id', {
-    config: { auth: 'optional', params: idParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id', auth: 'optional', params: idParams,
     schema: { summary: 'A single project (public projects without authentication)', tags: ['projects'], response: { 200: OneProject } },
-  }, async (request, reply) => {
-    const ctx = await loadProject(request, (request.input as { id: string }).id);
-    return send(reply, request.caller?.user ?? null, ctx.project, ctx.namespace);
+  }, async ({ request, reply, input, caller }) => {
+    const ctx = await loadProject(request, input.id);
+    return send(reply, caller?.user ?? null, ctx.project, ctx.namespace);
   });
 
-  app.put('/projects/:id', {
-    config: { auth: 'required', params: updateParams },
+  route(app, {
+    method: 'PUT', url: '/projects/:id', auth: 'required', params: updateParams,
     schema: { summary: 'Update a project', tags: ['projects'], response: { 200: OneProject } },
-  }, async (request, reply) => {
-    const input = request.input as { id: string; name?: string; path?: string; description?: string; default_branch?: string; visibility?: Visibility; public_builds?: boolean | null };
+  }, async ({ request, reply, input, caller }) => {
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'update_project');
     const result = await updateProject(db, config.storages, ctx.project, ctx.namespace.namespace, {
@@ -218,27 +216,27 @@ const projects: FastifyPluginAsync = async (app) => {
     const project = typeof input.public_builds === 'boolean'
       ? await updateProjectRow(db, result.project.id, { public_builds: input.public_builds ? 1 : 0 })
       : result.project;
-    return send(reply, request.caller!.user, project, ctx.namespace);
+    return send(reply, caller.user, project, ctx.namespace);
   });
 
   for (const [action, archived] of [['archive', 1], ['unarchive', 0]] as const) {
-    app.post(`/projects/:id/${action}`, {
-      config: { auth: 'required', params: idParams },
+    route(app, {
+      method: 'POST', url: `/projects/:id/${action}`, auth: 'required', params: idParams,
       schema: { summary: `${action[0].toUpperCase()}${action.slice(1)} a project`, tags: ['projects'], response: { 201: OneProject } },
-    }, async (request, reply) => {
-      const ctx = await loadProject(request, (request.input as { id: string }).id);
+    }, async ({ request, reply, input, caller }) => {
+      const ctx = await loadProject(request, input.id);
       authorizeProject(ctx, 'archive_project');
       const project = await updateProjectRow(db, ctx.project.id, { archived });
       reply.code(201);
-      return send(reply, request.caller!.user, project, ctx.namespace);
+      return send(reply, caller.user, project, ctx.namespace);
     });
   }
 
-  app.delete('/projects/:id', {
-    config: { auth: 'required', params: idParams },
+  route(app, {
+    method: 'DELETE', url: '/projects/:id', auth: 'required', params: idParams,
     schema: { summary: 'Delete a project and its repository', tags: ['projects'], response: { 202: Type.Object({ message: Type.String() }) } },
-  }, async (request, reply) => {
-    const ctx = await loadProject(request, (request.input as { id: string }).id);
+  }, async ({ request, reply, input }) => {
+    const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'delete_project');
     const bots = await resourceBotIds(db, 'Project', ctx.project.id);
     const result = await deleteProject(db, config.storages, ctx.project.id);

@@ -17,6 +17,7 @@ import { BranchSchema, presentBranch, type Branch } from '../../entities/branch.
 import { checkUnmodifiedSince } from '../../unmodified-since.ts';
 import { loadRepository, presentCommits, repositoryReadOnly, type RepositoryContext } from '../../loaders/repository.ts';
 import { matchesRefSearch, MAX_REF_SEARCH } from './ref-search.ts';
+import { route } from '../../route.ts';
 
 const listParams = defineParams({
   id: P.string(),
@@ -47,11 +48,10 @@ const branches: FastifyPluginAsync = async (app) => {
     return ref;
   }
 
-  app.get('/projects/:id/repository/branches', {
-    config: { auth: 'optional', params: listParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/repository/branches', auth: 'optional', params: listParams,
     schema: { summary: "A project's branches", tags: ['branches'], response: { 200: Type.Array(BranchSchema) } },
-  }, async (request, reply) => {
-    const input = request.input as { id: string; search?: string; sort: 'name_asc' | 'updated_asc' | 'updated_desc' };
+  }, async ({ request, reply, input }) => {
     const ctx = await loadRepository(request, input.id, 'read');
     if (input.search && input.search.length > MAX_REF_SEARCH) return paginateArray(request, reply, []);
     let refs = await listRefs(ctx.repo.gitDir, 'refs/heads/');
@@ -61,38 +61,35 @@ const branches: FastifyPluginAsync = async (app) => {
     return present(ctx, paginateArray(request, reply, refs));
   });
 
-  app.get('/projects/:id/repository/branches/:branch', {
-    config: { auth: 'optional', params: oneParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/repository/branches/:branch', auth: 'optional', params: oneParams,
     schema: { summary: 'One branch', tags: ['branches'], response: { 200: BranchSchema } },
-  }, async (request) => {
-    const input = request.input as { id: string; branch: string };
+  }, async ({ request, input }) => {
     const ctx = await loadRepository(request, input.id, 'read');
     return (await present(ctx, [await findBranch(ctx, input.branch)]))[0];
   });
 
-  app.post('/projects/:id/repository/branches', {
-    config: { auth: 'required', params: createParams },
+  route(app, {
+    method: 'POST', url: '/projects/:id/repository/branches', auth: 'required', params: createParams,
     schema: { summary: 'Create a branch from a ref', tags: ['branches'], response: { 201: BranchSchema } },
-  }, async (request, reply) => {
-    const input = request.input as { id: string; branch: string; ref: string };
+  }, async ({ request, reply, input, caller }) => {
     const ctx = await loadRepository(request, input.id, 'write');
     const result = await createBranch(db, ctx.repo, input.branch, input.ref);
     if (!result.ok) {
       if (result.reason === 'read_only') throw repositoryReadOnly();
       throw new ApiError(400, { message: result.message });
     }
-    await afterRefUpdate(ciEnvFrom(db, config), ctx.project, [result.update], request.caller!.user.id, (err) => request.log.error({ err }, 'could not create the pipelines of a ref update'));
+    await afterRefUpdate(ciEnvFrom(db, config), ctx.project, [result.update], caller.user.id, (err) => request.log.error({ err }, 'could not create the pipelines of a ref update'));
     // The default branch may have just come to be (the first branch of an empty repository).
     const project = await db.selectFrom('projects').selectAll().where('id', '=', ctx.project.id).executeTakeFirst();
     reply.code(201);
     return (await present({ ...ctx, project: project ?? ctx.project }, [await findBranch(ctx, input.branch)]))[0];
   });
 
-  app.delete('/projects/:id/repository/branches/:branch', {
-    config: { auth: 'required', params: oneParams },
+  route(app, {
+    method: 'DELETE', url: '/projects/:id/repository/branches/:branch', auth: 'required', params: oneParams,
     schema: { summary: 'Delete a branch', tags: ['branches'] },
-  }, async (request, reply) => {
-    const input = request.input as { id: string; branch: string };
+  }, async ({ request, reply, input, caller }) => {
     const ctx = await loadRepository(request, input.id, 'write');
     const branch = await findBranch(ctx, input.branch);
     // destroy_conditionally!: the branch's last change is its commit's date.
@@ -104,7 +101,7 @@ const branches: FastifyPluginAsync = async (app) => {
       // Branches::DeleteService answers 405 for the default branch.
       throw new ApiError(result.reason === 'default_branch' ? 405 : 400, { message: result.message });
     }
-    await afterRefUpdate(ciEnvFrom(db, config), ctx.project, [result.update], request.caller!.user.id, (err) => request.log.error({ err }, 'could not create the pipelines of a ref update'));
+    await afterRefUpdate(ciEnvFrom(db, config), ctx.project, [result.update], caller.user.id, (err) => request.log.error({ err }, 'could not create the pipelines of a ref update'));
     reply.code(204).send();
   });
 

@@ -22,6 +22,7 @@ import { presentPipelineBasic } from '../../entities/pipeline.ts';
 import { loadRepository, repositoryReadOnly, type RepositoryContext } from '../../loaders/repository.ts';
 import { decodeContent } from './content.ts';
 import { rejectLongStrings, rejectNulBytes, rejectUnusableGitIdentity } from '../../input/string-guards.ts';
+import { route } from '../../route.ts';
 
 const listParams = defineParams({
   id: P.string(),
@@ -76,13 +77,10 @@ const commits: FastifyPluginAsync = async (app) => {
     return presentCommitDetail(commit, ctx.webUrl, ctx.project.id, stats, pipeline ? presentPipelineBasic(pipeline, ctx.webUrl) : null);
   }
 
-  app.get('/projects/:id/repository/commits', {
-    config: { auth: 'optional', params: listParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/repository/commits', auth: 'optional', params: listParams,
     schema: { summary: 'The commits of a ref', tags: ['commits'], response: { 200: Type.Array(CommitSchema) } },
-  }, async (request, reply) => {
-    const input = request.input as {
-      id: string; ref_name?: string; since?: string; until?: string; path?: string; all: boolean; with_stats: boolean; first_parent: boolean; order: 'default' | 'topo';
-    };
+  }, async ({ request, reply, input }) => {
     const ctx = await loadRepository(request, input.id, 'read');
     const rev = input.ref_name || ctx.project.default_branch || 'HEAD';
     let path: string | undefined;
@@ -117,11 +115,10 @@ const commits: FastifyPluginAsync = async (app) => {
     return out;
   });
 
-  app.get('/projects/:id/repository/commits/:sha', {
-    config: { auth: 'optional', params: showParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/repository/commits/:sha', auth: 'optional', params: showParams,
     schema: { summary: 'One commit', tags: ['commits'], response: { 200: CommitDetailSchema } },
-  }, async (request) => {
-    const input = request.input as { id: string; sha: string; stats: boolean };
+  }, async ({ request, input }) => {
     const ctx = await loadRepository(request, input.id, 'read');
     const sha = readableRevision(input.sha) ? await resolveCommit(ctx.repo.gitDir, input.sha) : null;
     const commit = sha ? await readCommit(ctx.repo.gitDir, sha) : null;
@@ -129,14 +126,10 @@ const commits: FastifyPluginAsync = async (app) => {
     return detail(ctx, commit, input.stats);
   });
 
-  app.post('/projects/:id/repository/commits', {
-    config: { auth: 'required', params: createParams },
+  route(app, {
+    method: 'POST', url: '/projects/:id/repository/commits', auth: 'required', params: createParams,
     schema: { summary: 'Commit file actions to a branch', tags: ['commits'], response: { 201: CommitDetailSchema } },
-  }, async (request, reply) => {
-    const input = request.input as {
-      id: string; branch: string; commit_message: string; start_branch?: string; start_sha?: string; actions: ActionInput[];
-      author_email?: string; author_name?: string; stats: boolean; force: boolean;
-    };
+  }, async ({ request, reply, input, caller }) => {
     rejectNulBytes(request.input, ['commit_message', 'branch', 'start_branch', 'author_name', 'author_email']);
     rejectLongStrings(request.input, ['author_name', 'author_email'], 255);
     rejectUnusableGitIdentity(request.input, ['author_name', 'author_email']);
@@ -144,7 +137,7 @@ const commits: FastifyPluginAsync = async (app) => {
     // `actions=` (empty) is Grape's nil: no actions at all.
     if (!input.actions || input.actions.length === 0 || input.actions.length > MAX_ACTIONS) throw invalidParams(['actions is invalid']);
     const ctx = await loadRepository(request, input.id, 'write', 'You are not allowed to push into this branch');
-    const user = request.caller!.user;
+    const user = caller.user;
     const actions: CommitAction[] = input.actions.map((a) => ({
       action: a.action, filePath: a.file_path, previousPath: a.previous_path,
       content: a.content === undefined ? undefined : decodeContent(a.content, a.encoding ?? 'text'),

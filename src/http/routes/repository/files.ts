@@ -23,6 +23,7 @@ import { FileCommitSchema, RepositoryFileSchema } from '../../entities/repositor
 import { loadRepository, repositoryReadOnly, type RepositoryContext } from '../../loaders/repository.ts';
 import { decodeContent } from './content.ts';
 import { rejectLongStrings, rejectNulBytes, rejectUnusableGitIdentity } from '../../input/string-guards.ts';
+import { route } from '../../route.ts';
 
 /**
  * Largest blob served as JSON (base64 in memory, a third larger again); larger ones answer 400
@@ -115,11 +116,10 @@ const files: FastifyPluginAsync = async (app) => {
     return lastCommit;
   }
 
-  app.get('/projects/:id/repository/files/:file_path', {
-    config: { auth: 'optional', params: readParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/repository/files/:file_path', auth: 'optional', params: readParams,
     schema: { summary: 'A file with its content (base64) and metadata', tags: ['repository_files'], response: { 200: RepositoryFileSchema } },
-  }, async (request, reply) => {
-    const input = request.input as { id: string; file_path: string; ref: string };
+  }, async ({ request, reply, input }) => {
     const ctx = await loadRepository(request, input.id, 'read');
     const f = await findFile(ctx, input.file_path, input.ref);
     const content = await blobOf(ctx, f);
@@ -131,11 +131,10 @@ const files: FastifyPluginAsync = async (app) => {
     };
   });
 
-  app.get('/projects/:id/repository/files/:file_path/raw', {
-    config: { auth: 'optional', params: rawParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/repository/files/:file_path/raw', auth: 'optional', params: rawParams,
     schema: { summary: "A file's raw content", tags: ['repository_files'] },
-  }, async (request, reply) => {
-    const input = request.input as { id: string; file_path: string; ref?: string };
+  }, async ({ request, reply, input }) => {
     const ctx = await loadRepository(request, input.id, 'read');
     const f = await findFile(ctx, input.file_path, input.ref || ctx.project.default_branch || 'HEAD');
     // Streamed, whatever its size; the Service's raw answer names the blob and its type only.
@@ -148,15 +147,14 @@ const files: FastifyPluginAsync = async (app) => {
     return reply.send(blob.body);
   });
 
-  app.get('/projects/:id/repository/files/:file_path/blame', {
-    config: { auth: 'optional', params: readParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/repository/files/:file_path/blame', auth: 'optional', params: readParams,
     schema: {
-      summary: 'Which commit last changed each line of a file',
-      tags: ['repository_files'],
-      response: { 200: Type.Array(Type.Object({ commit: CommitSchema, lines: Type.Array(Type.String()) })) },
+    summary: 'Which commit last changed each line of a file',
+    tags: ['repository_files'],
+    response: { 200: Type.Array(Type.Object({ commit: CommitSchema, lines: Type.Array(Type.String()) })) },
     },
-  }, async (request, reply) => {
-    const input = request.input as { id: string; file_path: string; ref: string };
+  }, async ({ request, reply, input }) => {
     const ctx = await loadRepository(request, input.id, 'read');
     const f = await findFile(ctx, input.file_path, input.ref);
     await fileHeaders(ctx, reply, f, await blobOf(ctx, f));
@@ -187,31 +185,28 @@ const files: FastifyPluginAsync = async (app) => {
     return { file_path: path, branch: input.branch };
   }
 
-  app.post('/projects/:id/repository/files/:file_path', {
-    config: { auth: 'required', params: createParams },
+  route(app, {
+    method: 'POST', url: '/projects/:id/repository/files/:file_path', auth: 'required', params: createParams,
     schema: { summary: 'Create a file (one commit)', tags: ['repository_files'], response: { 201: FileCommitSchema } },
-  }, async (request, reply) => {
-    const input = request.input as unknown as WriteInput;
+  }, async ({ request, reply, input }) => {
     const out = await write(request, input, { action: 'create', content: decodeContent(input.content, input.encoding), executeFilemode: input.execute_filemode });
     reply.code(201);
     return out;
   });
 
-  app.put('/projects/:id/repository/files/:file_path', {
-    config: { auth: 'required', params: updateParams },
+  route(app, {
+    method: 'PUT', url: '/projects/:id/repository/files/:file_path', auth: 'required', params: updateParams,
     schema: { summary: 'Update a file (one commit)', tags: ['repository_files'], response: { 200: FileCommitSchema } },
-  }, async (request) => {
-    const input = request.input as unknown as WriteInput;
+  }, async ({ request, input }) => {
     return write(request, input, {
       action: 'update', content: decodeContent(input.content, input.encoding), executeFilemode: input.execute_filemode, lastCommitId: input.last_commit_id,
     });
   });
 
-  app.delete('/projects/:id/repository/files/:file_path', {
-    config: { auth: 'required', params: deleteParams },
+  route(app, {
+    method: 'DELETE', url: '/projects/:id/repository/files/:file_path', auth: 'required', params: deleteParams,
     schema: { summary: 'Delete a file (one commit)', tags: ['repository_files'] },
-  }, async (request, reply) => {
-    const input = request.input as unknown as WriteInput;
+  }, async ({ request, reply, input }) => {
     await write(request, input, { action: 'delete', lastCommitId: input.last_commit_id });
     reply.code(204).send();
   });

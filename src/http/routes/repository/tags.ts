@@ -18,6 +18,7 @@ import { checkUnmodifiedSince } from '../../unmodified-since.ts';
 import { loadRepository, presentCommits, repositoryReadOnly, type RepositoryContext } from '../../loaders/repository.ts';
 import { matchesRefSearch, MAX_REF_SEARCH } from './ref-search.ts';
 import { rejectNulBytes } from '../../input/string-guards.ts';
+import { route } from '../../route.ts';
 
 const listParams = defineParams({
   id: P.string(),
@@ -50,11 +51,10 @@ const tags: FastifyPluginAsync = async (app) => {
     return ref;
   }
 
-  app.get('/projects/:id/repository/tags', {
-    config: { auth: 'optional', params: listParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/repository/tags', auth: 'optional', params: listParams,
     schema: { summary: "A project's tags", tags: ['tags'], response: { 200: Type.Array(TagSchema) } },
-  }, async (request, reply) => {
-    const input = request.input as { id: string; order_by: 'name' | 'updated' | 'version'; sort: 'asc' | 'desc'; search?: string };
+  }, async ({ request, reply, input }) => {
     const ctx = await loadRepository(request, input.id, 'read');
     if (input.search && input.search.length > MAX_REF_SEARCH) return paginateArray(request, reply, []);
     let refs = await listRefs(ctx.repo.gitDir, 'refs/tags/');
@@ -67,24 +67,22 @@ const tags: FastifyPluginAsync = async (app) => {
     return present(ctx, paginateArray(request, reply, refs));
   });
 
-  app.get('/projects/:id/repository/tags/:tag_name', {
-    config: { auth: 'optional', params: oneParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/repository/tags/:tag_name', auth: 'optional', params: oneParams,
     schema: { summary: 'One tag', tags: ['tags'], response: { 200: TagSchema } },
-  }, async (request) => {
-    const input = request.input as { id: string; tag_name: string };
+  }, async ({ request, input }) => {
     const ctx = await loadRepository(request, input.id, 'read');
     return (await present(ctx, [await findTag(ctx, input.tag_name)]))[0];
   });
 
-  app.post('/projects/:id/repository/tags', {
-    config: { auth: 'required', params: createParams },
+  route(app, {
+    method: 'POST', url: '/projects/:id/repository/tags', auth: 'required', params: createParams,
     schema: { summary: 'Create a tag', tags: ['tags'], response: { 201: TagSchema } },
-  }, async (request, reply) => {
-    const input = request.input as { id: string; tag_name: string; ref: string; message?: string };
+  }, async ({ request, reply, input, caller }) => {
     rejectNulBytes(request.input, ['message']);
     if (input.message && Buffer.byteLength(input.message) > MAX_MESSAGE_BYTES) throw invalidParams(['message is too long']);
     const ctx = await loadRepository(request, input.id, 'write');
-    const user = request.caller!.user;
+    const user = caller.user;
     const result = await createTag(db, ctx.repo, {
       name: input.tag_name, ref: input.ref, message: input.message || null, tagger: { name: user.name, email: user.commit_email || user.email },
     });
@@ -97,11 +95,10 @@ const tags: FastifyPluginAsync = async (app) => {
     return (await present(ctx, [await findTag(ctx, input.tag_name)]))[0];
   });
 
-  app.delete('/projects/:id/repository/tags/:tag_name', {
-    config: { auth: 'required', params: oneParams },
+  route(app, {
+    method: 'DELETE', url: '/projects/:id/repository/tags/:tag_name', auth: 'required', params: oneParams,
     schema: { summary: 'Delete a tag', tags: ['tags'] },
-  }, async (request, reply) => {
-    const input = request.input as { id: string; tag_name: string };
+  }, async ({ request, reply, input, caller }) => {
     const ctx = await loadRepository(request, input.id, 'write');
     const tag = await findTag(ctx, input.tag_name);
     checkUnmodifiedSince(request, tag.committedDate);
@@ -110,7 +107,7 @@ const tags: FastifyPluginAsync = async (app) => {
       if (result.reason === 'read_only') throw repositoryReadOnly();
       throw new ApiError(result.reason === 'not_found' ? 404 : 400, { message: result.message });
     }
-    await afterRefUpdate(ciEnvFrom(db, config), ctx.project, [result.update], request.caller!.user.id, (err) => request.log.error({ err }, 'could not create the pipelines of a ref update'));
+    await afterRefUpdate(ciEnvFrom(db, config), ctx.project, [result.update], caller.user.id, (err) => request.log.error({ err }, 'could not create the pipelines of a ref update'));
     reply.code(204).send();
   });
 };

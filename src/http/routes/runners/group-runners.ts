@@ -13,6 +13,7 @@ import { authorizeGroup, loadGroup, type GroupContext } from '../../loaders/cont
 import { listRunners, runnerListParams } from '../../loaders/runners.ts';
 import { RunnerSchema } from '../../entities/runner.ts';
 import { RegistrationTokenSchema } from './project-runners.ts';
+import { route } from '../../route.ts';
 
 const listParams = defineParams({ id: P.string(), ...runnerListParams });
 const groupParams = defineParams({ id: P.string() });
@@ -27,19 +28,19 @@ const groupRunners: FastifyPluginAsync = async (app) => {
     return ctx;
   }
 
-  app.get('/groups/:id/runners', {
-    config: { auth: 'required', params: listParams },
+  route(app, {
+    method: 'GET', url: '/groups/:id/runners', auth: 'required', params: listParams,
     schema: { summary: 'Group runners of a group and its subgroups', tags, response: { 200: Type.Array(RunnerSchema) } },
-  }, async (request, reply) => {
+  }, async ({ request, reply }) => {
     const ctx = await ownedGroup(request);
     const groupIds = [ctx.group.id, ...(await descendantGroupIds(db, [ctx.group.id])).keys()];
     return listRunners(request, reply, { projectIds: [], groupIds, instance: false });
   });
 
-  app.post('/groups/:id/runners/reset_registration_token', {
-    config: { auth: 'required', params: groupParams },
+  route(app, {
+    method: 'POST', url: '/groups/:id/runners/reset_registration_token', auth: 'required', params: groupParams,
     schema: { summary: "A new registration token for the group's runners (shown once)", tags, response: { 201: RegistrationTokenSchema } },
-  }, async (request, reply) => {
+  }, async ({ request, reply }) => {
     const ctx = await ownedGroup(request);
     return reply.code(201).send({ token: await resetRegistrationToken(db, 'Namespace', ctx.group.id), token_expires_at: null });
   });

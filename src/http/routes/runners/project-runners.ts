@@ -15,6 +15,7 @@ import { defineParams, P } from '../../input/params.ts';
 import { authorizeProject, loadProject, type ProjectContext } from '../../loaders/containers.ts';
 import { listRunners, runnerListParams } from '../../loaders/runners.ts';
 import { presentRunner, RunnerSchema } from '../../entities/runner.ts';
+import { route } from '../../route.ts';
 
 export const RegistrationTokenSchema = Type.Object({ token: Type.String(), token_expires_at: Type.Union([Type.String(), Type.Null()]) }, { title: 'RunnerRegistrationToken' });
 
@@ -33,25 +34,25 @@ const projectRunners: FastifyPluginAsync = async (app) => {
     return ctx;
   }
 
-  app.get('/projects/:id/runners', {
-    config: { auth: 'required', params: listParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/runners', auth: 'required', params: listParams,
     schema: { summary: "Runners available to a project: its own, its groups', the instance's", tags, response: { 200: Type.Array(RunnerSchema) } },
-  }, async (request, reply) => {
+  }, async ({ request, reply }) => {
     const ctx = await maintainedProject(request);
     return listRunners(request, reply, { projectIds: [ctx.project.id], groupIds: ctx.lineage, instance: true });
   });
 
-  app.post('/projects/:id/runners', {
-    config: { auth: 'required', params: enableParams },
+  route(app, {
+    method: 'POST', url: '/projects/:id/runners', auth: 'required', params: enableParams,
     schema: { summary: 'Enable a project runner for this project too', tags, response: { 201: RunnerSchema } },
-  }, async (request, reply) => {
+  }, async ({ request, reply, input, caller }) => {
     const ctx = await maintainedProject(request);
-    const runner = await findRunner(db, (request.input as { runner_id: number }).runner_id);
+    const runner = await findRunner(db, input.runner_id);
     if (!runner) throw notFound('Runner');
     if (runner.runner_type === 'instance_type') throw forbidden('Runner is shared');
     if (runner.runner_type === 'group_type') throw forbidden('Runner is a group runner');
     if (runner.locked) throw forbidden('Runner is locked');
-    if (!await canAdminRunner(db, request.caller!.user, runner)) throw forbidden('No access granted');
+    if (!await canAdminRunner(db, caller.user, runner)) throw forbidden('No access granted');
     try {
       await insertRunnerProject(db, runner.id, ctx.project.id);
     } catch (err) {
@@ -61,12 +62,12 @@ const projectRunners: FastifyPluginAsync = async (app) => {
     return reply.code(201).send(presentRunner(runner));
   });
 
-  app.delete('/projects/:id/runners/:runner_id', {
-    config: { auth: 'required', params: enableParams },
+  route(app, {
+    method: 'DELETE', url: '/projects/:id/runners/:runner_id', auth: 'required', params: enableParams,
     schema: { summary: 'Disable a project runner for this project', tags, response: { 204: Type.Null() } },
-  }, async (request, reply) => {
+  }, async ({ request, reply, input }) => {
     const ctx = await maintainedProject(request);
-    const runnerId = (request.input as { runner_id: number }).runner_id;
+    const runnerId = input.runner_id;
     const projects = await runnerProjectIds(db, runnerId);
     if (!projects.includes(ctx.project.id)) throw notFound('Runner');
     if (projects.length === 1) throw forbidden('Only one project associated with the runner. Please remove the runner instead');
@@ -74,10 +75,10 @@ const projectRunners: FastifyPluginAsync = async (app) => {
     return reply.code(204).send();
   });
 
-  app.post('/projects/:id/runners/reset_registration_token', {
-    config: { auth: 'required', params: projectParams },
+  route(app, {
+    method: 'POST', url: '/projects/:id/runners/reset_registration_token', auth: 'required', params: projectParams,
     schema: { summary: "A new registration token for the project's runners (shown once)", tags, response: { 201: RegistrationTokenSchema } },
-  }, async (request, reply) => {
+  }, async ({ request, reply }) => {
     const ctx = await maintainedProject(request);
     return reply.code(201).send({ token: await resetRegistrationToken(db, 'Project', ctx.project.id), token_expires_at: null });
   });

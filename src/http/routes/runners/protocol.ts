@@ -22,6 +22,7 @@ import { defineParams, P } from '../../input/params.ts';
 import { RunnerRegistrationSchema } from '../../entities/runner.ts';
 import { presentJobRequest } from '../../entities/job-request.ts';
 import { authenticateJob, authenticateRunner, jobTokenOf, type RunnerInfo } from '../../runner-auth.ts';
+import { route } from '../../route.ts';
 
 const info = P.optional(P.object({
   name: P.optional(P.string()), version: P.optional(P.string()), revision: P.optional(P.string()),
@@ -58,11 +59,10 @@ const updateParams = defineParams({
 const runnerProtocol: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
 
-  app.post('/runners', {
-    config: { auth: 'optional', params: registerParams },
+  route(app, {
+    method: 'POST', url: '/runners', auth: 'optional', params: registerParams,
     schema: { summary: 'Register a runner with the registration token', tags: ['runner protocol'], response: { 201: RunnerRegistrationSchema } },
-  }, async (request, reply) => {
-    const input = request.input as Record<string, any>;
+  }, async ({ request, reply, input }) => {
     const result = await registerRunner(db, await registrationTokenOwner(db, config.runnerRegistrationToken, input.token), {
       description: input.description,
       // The deprecated maintainer_note counts only when maintenance_note is absent.
@@ -80,29 +80,28 @@ const runnerProtocol: FastifyPluginAsync = async (app) => {
     return reply.code(201).send({ id: result.runner.id, token: result.token, token_expires_at: null });
   });
 
-  app.post('/runners/verify', {
-    config: { auth: 'optional', params: tokenParams },
+  route(app, {
+    method: 'POST', url: '/runners/verify', auth: 'optional', params: tokenParams,
     schema: { summary: "Check a runner's authentication token", tags: ['runner protocol'], response: { 200: RunnerRegistrationSchema } },
-  }, async (request, reply) => {
-    const token = (request.input as { token: string }).token;
+  }, async ({ request, reply, input }) => {
+    const token = input.token;
     const runner = await authenticateRunner(request, token);
     return reply.code(200).send({ id: runner.id, token, token_expires_at: null });
   });
 
-  app.delete('/runners', {
-    config: { auth: 'optional', params: tokenParams },
+  route(app, {
+    method: 'DELETE', url: '/runners', auth: 'optional', params: tokenParams,
     schema: { summary: 'Unregister a runner', tags: ['runner protocol'] },
-  }, async (request, reply) => {
-    const runner = await authenticateRunner(request, (request.input as { token: string }).token);
+  }, async ({ request, reply, input }) => {
+    const runner = await authenticateRunner(request, input.token);
     await deleteRunner(db, runner.id);
     return reply.code(204).send();
   });
 
-  app.post('/jobs/request', {
-    config: { auth: 'optional', params: requestParams },
+  route(app, {
+    method: 'POST', url: '/jobs/request', auth: 'optional', params: requestParams,
     schema: { summary: 'A runner asks for a job: 201 with the job, 204 when none matches', tags: ['runner protocol'], response: { 201: Type.Unknown(), 204: Type.Null() } },
-  }, async (request, reply) => {
-    const input = request.input as { token: string; info?: RunnerInfo };
+  }, async ({ request, reply, input }) => {
     const runner = await authenticateRunner(request, input.token, input.info);
     const assigned = await requestJob(ciEnvFrom(db, config), runner);
     if (!assigned) return reply.code(204).send();
@@ -119,11 +118,10 @@ const runnerProtocol: FastifyPluginAsync = async (app) => {
     })));
   });
 
-  app.put('/jobs/:id', {
-    config: { auth: 'optional', params: updateParams },
+  route(app, {
+    method: 'PUT', url: '/jobs/:id', auth: 'optional', params: updateParams,
     schema: { summary: 'A runner reports the state of its job', tags: ['runner protocol'] },
-  }, async (request, reply) => {
-    const input = request.input as { id: number; token?: string; state?: (typeof RUNNER_STATES)[number]; failure_reason?: string; exit_code?: number };
+  }, async ({ request, reply, input }) => {
     const job = await authenticateJob(request, input.id, jobTokenOf(request, input));
     const updated = input.state ? await updateJobState(ciEnvFrom(db, config), job, input.state, input.failure_reason, input.exit_code) : job;
     reply.header('job-status', updated.status);

@@ -29,6 +29,7 @@ import { JobSchema, presentJob } from '../../entities/job.ts';
 import { ProjectIdentitySchema, presentProjectIdentity } from '../../entities/project.ts';
 import { RunnerDetailsSchema, RunnerSchema, presentRunnerDetails } from '../../entities/runner.ts';
 import { ACCESS_LEVELS } from './protocol.ts';
+import { route } from '../../route.ts';
 
 const listParams = defineParams(runnerListParams);
 const showParams = defineParams({ id: P.integer() });
@@ -76,29 +77,28 @@ const runners: FastifyPluginAsync = async (app) => {
 
   const details = async (runner: RunnerRow) => presentRunnerDetails(runner, new Date(), await runnerOwners(db, config.externalUrl, runner));
 
-  app.get('/runners', {
-    config: { auth: 'required', params: listParams },
+  route(app, {
+    method: 'GET', url: '/runners', auth: 'required', params: listParams,
     schema: { summary: "Runners the caller owns (their projects' and groups')", tags: ['runners'], response: { 200: Type.Array(RunnerSchema) } },
-  }, async (request, reply) => listRunners(request, reply, await ownedRunnerScope(db, request.caller!.user)));
+  }, async ({ request, reply, caller }) => listRunners(request, reply, await ownedRunnerScope(db, caller.user)));
 
-  app.get('/runners/all', {
-    config: { auth: 'required', params: listParams },
+  route(app, {
+    method: 'GET', url: '/runners/all', auth: 'required', params: listParams,
     schema: { summary: 'Every runner (administrators)', tags: ['runners'], response: { 200: Type.Array(RunnerSchema) } },
-  }, async (request, reply) => {
+  }, async ({ request, reply }) => {
     authenticatedAsAdmin(request);
     return listRunners(request, reply, undefined);
   });
 
-  app.get('/runners/:id', {
-    config: { auth: 'required', params: showParams },
+  route(app, {
+    method: 'GET', url: '/runners/:id', auth: 'required', params: showParams,
     schema: { summary: 'One runner', tags: ['runners'], response: { 200: RunnerDetailsSchema } },
-  }, async (request) => details(await loadRunner(request, 'show')));
+  }, async ({ request }) => details(await loadRunner(request, 'show')));
 
-  app.put('/runners/:id', {
-    config: { auth: 'required', params: updateParams },
+  route(app, {
+    method: 'PUT', url: '/runners/:id', auth: 'required', params: updateParams,
     schema: { summary: 'Update a runner', tags: ['runners'], response: { 200: RunnerDetailsSchema } },
-  }, async (request) => {
-    const input = request.input as Record<string, any>;
+  }, async ({ request, input }) => {
     const runner = await loadRunner(request, 'change');
     const tagList = input.tag_list ? normalizeTags(input.tag_list) : runner.tag_list === '' ? [] : runner.tag_list.split(' ');
     const runUntagged = typeof input.run_untagged === 'boolean' ? input.run_untagged : runner.run_untagged === 1;
@@ -119,10 +119,10 @@ const runners: FastifyPluginAsync = async (app) => {
     return details(updated);
   });
 
-  app.delete('/runners/:id', {
-    config: { auth: 'required', params: showParams },
+  route(app, {
+    method: 'DELETE', url: '/runners/:id', auth: 'required', params: showParams,
     schema: { summary: 'Delete a runner', tags: ['runners'], response: { 204: Type.Null() } },
-  }, async (request, reply) => {
+  }, async ({ request, reply }) => {
     const runner = await loadRunner(request, 'change');
     // A runner shared by several projects is removed from them one by one (DELETE /projects/:id/runners/:runner_id).
     if (runner.runner_type === 'project_type' && (await runnerProjectIds(db, runner.id)).length > 1) {
@@ -132,14 +132,13 @@ const runners: FastifyPluginAsync = async (app) => {
     return reply.code(204).send();
   });
 
-  app.get('/runners/:id/jobs', {
-    config: { auth: 'required', params: jobsParams },
+  route(app, {
+    method: 'GET', url: '/runners/:id/jobs', auth: 'required', params: jobsParams,
     schema: { summary: "A runner's jobs, newest first", tags: ['runners'], response: { 200: Type.Array(RunnerJobSchema) } },
-  }, async (request, reply) => {
-    const input = request.input as { id: number; status?: string; sort: 'asc' | 'desc' };
+  }, async ({ request, reply, input, caller }) => {
     const runner = await findRunner(db, input.id);
     if (!runner) throw notFound('Runner');
-    const user = request.caller!.user;
+    const user = caller.user;
     // Instance runners' jobs are every project's: administrators only.
     if (!user.admin && (runner.runner_type === 'instance_type' || !await canAdminRunner(db, user, runner))) throw forbidden('No access granted');
     const projectIds = user.admin ? undefined : (await ownedRunnerScope(db, user)).projectIds;

@@ -28,6 +28,7 @@ import { GroupRepositoryStorageMoveSchema, ProjectRepositoryStorageMoveSchema, S
 import { audit, auditUser } from '../../audit.ts';
 import { findProjectById } from '../../../domain/projects/projects.queries.ts';
 import { namespacePathsById } from '../../../domain/namespaces/namespaces.queries.ts';
+import { route } from '../../route.ts';
 
 interface KindRoutes {
   kind: ContainerKind;
@@ -35,7 +36,7 @@ interface KindRoutes {
   plural: 'projects' | 'snippets' | 'groups';
   schema: TSchema;
   /** `:id` of the container: projects and groups also take a URL-encoded full path. */
-  idParam: TSchema;
+  idParam: ReturnType<typeof P.string> | ReturnType<typeof P.integer>;
   /** The container's id by `:id`, answering the resource's 404 (reference §4, lookup misses). */
   resolve: (request: FastifyRequest, id: string | number) => Promise<number>;
 }
@@ -95,33 +96,30 @@ const storageMoves: FastifyPluginAsync = async (app) => {
       return (await presentMoves(db, k.kind, [move], config.externalUrl))[0];
     };
 
-    app.get(`/${k.kind}_repository_storage_moves`, {
-      config: { auth: 'required', params: defineParams({ ...paginationParams }) },
+    route(app, {
+      method: 'GET', url: `/${k.kind}_repository_storage_moves`, auth: 'required', params: defineParams({ ...paginationParams }),
       schema: { summary: `Every ${k.kind} repository storage move, newest first (administrators)`, tags, response: { 200: Type.Array(k.schema) } },
       preValidation: adminOnly,
-    }, async (request, reply) => {
+    }, async ({ request, reply }) => {
       const rows = await paginate(db, request, reply, listMoves(db, k.kind) as any) as StorageMoveRow[];
       return presentMoves(db, k.kind, rows, config.externalUrl);
     });
 
-    app.get(`/${k.kind}_repository_storage_moves/:repository_storage_move_id`, {
-      config: { auth: 'required', params: defineParams({ repository_storage_move_id: moveId }) },
+    route(app, {
+      method: 'GET', url: `/${k.kind}_repository_storage_moves/:repository_storage_move_id`, auth: 'required', params: defineParams({ repository_storage_move_id: moveId }),
       schema: { summary: `A ${k.kind} repository storage move (administrators)`, tags, response: { 200: k.schema } },
       preValidation: adminOnly,
-    }, async (request) => one(await findMove(db, k.kind, (request.input as { repository_storage_move_id: number }).repository_storage_move_id)));
+    }, async ({ input }) => one(await findMove(db, k.kind, input.repository_storage_move_id)));
 
-    app.post(`/${k.kind}_repository_storage_moves`, {
-      config: {
-        auth: 'required',
-        params: defineParams({
-          source_storage_name: P.oneOf(storageNames, { description: 'the shard whose repositories move' }),
-          destination_storage_name: P.optional(P.oneOf(storageNames, { description: 'default: a weighted pick per repository' })),
-        }),
-      },
+    route(app, {
+      method: 'POST', url: `/${k.kind}_repository_storage_moves`, auth: 'required',
+      params: defineParams({
+        source_storage_name: P.oneOf(storageNames, { description: 'the shard whose repositories move' }),
+        destination_storage_name: P.optional(P.oneOf(storageNames, { description: 'default: a weighted pick per repository' })),
+      }),
       schema: { summary: `Schedule moves of every ${k.kind} repository on a shard (administrators)`, tags, response: { 202: ACCEPTED } },
       preValidation: adminOnly,
-    }, async (request, reply) => {
-      const input = request.input as { source_storage_name: string; destination_storage_name?: string };
+    }, async ({ request, reply, input, caller }) => {
       // The spec: "all storages must be reachable"; and never a move onto the same directory.
       const source = await checkShard(config.storages, input.source_storage_name);
       if (!source.ok) throw validationFailed({ source_storage_name: ['is not reachable'] });
@@ -134,41 +132,39 @@ const storageMoves: FastifyPluginAsync = async (app) => {
       }
       const payload: BulkPayload = { kind: k.kind, source: input.source_storage_name, destination: input.destination_storage_name ?? null };
       await app.jobs.enqueue(SCHEDULE_BULK_JOB, payload);
-      const admin = request.caller!.user;
+      const admin = caller.user;
       await auditUser(request, admin, `Scheduled repository storage moves of every ${k.kind} on ${payload.source}${payload.destination ? ` to ${payload.destination}` : ''}`);
       reply.code(202);
       return { message: '202 Accepted' };
     });
 
-    app.get(`/${k.plural}/:id/repository_storage_moves`, {
-      config: { auth: 'required', params: defineParams({ id: k.idParam, ...paginationParams }) },
+    route(app, {
+      method: 'GET', url: `/${k.plural}/:id/repository_storage_moves`, auth: 'required', params: defineParams({ id: k.idParam, ...paginationParams }),
       schema: { summary: `The repository storage moves of a ${k.kind} (administrators)`, tags, response: { 200: Type.Array(k.schema) } },
       preValidation: adminOnly,
-    }, async (request, reply) => {
-      const containerId = await k.resolve(request, (request.input as { id: string | number }).id);
+    }, async ({ request, reply, input }) => {
+      const containerId = await k.resolve(request, input.id);
       const rows = await paginate(db, request, reply, listMoves(db, k.kind, containerId) as any) as StorageMoveRow[];
       return presentMoves(db, k.kind, rows, config.externalUrl);
     });
 
-    app.get(`/${k.plural}/:id/repository_storage_moves/:repository_storage_move_id`, {
-      config: { auth: 'required', params: defineParams({ id: k.idParam, repository_storage_move_id: moveId }) },
+    route(app, {
+      method: 'GET', url: `/${k.plural}/:id/repository_storage_moves/:repository_storage_move_id`, auth: 'required', params: defineParams({ id: k.idParam, repository_storage_move_id: moveId }),
       schema: { summary: `A repository storage move of a ${k.kind} (administrators)`, tags, response: { 200: k.schema } },
       preValidation: adminOnly,
-    }, async (request) => {
-      const input = request.input as { id: string | number; repository_storage_move_id: number };
+    }, async ({ request, input }) => {
       const containerId = await k.resolve(request, input.id);
       return one(await findMove(db, k.kind, input.repository_storage_move_id, containerId));
     });
 
-    app.post(`/${k.plural}/:id/repository_storage_moves`, {
-      config: {
-        auth: 'required',
-        params: defineParams({ id: k.idParam, destination_storage_name: P.optional(P.string({ description: 'default: a weighted pick among the other shards' })) }),
-      },
+    route(app, {
+      method: 'POST', url: `/${k.plural}/:id/repository_storage_moves`, auth: 'required',
+      params: defineParams({
+        id: k.idParam, destination_storage_name: P.optional(P.string({ description: 'default: a weighted pick among the other shards' })),
+      }),
       schema: { summary: `Schedule a repository storage move of a ${k.kind} (administrators)`, tags, response: { 201: k.schema } },
       preValidation: adminOnly,
-    }, async (request, reply) => {
-      const input = request.input as { id: string | number; destination_storage_name?: string };
+    }, async ({ request, reply, input }) => {
       const containerId = await k.resolve(request, input.id);
       const container: Container | undefined = await findContainer(db, k.kind, containerId);
       if (!container) throw k.kind === 'project' ? notFound('Project') : k.kind === 'snippet' ? notFound('Snippet') : notFound('Group');

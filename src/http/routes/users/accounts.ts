@@ -17,6 +17,7 @@ import { defineParams, P, type ParamsOf } from '../../input/params.ts';
 import { checkUnmodifiedSince } from '../../unmodified-since.ts';
 import { userOr404 } from '../../user-lookup.ts';
 import { audit } from '../../audit.ts';
+import { route } from '../../route.ts';
 
 /** UserDetail::DEFAULT_FIELD_LENGTH: the profile's links, location and organization. */
 const PROFILE_FIELD_MAX = 500;
@@ -95,12 +96,11 @@ async function adminView(db: Kysely<DB>, user: UserRow, externalUrl: string) {
 const userAccounts: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
 
-  app.post('/users', {
-    config: { auth: 'required', params: createParams },
+  route(app, {
+    method: 'POST', url: '/users', auth: 'required', params: createParams,
     schema: { summary: 'Create a user (administrators)', tags: ['users'], response: { 201: UserWithAdminSchema } },
-  }, async (request, reply) => {
+  }, async ({ request, reply, input }) => {
     const admin = authenticatedAsAdmin(request);
-    const input = request.input as ParamsOf<typeof createParams>;
     const result = await createUser(db, input as CreateUserInput, { createdById: admin.id, dataDir: config.dataDir });
     if (!result.ok) throw failure(result);
     const created = result.value;
@@ -109,26 +109,25 @@ const userAccounts: FastifyPluginAsync = async (app) => {
     return adminView(db, created, config.externalUrl);
   });
 
-  app.put('/users/:id(^\\d+$)', {
-    config: { auth: 'required', params: updateParams },
+  route(app, {
+    method: 'PUT', url: '/users/:id(^\\d+$)', auth: 'required', params: updateParams,
     schema: { summary: 'Modify a user (administrators)', tags: ['users'], response: { 200: UserWithAdminSchema } },
-  }, async (request) => {
+  }, async ({ request, input }) => {
     const admin = authenticatedAsAdmin(request);
-    const { id, ...input } = request.input as ParamsOf<typeof updateParams>;
+    const { id, ...changes } = input;
     const user = await userOr404(db, id);
-    const result = await updateUser(db, user, input as UpdateUserInput, { actorId: admin.id, dataDir: config.dataDir });
+    const result = await updateUser(db, user, changes, { actorId: admin.id, dataDir: config.dataDir });
     if (!result.ok) throw failure(result);
     // Cached credentials carry the user row: drop them so the change (admin flag, expired password) applies now.
     app.kiln.authCache.invalidateUser(user.id);
     return adminView(db, result.value, config.externalUrl);
   });
 
-  app.delete('/users/:id(^\\d+$)/identities/:provider', {
-    config: { auth: 'required', params: deleteIdentityParams },
+  route(app, {
+    method: 'DELETE', url: '/users/:id(^\\d+$)/identities/:provider', auth: 'required', params: deleteIdentityParams,
     schema: { summary: "Delete a user's identity (administrators)", tags: ['users'], response: { 204: Type.Null() } },
-  }, async (request, reply) => {
+  }, async ({ request, reply, input }) => {
     authenticatedAsAdmin(request);
-    const input = request.input as ParamsOf<typeof deleteIdentityParams>;
     const user = await userOr404(db, input.id);
     const identity = await findIdentity(db, user.id, input.provider);
     if (!identity) throw notFound('Identity');

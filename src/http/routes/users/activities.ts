@@ -9,6 +9,7 @@ import { forbidden } from '../../errors.ts';
 import { paginate, paginationParams } from '../../lists/pagination.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { presentUserActivity, UserActivitySchema } from '../../entities/user-activity.ts';
+import { route } from '../../route.ts';
 
 const activitiesParams = defineParams({
   from: P.optional(P.dateTime({ description: 'YYYY-MM-DD; users active on or after this date (default six months ago)' })),
@@ -29,11 +30,11 @@ export function sixMonthsAgo(now: Date = new Date()): Date {
 const userActivities: FastifyPluginAsync = async (app) => {
   const { db } = app.kiln;
 
-  app.get('/user/activities', {
-    config: { auth: 'required', scopes: ['read_user'], params: activitiesParams },
+  route(app, {
+    method: 'GET', url: '/user/activities', auth: 'required', scopes: ['read_user'], params: activitiesParams,
     schema: { summary: 'Users active since a date (administrators)', tags: ['users'], response: { 200: Type.Array(UserActivitySchema) } },
-  }, async (request, reply) => {
-    if (request.caller!.user.admin !== 1) throw forbidden();
+  }, async ({ request, reply, input, caller }) => {
+    if (caller.user.admin !== 1) throw forbidden();
     const from = typeof request.input.from === 'string' ? new Date(request.input.from) : sixMonthsAgo();
     // last_activity_on is a date: compare with the UTC date of `from`.
     const rows = await paginate(db, request, reply, activitiesQuery(db, from.toISOString().slice(0, 10)));

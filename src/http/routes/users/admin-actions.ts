@@ -18,6 +18,7 @@ import { defineParams, P } from '../../input/params.ts';
 import { checkUnmodifiedSince } from '../../unmodified-since.ts';
 import { userOr404 } from '../../user-lookup.ts';
 import { audit } from '../../audit.ts';
+import { route } from '../../route.ts';
 
 const idParams = defineParams({ id: P.integer({ description: 'user id' }) });
 const deleteParams = defineParams({
@@ -66,12 +67,12 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
   }
 
   for (const { path, operation, summary } of STATE_OPERATIONS) {
-    app.post(`/users/:id(^\\d+$)/${path}`, {
-      config: { auth: 'required', params: idParams },
+    route(app, {
+      method: 'POST', url: `/users/:id(^\\d+$)/${path}`, auth: 'required', params: idParams,
       schema: { summary: `${summary} (administrators)`, tags: ['users'], response: { 201: Literal } },
-    }, async (request, reply) => {
+    }, async ({ request, reply, input }) => {
       authenticatedAsAdmin(request);
-      const user = await userOr404(db, (request.input as { id: number }).id);
+      const user = await userOr404(db, input.id);
       const decision = DECIDE[operation](user, new Date());
       if (decision.kind === 'refuse') throw decision.prefixed ? forbidden(decision.message) : forbiddenMessage(decision.message);
       if (decision.event === null) return sendLiteral(reply, decision.body);
@@ -91,10 +92,10 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
     return user;
   }
 
-  app.post('/users/:id(^\\d+$)/approve', {
-    config: { auth: 'required', params: idParams },
+  route(app, {
+    method: 'POST', url: '/users/:id(^\\d+$)/approve', auth: 'required', params: idParams,
     schema: { summary: 'Approve a user pending approval (administrators)', tags: ['users'], response: { 201: Message } },
-  }, async (request, reply) => {
+  }, async ({ request, reply }) => {
     const user = await pendingUser(request, 'You are not allowed to approve a user');
     // The spec's guard table is explicit that a user blocked by an administrator or by LDAP is
     // refused with 403, and a deactivated (or otherwise not pending) user with 409; the text is
@@ -106,10 +107,10 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
     return reply.code(201).send({ message: 'Success' });
   });
 
-  app.post('/users/:id(^\\d+$)/reject', {
-    config: { auth: 'required', params: idParams },
+  route(app, {
+    method: 'POST', url: '/users/:id(^\\d+$)/reject', auth: 'required', params: idParams,
     schema: { summary: 'Reject (delete) a user pending approval (administrators)', tags: ['users'], response: { 200: Message } },
-  }, async (request, reply) => {
+  }, async ({ request, reply }) => {
     const user = await pendingUser(request, 'You are not allowed to reject a user');
     if (user.state !== 'blocked_pending_approval') throw conflict('User does not have a pending request');
     // A rejected sign-up is removed outright, contributions included (Users::RejectService).
@@ -121,12 +122,11 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
     return reply.code(200).send({ message: 'Success' });
   });
 
-  app.delete('/users/:id(^\\d+$)', {
-    config: { auth: 'required', params: deleteParams },
+  route(app, {
+    method: 'DELETE', url: '/users/:id(^\\d+$)', auth: 'required', params: deleteParams,
     schema: { summary: 'Delete a user (administrators)', tags: ['users'], response: { 204: Type.Null() } },
-  }, async (request, reply) => {
+  }, async ({ request, reply, input }) => {
     authenticatedAsAdmin(request);
-    const input = request.input as { id: number; hard_delete?: boolean | null };
     const user = await userOr404(db, input.id);
     checkUnmodifiedSince(request, user.updated_at);
     const result = await deleteUser(db, user, { hardDelete: input.hard_delete === true, host, dataDir: config.dataDir, shards: config.storages });
@@ -137,12 +137,12 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
     return reply.code(204).send();
   });
 
-  app.patch('/users/:id(^\\d+$)/disable_two_factor', {
-    config: { auth: 'required', params: idParams },
+  route(app, {
+    method: 'PATCH', url: '/users/:id(^\\d+$)/disable_two_factor', auth: 'required', params: idParams,
     schema: { summary: "Disable a user's two-factor authentication (administrators)", tags: ['users'], response: { 204: Type.Null() } },
-  }, async (request, reply) => {
+  }, async ({ request, reply, input }) => {
     authenticatedAsAdmin(request);
-    const user = await userOr404(db, (request.input as { id: number }).id);
+    const user = await userOr404(db, input.id);
     if (user.admin === 1) throw forbidden('Two-factor authentication for admins cannot be disabled via the API. Use the Rails console');
     if (user.otp_required_for_login !== 1) throw badRequest('Two-factor authentication is not enabled for this user');
     await setTwoFactorRequired(db, user.id, false);

@@ -4,6 +4,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { UserCountsSchema, type UserCounts } from '../../entities/user-counts.ts';
+import { route } from '../../route.ts';
 
 /**
  * kiln serves no issues, merge requests or to-do items, so every source of these counts has no
@@ -21,11 +22,11 @@ function countsFor(): UserCounts {
 }
 
 const userCounts: FastifyPluginAsync = async (app) => {
-  app.get('/user_counts', {
+  route(app, {
+    method: 'GET', url: '/user_counts', auth: 'required',
     // The Service adds no read_user scope here: api or read_api.
-    config: { auth: 'required' },
     schema: { summary: "The current user's counts", tags: ['users'], response: { 200: UserCountsSchema } },
-  }, async () => countsFor());
+  }, async (_context) => countsFor());
 };
 
 export default userCounts;

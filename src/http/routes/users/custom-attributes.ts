@@ -12,6 +12,7 @@ import { recordNotFound, validationFailed } from '../../errors.ts';
 import { paginate, paginationParams } from '../../lists/pagination.ts';
 import { defineParams, P, type ParamsOf } from '../../input/params.ts';
 import { userOr404 } from '../../user-lookup.ts';
+import { route } from '../../route.ts';
 
 const CustomAttributeSchema = Type.Object({ key: Type.String(), value: Type.String() }, { title: 'CustomAttribute' });
 
@@ -27,21 +28,20 @@ const setParams = defineParams({
 const userCustomAttributes: FastifyPluginAsync = async (app) => {
   const { db } = app.kiln;
 
-  app.get('/users/:id(^\\d+$)/custom_attributes', {
-    config: { auth: 'required', scopes: ['read_user'], params: listParams },
+  route(app, {
+    method: 'GET', url: '/users/:id(^\\d+$)/custom_attributes', auth: 'required', scopes: ['read_user'], params: listParams,
     schema: { summary: "A user's custom attributes (administrators)", tags: ['users'], response: { 200: Type.Array(CustomAttributeSchema) } },
-  }, async (request, reply) => {
+  }, async ({ request, reply, input }) => {
     authenticatedAsAdmin(request);
-    const user = await userOr404(db, (request.input as ParamsOf<typeof listParams>).id);
+    const user = await userOr404(db, input.id);
     return paginate(db, request, reply, customAttributesQuery(db, user.id));
   });
 
-  app.get('/users/:id(^\\d+$)/custom_attributes/:key', {
-    config: { auth: 'required', scopes: ['read_user'], params: keyParams },
+  route(app, {
+    method: 'GET', url: '/users/:id(^\\d+$)/custom_attributes/:key', auth: 'required', scopes: ['read_user'], params: keyParams,
     schema: { summary: 'One custom attribute of a user (administrators)', tags: ['users'], response: { 200: CustomAttributeSchema } },
-  }, async (request) => {
+  }, async ({ request, input }) => {
     authenticatedAsAdmin(request);
-    const input = request.input as ParamsOf<typeof keyParams>;
     const user = await userOr404(db, input.id);
     const attribute = await findCustomAttribute(db, user.id, input.key);
     // find_by! → ActiveRecord::RecordNotFound → "404 Not found" (reference §6.2).
@@ -49,23 +49,21 @@ const userCustomAttributes: FastifyPluginAsync = async (app) => {
     return { key: attribute.key, value: attribute.value };
   });
 
-  app.put('/users/:id(^\\d+$)/custom_attributes/:key', {
-    config: { auth: 'required', params: setParams },
+  route(app, {
+    method: 'PUT', url: '/users/:id(^\\d+$)/custom_attributes/:key', auth: 'required', params: setParams,
     schema: { summary: 'Set a custom attribute of a user (administrators)', tags: ['users'], response: { 200: CustomAttributeSchema } },
-  }, async (request) => {
+  }, async ({ request, input }) => {
     authenticatedAsAdmin(request);
-    const input = request.input as ParamsOf<typeof setParams>;
     const user = await userOr404(db, input.id);
     if (input.value.trim() === '') throw validationFailed({ value: ["can't be blank"] });
     return upsertCustomAttribute(db, user.id, input.key, input.value);
   });
 
-  app.delete('/users/:id(^\\d+$)/custom_attributes/:key', {
-    config: { auth: 'required', params: keyParams },
+  route(app, {
+    method: 'DELETE', url: '/users/:id(^\\d+$)/custom_attributes/:key', auth: 'required', params: keyParams,
     schema: { summary: 'Delete a custom attribute of a user (administrators)', tags: ['users'], response: { 204: Type.Null() } },
-  }, async (request, reply) => {
+  }, async ({ request, reply, input }) => {
     authenticatedAsAdmin(request);
-    const input = request.input as ParamsOf<typeof keyParams>;
     const user = await userOr404(db, input.id);
     const attribute = await findCustomAttribute(db, user.id, input.key);
     if (!attribute) throw recordNotFound();

@@ -15,6 +15,7 @@ import { defineParams, P } from '../../input/params.ts';
 import { EmailSchema, presentEmail } from '../../entities/email.ts';
 import { checkUnmodifiedSince } from '../../unmodified-since.ts';
 import { userOr404 } from '../../user-lookup.ts';
+import { route } from '../../route.ts';
 
 const userId = P.integer({ description: 'user id' });
 // An integer, so `/user/emails/ASDF` is 400 (coercion) while `/users/ASDF/emails` is 404 (the
@@ -58,68 +59,67 @@ const userEmails: FastifyPluginAsync = async (app) => {
     await deleteEmail(db, email.id);
   }
 
-  app.get('/user/emails', {
-    config: { auth: 'required', scopes: ['read_user'], params: params.list },
+  route(app, {
+    method: 'GET', url: '/user/emails', auth: 'required', scopes: ['read_user'], params: params.list,
     schema: { summary: "The current user's secondary emails", tags, response: { 200: EmailList } },
-  }, async (request, reply) => {
-    const rows = await paginate(db, request, reply, userEmailsQuery(db, request.caller!.user.id));
+  }, async ({ request, reply, caller }) => {
+    const rows = await paginate(db, request, reply, userEmailsQuery(db, caller.user.id));
     return rows.map(presentEmail);
   });
 
-  app.get('/user/emails/:email_id', {
-    config: { auth: 'required', scopes: ['read_user'], params: params.one },
+  route(app, {
+    method: 'GET', url: '/user/emails/:email_id', auth: 'required', scopes: ['read_user'], params: params.one,
     schema: { summary: "One of the current user's secondary emails", tags, response: { 200: EmailSchema } },
-  }, async (request) => {
-    const { email_id } = request.input as { email_id: number };
-    return presentEmail(await emailOr404(request.caller!.user, email_id));
+  }, async ({ input, caller }) => {
+    const { email_id } = input;
+    return presentEmail(await emailOr404(caller.user, email_id));
   });
 
-  app.post('/user/emails', {
-    config: { auth: 'required', params: params.create },
+  route(app, {
+    method: 'POST', url: '/user/emails', auth: 'required', params: params.create,
     schema: { summary: 'Adds a secondary email to the current user (unconfirmed)', tags, response: { 201: EmailSchema } },
-  }, async (request, reply) => {
-    const { email } = request.input as { email: string };
+  }, async ({ reply, input, caller }) => {
+    const { email } = input;
     reply.code(201);
-    return addEmail(request.caller!.user, email, false);
+    return addEmail(caller.user, email, false);
   });
 
-  app.delete('/user/emails/:email_id', {
-    config: { auth: 'required', params: params.one },
+  route(app, {
+    method: 'DELETE', url: '/user/emails/:email_id', auth: 'required', params: params.one,
     schema: { summary: "Deletes one of the current user's secondary emails", tags },
-  }, async (request, reply) => {
-    const { email_id } = request.input as { email_id: number };
-    await removeEmail(request, request.caller!.user, email_id);
+  }, async ({ request, reply, input, caller }) => {
+    const { email_id } = input;
+    await removeEmail(request, caller.user, email_id);
     return reply.code(204).send();
   });
 
-  app.get('/users/:id(^\\d+$)/emails', {
-    config: { auth: 'non_get', scopes: ['read_user'], params: params.listOf },
+  route(app, {
+    method: 'GET', url: '/users/:id(^\\d+$)/emails', auth: 'non_get', scopes: ['read_user'], params: params.listOf,
     schema: { summary: "A user's secondary emails (administrators)", tags, response: { 200: EmailList } },
-  }, async (request, reply) => {
+  }, async ({ request, reply, input }) => {
     authenticatedAsAdmin(request);
-    const { id } = request.input as { id: number };
+    const { id } = input;
     const owner = await userOr404(db, id);
     const rows = await paginate(db, request, reply, userEmailsQuery(db, owner.id));
     return rows.map(presentEmail);
   });
 
-  app.post('/users/:id(^\\d+$)/emails', {
-    config: { auth: 'required', params: params.createFor },
+  route(app, {
+    method: 'POST', url: '/users/:id(^\\d+$)/emails', auth: 'required', params: params.createFor,
     schema: { summary: 'Adds a secondary email to a user (administrators)', tags, response: { 201: EmailSchema } },
-  }, async (request, reply) => {
+  }, async ({ request, reply, input }) => {
     authenticatedAsAdmin(request);
-    const input = request.input as { id: number; email: string; skip_confirmation: boolean };
     const owner = await userOr404(db, input.id);
     reply.code(201);
     return addEmail(owner, input.email, input.skip_confirmation === true);
   });
 
-  app.delete('/users/:id(^\\d+$)/emails/:email_id', {
-    config: { auth: 'required', params: params.oneOf },
+  route(app, {
+    method: 'DELETE', url: '/users/:id(^\\d+$)/emails/:email_id', auth: 'required', params: params.oneOf,
     schema: { summary: "Deletes one of a user's secondary emails (administrators)", tags },
-  }, async (request, reply) => {
+  }, async ({ request, reply, input }) => {
     authenticatedAsAdmin(request);
-    const { id, email_id } = request.input as { id: number; email_id: number };
+    const { id, email_id } = input;
     await removeEmail(request, await userOr404(db, id), email_id);
     return reply.code(204).send();
   });

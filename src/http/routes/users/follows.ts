@@ -12,6 +12,7 @@ import { ApiError, forbidden, notFound } from '../../errors.ts';
 import { paginate, paginationParams } from '../../lists/pagination.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { presentUserBasic, UserBasicSchema } from '../../entities/user.ts';
+import { route } from '../../route.ts';
 
 const idParams = defineParams({ id: P.integer({ description: 'user id' }) });
 const listParams = defineParams({ id: P.integer({ description: 'user id' }), ...paginationParams });
@@ -37,12 +38,12 @@ const userFollows: FastifyPluginAsync = async (app) => {
     return user;
   }
 
-  app.post('/users/:id(^\\d+$)/follow', {
-    config: { auth: 'required', params: idParams },
+  route(app, {
+    method: 'POST', url: '/users/:id(^\\d+$)/follow', auth: 'required', params: idParams,
     schema: { summary: 'Follow a user (304 when already followed)', tags: ['users'], response: { 201: UserBasicSchema } },
-  }, async (request, reply) => {
+  }, async ({ request, reply, caller }) => {
     const user = await target(request);
-    const outcome = await follow(db, request.caller!.user.id, user.id);
+    const outcome = await follow(db, caller.user.id, user.id);
     if (outcome === 'unchanged') throw notModified();
     if (outcome === 'limit_reached') {
       // The follow model's validation message, rendered as a plain string (reference §11).
@@ -52,28 +53,28 @@ const userFollows: FastifyPluginAsync = async (app) => {
     return present(user);
   });
 
-  app.post('/users/:id(^\\d+$)/unfollow', {
-    config: { auth: 'required', params: idParams },
+  route(app, {
+    method: 'POST', url: '/users/:id(^\\d+$)/unfollow', auth: 'required', params: idParams,
     schema: { summary: 'Unfollow a user (304 when not followed)', tags: ['users'], response: { 201: UserBasicSchema } },
-  }, async (request, reply) => {
+  }, async ({ request, reply, caller }) => {
     const user = await target(request);
-    if (!(await unfollow(db, request.caller!.user.id, user.id))) throw notModified();
+    if (!(await unfollow(db, caller.user.id, user.id))) throw notModified();
     reply.code(201);
     return present(user);
   });
 
-  app.get('/users/:id(^\\d+$)/followers', {
-    config: { auth: 'optional', scopes: ['read_user'], params: listParams },
+  route(app, {
+    method: 'GET', url: '/users/:id(^\\d+$)/followers', auth: 'optional', scopes: ['read_user'], params: listParams,
     schema: { summary: "A user's followers", tags: ['users'], response: { 200: Type.Array(UserBasicSchema) } },
-  }, async (request, reply) => {
+  }, async ({ request, reply }) => {
     const user = await listedUser(request);
     return (await paginate(db, request, reply, followersQuery(db, user.id))).map(present);
   });
 
-  app.get('/users/:id(^\\d+$)/following', {
-    config: { auth: 'optional', scopes: ['read_user'], params: listParams },
+  route(app, {
+    method: 'GET', url: '/users/:id(^\\d+$)/following', auth: 'optional', scopes: ['read_user'], params: listParams,
     schema: { summary: 'The users a user follows', tags: ['users'], response: { 200: Type.Array(UserBasicSchema) } },
-  }, async (request, reply) => {
+  }, async ({ request, reply }) => {
     const user = await listedUser(request);
     return (await paginate(db, request, reply, followingQuery(db, user.id))).map(present);
   });

@@ -15,6 +15,7 @@ import { defineParams, P } from '../../input/params.ts';
 import { GpgKeySchema, presentGpgKey } from '../../entities/gpg-key.ts';
 import { checkUnmodifiedSince } from '../../unmodified-since.ts';
 import { userOr404 } from '../../user-lookup.ts';
+import { route } from '../../route.ts';
 
 const userId = P.integer({ description: 'user id' });
 const keyId = P.integer({ description: 'GPG key id' });
@@ -62,91 +63,91 @@ const userGpgKeys: FastifyPluginAsync = async (app) => {
     return reply.code(202).send({ message: '202 Accepted' });
   }
 
-  app.get('/user/gpg_keys', {
-    config: { auth: 'required', scopes: ['read_user'], params: params.list },
+  route(app, {
+    method: 'GET', url: '/user/gpg_keys', auth: 'required', scopes: ['read_user'], params: params.list,
     schema: { summary: "The current user's GPG keys", tags, response: { 200: GpgKeyList } },
-  }, async (request, reply) => {
-    const rows = await paginate(db, request, reply, userGpgKeysQuery(db, request.caller!.user.id));
+  }, async ({ request, reply, caller }) => {
+    const rows = await paginate(db, request, reply, userGpgKeysQuery(db, caller.user.id));
     return rows.map(presentGpgKey);
   });
 
-  app.get('/user/gpg_keys/:key_id', {
-    config: { auth: 'required', scopes: ['read_user'], params: params.one },
+  route(app, {
+    method: 'GET', url: '/user/gpg_keys/:key_id', auth: 'required', scopes: ['read_user'], params: params.one,
     schema: { summary: "One of the current user's GPG keys", tags, response: { 200: GpgKeySchema } },
-  }, async (request) => {
-    const { key_id } = request.input as { key_id: number };
-    return presentGpgKey(await keyOr404(request.caller!.user, key_id));
+  }, async ({ input, caller }) => {
+    const { key_id } = input;
+    return presentGpgKey(await keyOr404(caller.user, key_id));
   });
 
-  app.post('/user/gpg_keys', {
-    config: { auth: 'required', params: params.create },
+  route(app, {
+    method: 'POST', url: '/user/gpg_keys', auth: 'required', params: params.create,
     schema: { summary: 'Adds a GPG key to the current user', tags, response: { 201: GpgKeySchema } },
-  }, async (request, reply) => {
-    const { key } = request.input as { key: string };
+  }, async ({ reply, input, caller }) => {
+    const { key } = input;
     reply.code(201);
-    return addKey(request.caller!.user, key);
+    return addKey(caller.user, key);
   });
 
-  app.post('/user/gpg_keys/:key_id/revoke', {
-    config: { auth: 'required', params: params.one },
+  route(app, {
+    method: 'POST', url: '/user/gpg_keys/:key_id/revoke', auth: 'required', params: params.one,
     schema: { summary: "Revokes one of the current user's GPG keys", tags, response: { 202: Accepted } },
-  }, async (request, reply) => {
-    const { key_id } = request.input as { key_id: number };
-    return revokeKey(reply, request.caller!.user, key_id);
+  }, async ({ reply, input, caller }) => {
+    const { key_id } = input;
+    return revokeKey(reply, caller.user, key_id);
   });
 
-  app.delete('/user/gpg_keys/:key_id', {
-    config: { auth: 'required', params: params.one },
+  route(app, {
+    method: 'DELETE', url: '/user/gpg_keys/:key_id', auth: 'required', params: params.one,
     schema: { summary: "Deletes one of the current user's GPG keys", tags },
-  }, async (request, reply) => {
-    const { key_id } = request.input as { key_id: number };
-    return removeKey(request, reply, request.caller!.user, key_id);
+  }, async ({ request, reply, input, caller }) => {
+    const { key_id } = input;
+    return removeKey(request, reply, caller.user, key_id);
   });
 
-  app.get('/users/:id(^\\d+$)/gpg_keys', {
-    config: { auth: 'optional', scopes: ['read_user'], params: params.listOf },
+  route(app, {
+    method: 'GET', url: '/users/:id(^\\d+$)/gpg_keys', auth: 'optional', scopes: ['read_user'], params: params.listOf,
     schema: { summary: "A user's GPG keys (no authentication needed)", tags, response: { 200: GpgKeyList } },
-  }, async (request, reply) => {
-    const { id } = request.input as { id: number };
+  }, async ({ request, reply, input }) => {
+    const { id } = input;
     const owner = await userOr404(db, id);
     const rows = await paginate(db, request, reply, userGpgKeysQuery(db, owner.id));
     return rows.map(presentGpgKey);
   });
 
-  app.get('/users/:id(^\\d+$)/gpg_keys/:key_id', {
-    config: { auth: 'optional', scopes: ['read_user'], params: params.oneOf },
+  route(app, {
+    method: 'GET', url: '/users/:id(^\\d+$)/gpg_keys/:key_id', auth: 'optional', scopes: ['read_user'], params: params.oneOf,
     schema: { summary: "One of a user's GPG keys (no authentication needed)", tags, response: { 200: GpgKeySchema } },
-  }, async (request) => {
-    const { id, key_id } = request.input as { id: number; key_id: number };
+  }, async ({ input }) => {
+    const { id, key_id } = input;
     return presentGpgKey(await keyOr404(await userOr404(db, id), key_id));
   });
 
-  app.post('/users/:id(^\\d+$)/gpg_keys', {
-    config: { auth: 'required', params: params.createFor },
+  route(app, {
+    method: 'POST', url: '/users/:id(^\\d+$)/gpg_keys', auth: 'required', params: params.createFor,
     schema: { summary: 'Adds a GPG key to a user (administrators)', tags, response: { 201: GpgKeySchema } },
-  }, async (request, reply) => {
+  }, async ({ request, reply, input }) => {
     authenticatedAsAdmin(request);
-    const { id, key } = request.input as { id: number; key: string };
+    const { id, key } = input;
     const owner = await userOr404(db, id);
     reply.code(201);
     return addKey(owner, key);
   });
 
-  app.post('/users/:id(^\\d+$)/gpg_keys/:key_id/revoke', {
-    config: { auth: 'required', params: params.oneOf },
+  route(app, {
+    method: 'POST', url: '/users/:id(^\\d+$)/gpg_keys/:key_id/revoke', auth: 'required', params: params.oneOf,
     schema: { summary: "Revokes one of a user's GPG keys (administrators)", tags, response: { 202: Accepted } },
-  }, async (request, reply) => {
+  }, async ({ request, reply, input }) => {
     authenticatedAsAdmin(request);
-    const { id, key_id } = request.input as { id: number; key_id: number };
+    const { id, key_id } = input;
     return revokeKey(reply, await userOr404(db, id), key_id);
   });
 
-  app.delete('/users/:id(^\\d+$)/gpg_keys/:key_id', {
-    config: { auth: 'required', params: params.oneOf },
+  route(app, {
+    method: 'DELETE', url: '/users/:id(^\\d+$)/gpg_keys/:key_id', auth: 'required', params: params.oneOf,
     schema: { summary: "Deletes one of a user's GPG keys (administrators)", tags },
-  }, async (request, reply) => {
+  }, async ({ request, reply, input }) => {
     authenticatedAsAdmin(request);
-    const { id, key_id } = request.input as { id: number; key_id: number };
+    const { id, key_id } = input;
     return removeKey(request, reply, await userOr404(db, id), key_id);
   });
 };

@@ -22,6 +22,7 @@ import { checkUnmodifiedSince } from '../../unmodified-since.ts';
 import { userOr404 } from '../../user-lookup.ts';
 import { auditUser } from '../../audit.ts';
 import { findUserById } from '../../../domain/users/users.queries.ts';
+import { route } from '../../route.ts';
 
 const userId = P.integer({ description: 'user id' });
 const tokenId = P.integer({ description: 'impersonation token id' });
@@ -69,12 +70,12 @@ const userTokens: FastifyPluginAsync = async (app) => {
     return token;
   }
 
-  app.get('/users/:user_id/impersonation_tokens', {
-    config: { auth: 'required', scopes: ['read_user'], params: params.list },
+  route(app, {
+    method: 'GET', url: '/users/:user_id/impersonation_tokens', auth: 'required', scopes: ['read_user'], params: params.list,
     preValidation: adminOnly,
     schema: { summary: "A user's impersonation tokens (administrators)", tags, response: { 200: Type.Array(ImpersonationTokenSchema) } },
-  }, async (request, reply) => {
-    const { user_id, state } = request.input as { user_id: number; state: 'all' | TokenState };
+  }, async ({ request, reply, input }) => {
+    const { user_id, state } = input;
     const user = await userOr404(db, user_id);
     const now = new Date();
     const query = tokensQuery(db, { userId: user.id, impersonation: true, ...(state === 'all' ? {} : { state }) }, todayDate(now));
@@ -82,18 +83,17 @@ const userTokens: FastifyPluginAsync = async (app) => {
     return rows.map((row) => presentImpersonationToken(row, now));
   });
 
-  app.get('/users/:user_id/impersonation_tokens/:impersonation_token_id', {
-    config: { auth: 'required', scopes: ['read_user'], params: params.one },
+  route(app, {
+    method: 'GET', url: '/users/:user_id/impersonation_tokens/:impersonation_token_id', auth: 'required', scopes: ['read_user'], params: params.one,
     preValidation: adminOnly,
     schema: { summary: 'One impersonation token (administrators)', tags, response: { 200: ImpersonationTokenSchema } },
-  }, async (request) => presentImpersonationToken(await impersonationTokenOr404(request)));
+  }, async ({ request }) => presentImpersonationToken(await impersonationTokenOr404(request)));
 
-  app.post('/users/:user_id/impersonation_tokens', {
-    config: { auth: 'required', params: params.createImpersonation },
+  route(app, {
+    method: 'POST', url: '/users/:user_id/impersonation_tokens', auth: 'required', params: params.createImpersonation,
     preValidation: adminOnly,
     schema: { summary: 'Creates an impersonation token; the secret is shown only here', tags, response: { 201: ImpersonationTokenWithTokenSchema } },
-  }, async (request, reply) => {
-    const input = request.input as CreateInput;
+  }, async ({ request, reply, input }) => {
     const user = await userOr404(db, input.user_id);
     const result = await createToken(db, user, {
       name: input.name, scopes: input.scopes ?? [], expiresAt: input.expires_at ?? null, impersonation: true,
@@ -104,11 +104,11 @@ const userTokens: FastifyPluginAsync = async (app) => {
     return { ...presentImpersonationToken(result.value.row), token: result.value.token };
   });
 
-  app.delete('/users/:user_id/impersonation_tokens/:impersonation_token_id', {
-    config: { auth: 'required', params: params.one },
+  route(app, {
+    method: 'DELETE', url: '/users/:user_id/impersonation_tokens/:impersonation_token_id', auth: 'required', params: params.one,
     preValidation: adminOnly,
     schema: { summary: 'Revokes an impersonation token (the row stays, listed as inactive)', tags },
-  }, async (request, reply) => {
+  }, async ({ request, reply }) => {
     const token = await impersonationTokenOr404(request);
     checkUnmodifiedSince(request, token.updated_at);
     await revokePersonalAccessToken(db, token.id);
@@ -118,12 +118,11 @@ const userTokens: FastifyPluginAsync = async (app) => {
     return reply.code(204).send();
   });
 
-  app.post('/users/:user_id/personal_access_tokens', {
-    config: { auth: 'required', params: params.createPersonal },
+  route(app, {
+    method: 'POST', url: '/users/:user_id/personal_access_tokens', auth: 'required', params: params.createPersonal,
     preValidation: adminOnly,
     schema: { summary: 'Creates a personal access token for a user; the secret is shown only here', tags, response: { 201: PersonalAccessTokenWithTokenSchema } },
-  }, async (request, reply) => {
-    const input = request.input as CreateInput;
+  }, async ({ request, reply, input }) => {
     const user = await userOr404(db, input.user_id);
     const result = await createToken(db, user, {
       name: input.name, scopes: input.scopes ?? [], expiresAt: input.expires_at ?? null, impersonation: false,

@@ -12,6 +12,7 @@ import { ApiError, notFound, recordNotFound } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { presentSshKey, SSHKeyWithUserSchema } from '../../entities/ssh-key.ts';
 import { presentUserPublic } from '../../entities/user.ts';
+import { route } from '../../route.ts';
 
 const params = {
   show: defineParams({ id: P.string({ description: 'key id' }) }),
@@ -32,24 +33,24 @@ const keys: FastifyPluginAsync = async (app) => {
     return { ...presentSshKey(key, owner, config.externalUrl), user };
   }
 
-  app.get('/keys/:id', {
-    config: { auth: 'required', params: params.show },
+  route(app, {
+    method: 'GET', url: '/keys/:id', auth: 'required', params: params.show,
     schema: { summary: 'An SSH key with its owner, by id (administrators)', tags, response: { 200: SSHKeyWithUserSchema } },
-  }, async (request) => {
+  }, async ({ request, input }) => {
     const admin = authenticatedAsAdmin(request);
-    const { id } = request.input as { id: string };
+    const { id } = input;
     // Key.find: a missing or non-numeric id is ActiveRecord's RecordNotFound (reference §6.2).
     const key = /^\d{1,10}$/.test(id) ? await findKeyById(db, Number(id)) : undefined;
     if (!key) throw recordNotFound();
     return presentWithUser(key, admin.id);
   });
 
-  app.get('/keys', {
-    config: { auth: 'required', params: params.find },
+  route(app, {
+    method: 'GET', url: '/keys', auth: 'required', params: params.find,
     schema: { summary: 'An SSH key with its owner, by fingerprint (administrators)', tags, response: { 200: SSHKeyWithUserSchema } },
-  }, async (request) => {
+  }, async ({ request, input }) => {
     const admin = authenticatedAsAdmin(request);
-    const { fingerprint } = request.input as { fingerprint: string };
+    const { fingerprint } = input;
     const query = parseFingerprintQuery(fingerprint);
     if (!query) throw new ApiError(400, { message: 'Failed to return the key' });
     const key = await findKeyByFingerprint(db, query);

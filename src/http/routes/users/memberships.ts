@@ -13,6 +13,7 @@ import { authenticatedAsAdmin } from '../../auth/admin.ts';
 import { notFound } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { paginate, paginationParams } from '../../lists/pagination.ts';
+import { route } from '../../route.ts';
 
 const MembershipSchema = Type.Object({
   source_id: Type.Integer(),
@@ -30,12 +31,11 @@ const params = defineParams({
 const memberships: FastifyPluginAsync = async (app) => {
   const { db } = app.kiln;
 
-  app.get('/users/:id(^\\d+$)/memberships', {
-    config: { auth: 'required', params },
+  route(app, {
+    method: 'GET', url: '/users/:id(^\\d+$)/memberships', auth: 'required', params,
     schema: { summary: "A user's direct memberships (administrators)", tags: ['users'], response: { 200: Type.Array(MembershipSchema) } },
-  }, async (request, reply) => {
+  }, async ({ request, reply, input }) => {
     authenticatedAsAdmin(request);
-    const input = request.input as { id: number; type?: MemberSourceType };
     const user = await findUserById(db, input.id);
     if (!user) throw notFound('User');
     const rows = await paginate(db, request, reply, membershipsQuery(db, user.id, input.type));

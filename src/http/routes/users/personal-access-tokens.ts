@@ -19,6 +19,7 @@ import { defineParams, P } from '../../input/params.ts';
 import { PersonalAccessTokenSchema, presentPersonalAccessToken } from '../../entities/personal-access-token.ts';
 import { auditUser } from '../../audit.ts';
 import { findUserById } from '../../../domain/users/users.queries.ts';
+import { route } from '../../route.ts';
 
 const params = {
   list: defineParams({
@@ -56,25 +57,24 @@ const personalAccessTokens: FastifyPluginAsync = async (app) => {
     return reply.code(204).send();
   }
 
-  app.get('/personal_access_tokens', {
-    config: { auth: 'required', params: params.list },
+  route(app, {
+    method: 'GET', url: '/personal_access_tokens', auth: 'required', params: params.list,
     schema: { summary: 'Personal access tokens: own ones, or every user\'s for administrators', tags, response: { 200: Type.Array(PersonalAccessTokenSchema) } },
-  }, async (request, reply) => {
-    const caller = request.caller!.user;
-    const input = request.input as { user_id?: number | null; state?: TokenState; revoked?: boolean | null };
+  }, async ({ request, reply, input, caller }) => {
+    const user = caller.user;
     const filters: TokenFilters = {};
     if (input.state) filters.state = input.state;
     if (typeof input.revoked === 'boolean') filters.revoked = input.revoked;
     const userId = typeof input.user_id === 'number' ? input.user_id : undefined;
-    if (caller.admin === 1) {
+    if (user.admin === 1) {
       if (userId !== undefined) {
         // An unknown user has no tokens (isStorableId keeps the filter inside the column's range).
         filters.userId = isStorableId(userId) ? userId : 0;
       }
     } else {
-      if (userId !== undefined && userId !== caller.id) throw unauthorized();
+      if (userId !== undefined && userId !== user.id) throw unauthorized();
       // Users see their personal access tokens; impersonation tokens stay administrators' business.
-      filters.userId = caller.id;
+      filters.userId = user.id;
       filters.impersonation = false;
     }
     const now = new Date();
@@ -82,33 +82,33 @@ const personalAccessTokens: FastifyPluginAsync = async (app) => {
     return rows.map((row) => presentPersonalAccessToken(row, now));
   });
 
-  app.get('/personal_access_tokens/self', {
-    config: { auth: 'required' },
+  route(app, {
+    method: 'GET', url: '/personal_access_tokens/self', auth: 'required',
     schema: { summary: 'The token this request authenticated with', tags, response: { 200: PersonalAccessTokenSchema } },
-  }, async (request) => presentPersonalAccessToken(await currentToken(request)));
+  }, async ({ request }) => presentPersonalAccessToken(await currentToken(request)));
 
-  app.get('/personal_access_tokens/:id', {
-    config: { auth: 'required', params: params.one },
+  route(app, {
+    method: 'GET', url: '/personal_access_tokens/:id', auth: 'required', params: params.one,
     schema: { summary: 'One personal access token', tags, response: { 200: PersonalAccessTokenSchema } },
-  }, async (request) => {
-    const caller = request.caller!.user;
-    const { id } = request.input as { id: number };
+  }, async ({ input, caller }) => {
+    const user = caller.user;
+    const { id } = input;
     const token = await findPersonalAccessTokenById(db, id);
-    if (token && (caller.admin === 1 || token.user_id === caller.id)) return presentPersonalAccessToken(token);
+    if (token && (user.admin === 1 || token.user_id === user.id)) return presentPersonalAccessToken(token);
     // Only administrators learn whether a token exists.
-    throw caller.admin === 1 ? notFound() : unauthorized();
+    throw user.admin === 1 ? notFound() : unauthorized();
   });
 
-  app.delete('/personal_access_tokens/self', {
-    config: { auth: 'required' },
+  route(app, {
+    method: 'DELETE', url: '/personal_access_tokens/self', auth: 'required',
     schema: { summary: 'Revokes the token this request authenticated with', tags },
-  }, async (request, reply) => revoke(request, reply, await currentToken(request)));
+  }, async ({ request, reply }) => revoke(request, reply, await currentToken(request)));
 
-  app.delete('/personal_access_tokens/:id', {
-    config: { auth: 'required', params: params.one },
+  route(app, {
+    method: 'DELETE', url: '/personal_access_tokens/:id', auth: 'required', params: params.one,
     schema: { summary: 'Revokes a personal access token (own ones; any for administrators)', tags },
-  }, async (request, reply) => {
-    const { id } = request.input as { id: number };
+  }, async ({ request, reply, input }) => {
+    const { id } = input;
     const token = await findPersonalAccessTokenById(db, id);
     // PersonalAccessToken.find: ActiveRecord's RecordNotFound (reference §6.2).
     if (!token) throw recordNotFound();

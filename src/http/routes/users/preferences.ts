@@ -8,6 +8,7 @@ import { findOrCreatePreferences, updatePreferences } from '../../../domain/user
 import { ApiError } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { presentUserPreferences, UserPreferencesSchema } from '../../entities/user-preferences.ts';
+import { route } from '../../route.ts';
 
 const updateParams = defineParams({
   view_diffs_file_by_file: P.boolean({ description: 'show one file diff per page' }),
@@ -17,22 +18,21 @@ const updateParams = defineParams({
 const userPreferences: FastifyPluginAsync = async (app) => {
   const { db } = app.kiln;
 
-  app.get('/user/preferences', {
-    config: { auth: 'required', scopes: ['read_user'] },
+  route(app, {
+    method: 'GET', url: '/user/preferences', auth: 'required', scopes: ['read_user'],
     schema: { summary: "The current user's preferences", tags: ['users'], response: { 200: UserPreferencesSchema } },
-  }, async (request) => presentUserPreferences(await findOrCreatePreferences(db, request.caller!.user.id)));
+  }, async ({ caller }) => presentUserPreferences(await findOrCreatePreferences(db, caller.user.id)));
 
-  app.put('/user/preferences', {
-    config: { auth: 'required', params: updateParams },
+  route(app, {
+    method: 'PUT', url: '/user/preferences', auth: 'required', params: updateParams,
     schema: { summary: "Change the current user's preferences", tags: ['users'], response: { 200: UserPreferencesSchema } },
-  }, async (request) => {
-    const input = request.input as { view_diffs_file_by_file: boolean | null; show_whitespace_in_diffs: boolean | null };
+  }, async ({ input, caller }) => {
     // A flag sent empty is given without a value, which the preference cannot hold: the Service's
     // update service fails and the endpoint answers with its literal text (reference §1.9).
     if (input.view_diffs_file_by_file === null || input.show_whitespace_in_diffs === null) {
       throw new ApiError(400, { message: '400 Bad Request' });
     }
-    const row = await updatePreferences(db, request.caller!.user.id, {
+    const row = await updatePreferences(db, caller.user.id, {
       view_diffs_file_by_file: input.view_diffs_file_by_file,
       show_whitespace_in_diffs: input.show_whitespace_in_diffs,
     });

@@ -17,6 +17,7 @@ import { defineParams, P } from '../../input/params.ts';
 import { presentSshKey, SSHKeySchema } from '../../entities/ssh-key.ts';
 import { checkUnmodifiedSince } from '../../unmodified-since.ts';
 import { userOr404 } from '../../user-lookup.ts';
+import { route } from '../../route.ts';
 
 const USAGE_TYPES = ['auth', 'signing', 'auth_and_signing'] as const;
 
@@ -63,83 +64,82 @@ const userKeys: FastifyPluginAsync = async (app) => {
     await deleteKey(db, key.id);
   }
 
-  app.get('/user/keys', {
-    config: { auth: 'required', scopes: ['read_user'], params: params.list },
+  route(app, {
+    method: 'GET', url: '/user/keys', auth: 'required', scopes: ['read_user'], params: params.list,
     schema: { summary: "The current user's SSH keys", tags, response: { 200: KeyList } },
-  }, async (request, reply) => {
-    const user = request.caller!.user;
+  }, async ({ request, reply, caller }) => {
+    const user = caller.user;
     const rows = await paginate(db, request, reply, userKeysQuery(db, user.id));
     return rows.map((row) => present(row, user));
   });
 
-  app.get('/user/keys/:key_id', {
-    config: { auth: 'required', scopes: ['read_user'], params: params.showOwn },
+  route(app, {
+    method: 'GET', url: '/user/keys/:key_id', auth: 'required', scopes: ['read_user'], params: params.showOwn,
     schema: { summary: "One of the current user's SSH keys", tags, response: { 200: SSHKeySchema } },
-  }, async (request) => {
-    const user = request.caller!.user;
-    const { key_id } = request.input as { key_id: string };
+  }, async ({ input, caller }) => {
+    const user = caller.user;
+    const { key_id } = input;
     // Scoped to the caller, administrators included (reference §2.1).
     const key = /^\d{1,9}$/.test(key_id) ? await findUserKey(db, user.id, Number(key_id)) : undefined;
     if (!key) throw notFound('Key');
     return present(key, user);
   });
 
-  app.post('/user/keys', {
-    config: { auth: 'required', params: params.create },
+  route(app, {
+    method: 'POST', url: '/user/keys', auth: 'required', params: params.create,
     schema: { summary: 'Adds an SSH key to the current user', tags, response: { 201: SSHKeySchema } },
-  }, async (request, reply) => {
+  }, async ({ reply, input, caller }) => {
     reply.code(201);
-    return addKey(request.caller!.user, request.input as CreateInput);
+    return addKey(caller.user, input);
   });
 
-  app.delete('/user/keys/:key_id', {
-    config: { auth: 'required', params: params.deleteOwn },
+  route(app, {
+    method: 'DELETE', url: '/user/keys/:key_id', auth: 'required', params: params.deleteOwn,
     schema: { summary: "Deletes one of the current user's SSH keys", tags },
-  }, async (request, reply) => {
-    const { key_id } = request.input as { key_id: number };
-    await removeKey(request, request.caller!.user, key_id);
+  }, async ({ request, reply, input, caller }) => {
+    const { key_id } = input;
+    await removeKey(request, caller.user, key_id);
     return reply.code(204).send();
   });
 
-  app.get('/users/:user_id/keys', {
-    config: { auth: 'optional', scopes: ['read_user'], params: params.listOf },
+  route(app, {
+    method: 'GET', url: '/users/:user_id/keys', auth: 'optional', scopes: ['read_user'], params: params.listOf,
     schema: { summary: "A user's SSH keys (by id or username; no authentication needed)", tags, response: { 200: KeyList } },
-  }, async (request, reply) => {
-    const { user_id } = request.input as { user_id: string };
+  }, async ({ request, reply, input }) => {
+    const { user_id } = input;
     const owner = await findUserByIdOrUsername(db, user_id);
     if (!owner) throw notFound('User');
     const rows = await paginate(db, request, reply, userKeysQuery(db, owner.id));
     return rows.map((row) => present(row, owner));
   });
 
-  app.get('/users/:id(^\\d+$)/keys/:key_id', {
-    config: { auth: 'optional', scopes: ['read_user'], params: params.showOf },
+  route(app, {
+    method: 'GET', url: '/users/:id(^\\d+$)/keys/:key_id', auth: 'optional', scopes: ['read_user'], params: params.showOf,
     schema: { summary: "One of a user's SSH keys", tags, response: { 200: SSHKeySchema } },
-  }, async (request) => {
-    const { id, key_id } = request.input as { id: number; key_id: number };
+  }, async ({ input }) => {
+    const { id, key_id } = input;
     const owner = await userOr404(db, id);
     const key = await findUserKey(db, owner.id, key_id);
     if (!key) throw notFound('Key');
     return present(key, owner);
   });
 
-  app.post('/users/:user_id/keys', {
-    config: { auth: 'required', params: params.createFor },
+  route(app, {
+    method: 'POST', url: '/users/:user_id/keys', auth: 'required', params: params.createFor,
     schema: { summary: 'Adds an SSH key to a user (administrators)', tags, response: { 201: SSHKeySchema } },
-  }, async (request, reply) => {
+  }, async ({ request, reply, input }) => {
     authenticatedAsAdmin(request);
-    const input = request.input as CreateInput & { user_id: number };
     const owner = await userOr404(db, input.user_id);
     reply.code(201);
     return addKey(owner, input);
   });
 
-  app.delete('/users/:user_id/keys/:key_id', {
-    config: { auth: 'required', params: params.deleteFor },
+  route(app, {
+    method: 'DELETE', url: '/users/:user_id/keys/:key_id', auth: 'required', params: params.deleteFor,
     schema: { summary: "Deletes one of a user's SSH keys (administrators)", tags },
-  }, async (request, reply) => {
+  }, async ({ request, reply, input }) => {
     authenticatedAsAdmin(request);
-    const { user_id, key_id } = request.input as { user_id: number; key_id: number };
+    const { user_id, key_id } = input;
     const owner = await userOr404(db, user_id);
     await removeKey(request, owner, key_id);
     return reply.code(204).send();

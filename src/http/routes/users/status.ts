@@ -11,6 +11,7 @@ import { invalidParams, notFound, validationFailed } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { rejectSpam } from '../../spam-check.ts';
 import { presentUserStatus, UserStatusSchema } from '../../entities/user-status.ts';
+import { route } from '../../route.ts';
 
 const statusParams = defineParams({
   emoji: P.optional(P.string({ description: 'emoji name; speech_balloon when a message is set without one' })),
@@ -56,29 +57,29 @@ const userStatus: FastifyPluginAsync = async (app) => {
     response: { 200: Type.Union([UserStatusSchema, Type.Null()]) }, // null: PATCH without parameters
   };
 
-  app.get('/user/status', {
-    config: { auth: 'required', scopes: ['read_user'] },
+  route(app, {
+    method: 'GET', url: '/user/status', auth: 'required', scopes: ['read_user'],
     schema: { summary: "The current user's status (all fields null without one)", tags: ['users'], response: { 200: UserStatusSchema } },
-  }, async (request) => presentUserStatus(await currentStatus(db, request.caller!.user.id)));
+  }, async ({ caller }) => presentUserStatus(await currentStatus(db, caller.user.id)));
 
-  app.get('/users/:user_id/status', {
-    config: { auth: 'optional', scopes: ['read_user'], params: userStatusParams },
+  route(app, {
+    method: 'GET', url: '/users/:user_id/status', auth: 'optional', scopes: ['read_user'], params: userStatusParams,
     schema: { summary: "A user's status, by id or username; no authentication needed", tags: ['users'], response: { 200: UserStatusSchema } },
-  }, async (request) => {
+  }, async ({ request, input }) => {
     const user = await findUserByIdOrUsername(db, request.input.user_id as string);
     if (!user) throw notFound('User');
     return presentUserStatus(await currentStatus(db, user.id));
   });
 
-  app.put('/user/status', {
-    config: { auth: 'required', params: statusParams },
+  route(app, {
+    method: 'PUT', url: '/user/status', auth: 'required', params: statusParams,
     schema: { summary: 'Set the current user\'s status; parameters not sent are cleared', ...writeSchema },
-  }, (request, reply) => writeStatus(request, reply, 'replace'));
+  }, ({ request, reply }) => writeStatus(request, reply, 'replace'));
 
-  app.patch('/user/status', {
-    config: { auth: 'required', params: statusParams },
+  route(app, {
+    method: 'PATCH', url: '/user/status', auth: 'required', params: statusParams,
     schema: { summary: 'Change the current user\'s status; parameters not sent are kept', ...writeSchema },
-  }, (request, reply) => writeStatus(request, reply, 'update'));
+  }, ({ request, reply }) => writeStatus(request, reply, 'update'));
 };
 
 export default userStatus;

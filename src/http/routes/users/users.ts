@@ -23,6 +23,7 @@ import { Type } from 'typebox';
 import { compileSerializer, exactJson, serializeWith } from '../../entities/serializers.ts';
 import { checkSearchRateLimit } from '../../search-rate-limit.ts';
 import { RememberedPages } from '../../lists/remembered-pages.ts';
+import { route } from '../../route.ts';
 
 const serialize = {
   UserBasicList: compileSerializer(exactJson(Type.Array(UserBasicSchema))),
@@ -128,16 +129,15 @@ const users: FastifyPluginAsync = async (app) => {
   const externalUrl = config.externalUrl;
   const usersPages = new RememberedPages('users');
 
-  app.get('/users', {
-    config: { auth: 'optional', scopes: ['read_user'], params: listUsersParams },
+  route(app, {
+    method: 'GET', url: '/users', auth: 'optional', scopes: ['read_user'], params: listUsersParams,
     schema: {
-      summary: 'Users (UserWithAdmin for administrators, UserBasic otherwise)',
-      tags: ['users'],
-      response: { 200: Type.Union([Type.Array(UserWithAdminSchema), Type.Array(UserBasicSchema)]) },
+    summary: 'Users (UserWithAdmin for administrators, UserBasic otherwise)',
+    tags: ['users'],
+    response: { 200: Type.Union([Type.Array(UserWithAdminSchema), Type.Array(UserBasicSchema)]) },
     },
-  }, async (request, reply) => {
-    const input = request.input as ListUsersInput;
-    const viewer = request.caller?.user ?? null;
+  }, async ({ request, reply, input, caller }) => {
+    const viewer = caller?.user ?? null;
     if (input.extern_uid !== undefined && input.provider !== undefined) authenticatedAsAdmin(request);
     // Only an exact username lookup (0 or 1 users) is open to anonymous callers (reference §1.4, §11).
     if (!viewer && input.username === undefined) throw forbidden('Not authorized to access /api/v4/users');
@@ -180,16 +180,15 @@ const users: FastifyPluginAsync = async (app) => {
 
   app.get('/user', currentUserRoute(app));
 
-  app.get('/users/:id(^\\d+$)', {
-    config: { auth: 'optional', scopes: ['read_user'], params: showUserParams },
+  route(app, {
+    method: 'GET', url: '/users/:id(^\\d+$)', auth: 'optional', scopes: ['read_user'], params: showUserParams,
     schema: {
-      summary: 'A single user (UserDetailsWithAdmin for administrators, User otherwise)',
-      tags: ['users'],
-      response: { 200: Type.Union([UserDetailsWithAdminSchema, UserSchema]) },
+    summary: 'A single user (UserDetailsWithAdmin for administrators, User otherwise)',
+    tags: ['users'],
+    response: { 200: Type.Union([UserDetailsWithAdminSchema, UserSchema]) },
     },
-  }, (request, reply) => {
-    const input = request.input as { id: number; with_custom_attributes: boolean };
-    const viewer = request.caller?.user ?? null;
+  }, ({ reply, input, caller }) => {
+    const viewer = caller?.user ?? null;
     const admin = viewer?.admin === 1;
     const found = userProfileNow(db, input.id, viewer?.id ?? null);
     // The hottest read of the API: a remembered row for a non-administrator is answered without
