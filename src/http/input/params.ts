@@ -66,7 +66,7 @@ declare const DEFAULTED: unique symbol;
  * given, so the handler's input has it even when it is optional (P.optional keeps the mark).
  */
 export interface HasDefault { readonly [DEFAULTED]: true }
-type WithDefault<T extends TSchema, O> = O extends { default: {} | null } ? T & HasDefault : T;
+type WithDefault<T extends TSchema, O> = O extends { default: unknown } ? T & HasDefault : T;
 
 type DefaultedKeys<Props> = { [K in keyof Props]: Props[K] extends HasDefault ? K : never }[keyof Props];
 type Flat<T> = { [K in keyof T]: T[K] };

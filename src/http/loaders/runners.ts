@@ -32,9 +32,14 @@ export const runnerListParams = {
   ...paginationParams,
 };
 
-export async function listRunners(request: FastifyRequest, reply: FastifyReply, scope: RunnerScope | undefined) {
+/** The filters of runnerListParams, as validated (`paused` is null when sent empty). */
+export type RunnerListInput = {
+  scope?: (typeof RUNNER_STATUSES)[number]; type?: (typeof RUNNER_TYPES)[number]; paused?: boolean | null;
+  status?: (typeof RUNNER_STATUSES)[number]; tag_list?: string[];
+};
+
+export async function listRunners(request: FastifyRequest, reply: FastifyReply, input: RunnerListInput, scope: RunnerScope | undefined) {
   const { db } = request.server.kiln;
-  const input = request.input as { scope?: string; type?: string; paused?: boolean | null; status?: string; tag_list?: string[] };
   const status = input.status ?? input.scope;
   // No tag holds a NUL byte; PostgreSQL would refuse one in the query.
   if (input.tag_list?.some((tag) => tag.includes('\0') || tag.length > 1024)) throw invalidParams(['tag_list is invalid']);

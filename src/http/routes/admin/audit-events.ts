@@ -43,8 +43,8 @@ const one = { 200: AuditEventSchema };
 const auditEvents: FastifyPluginAsync = async (app) => {
   const { db } = app.kiln;
 
-  const filtersOf = (request: FastifyRequest, entity?: { type: string; id: number }): AuditEventFilters => {
-    const input = request.input as { created_after?: string | null; created_before?: string | null; entity_type?: string; entity_id?: number | null };
+  type FilterInput = { created_after?: string | null; created_before?: string | null; entity_type?: string; entity_id?: number | null };
+  const filtersOf = (input: FilterInput, entity?: { type: string; id: number }): AuditEventFilters => {
     return {
       createdAfter: input.created_after ?? undefined,
       createdBefore: input.created_before ?? undefined,
@@ -63,9 +63,9 @@ const auditEvents: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'GET', url: '/audit_events', auth: 'required', params: instanceParams,
     schema: { summary: "The instance's audit events, newest first (administrators)", tags, response: list },
-  }, async ({ request, reply }) => {
+  }, async ({ request, reply, input }) => {
     authenticatedAsAdmin(request);
-    return page(request, reply, filtersOf(request));
+    return page(request, reply, filtersOf(input));
   });
 
   route(app, {
@@ -76,8 +76,8 @@ const auditEvents: FastifyPluginAsync = async (app) => {
     return single(input.id, {});
   });
 
-  async function ownedGroup(request: FastifyRequest) {
-    const ctx = await loadGroup(request, (request.input as { id: string }).id);
+  async function ownedGroup(request: FastifyRequest, id: string) {
+    const ctx = await loadGroup(request, id);
     authorizeGroup(ctx, 'admin_group');
     return ctx;
   }
@@ -86,9 +86,9 @@ const auditEvents: FastifyPluginAsync = async (app) => {
     method: 'GET', url: '/groups/:id/audit_events', auth: 'required', params: groupParams,
     schema: { summary: "A group's audit events, newest first (owners); keyset with order_by=id&sort=desc", tags, response: list },
   }, async ({ request, reply, input }) => {
-    const ctx = await ownedGroup(request);
-    const f = filtersOf(request, { type: 'Group', id: ctx.group.id });
-    if (!keysetRequested(request.input)) return page(request, reply, f);
+    const ctx = await ownedGroup(request, input.id);
+    const f = filtersOf(input, { type: 'Group', id: ctx.group.id });
+    if (!keysetRequested(input)) return page(request, reply, f);
     // Keyset only in the order the Service offers for group audit events (spec, Limits).
     if (input.sort !== 'desc') throw keysetUnavailable();
     return (await paginateKeyset(request, reply, auditEventsQuery(db, f), { orderBy: input.order_by, supported: ['id'], sort: 'desc' })).map(presentAuditEvent);
@@ -98,12 +98,12 @@ const auditEvents: FastifyPluginAsync = async (app) => {
     method: 'GET', url: '/groups/:id/audit_events/:audit_event_id', auth: 'required', params: oneOfGroupParams,
     schema: { summary: "One of a group's audit events (owners)", tags, response: one },
   }, async ({ request, input }) => {
-    const ctx = await ownedGroup(request);
+    const ctx = await ownedGroup(request, input.id);
     return single(input.audit_event_id, { entityType: 'Group', entityId: ctx.group.id });
   });
 
-  async function maintainedProject(request: FastifyRequest) {
-    const ctx = await loadProject(request, (request.input as { id: string }).id);
+  async function maintainedProject(request: FastifyRequest, id: string) {
+    const ctx = await loadProject(request, id);
     authorizeProject(ctx, 'update_project');
     return ctx;
   }
@@ -111,16 +111,16 @@ const auditEvents: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'GET', url: '/projects/:id/audit_events', auth: 'required', params: projectParams,
     schema: { summary: "A project's audit events, newest first (maintainers)", tags, response: list },
-  }, async ({ request, reply }) => {
-    const ctx = await maintainedProject(request);
-    return page(request, reply, filtersOf(request, { type: 'Project', id: ctx.project.id }));
+  }, async ({ request, reply, input }) => {
+    const ctx = await maintainedProject(request, input.id);
+    return page(request, reply, filtersOf(input, { type: 'Project', id: ctx.project.id }));
   });
 
   route(app, {
     method: 'GET', url: '/projects/:id/audit_events/:audit_event_id', auth: 'required', params: oneOfGroupParams,
     schema: { summary: "One of a project's audit events (maintainers)", tags, response: one },
   }, async ({ request, input }) => {
-    const ctx = await maintainedProject(request);
+    const ctx = await maintainedProject(request, input.id);
     return single(input.audit_event_id, { entityType: 'Project', entityId: ctx.project.id });
   });
 };

@@ -40,16 +40,16 @@ const jobActions: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'POST', url: '/projects/:id/jobs/:job_id/cancel', auth: 'required', params: jobParams,
     schema: { summary: 'Cancel a job', tags: ['jobs'], response: { 201: JobSchema } },
-  }, async ({ request, reply }) => {
-    const { job } = await loadJob(request, 'update_build');
+  }, async ({ request, reply, input }) => {
+    const { job } = await loadJob(request, input, 'update_build');
     return reply.code(201).send(await presentOne(await cancelJob(env(), job)));
   });
 
   route(app, {
     method: 'POST', url: '/projects/:id/jobs/:job_id/retry', auth: 'required', params: jobParams,
     schema: { summary: 'Retry a job: a new job, pending', tags: ['jobs'], response: { 201: JobSchema } },
-  }, async ({ request, reply, caller }) => {
-    const { job } = await loadJob(request, 'update_build');
+  }, async ({ request, reply, input, caller }) => {
+    const { job } = await loadJob(request, input, 'update_build');
     const result = await retryJob(env(), job, caller.user.id);
     if (!result.ok) throw forbidden('Job is not retryable');
     return reply.code(201).send(await presentOne(result.job));
@@ -58,8 +58,8 @@ const jobActions: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'POST', url: '/projects/:id/jobs/:job_id/erase', auth: 'required', params: jobParams,
     schema: { summary: "Erase a job's artifacts and log", tags: ['jobs'], response: { 201: JobSchema } },
-  }, async ({ request, reply, caller }) => {
-    const { ctx, job } = await loadJob(request, 'update_build');
+  }, async ({ request, reply, input, caller }) => {
+    const { ctx, job } = await loadJob(request, input, 'update_build');
     const user = caller.user;
     // erase_build: Maintainer (admin_build), or the Developer who started the job (reference §3.1).
     if (!canOnProject(ctx.actor, 'admin_build', ctx.project) && job.user_id !== user.id) throw forbidden();
@@ -73,7 +73,7 @@ const jobActions: FastifyPluginAsync = async (app) => {
     schema: { summary: 'Run a manual job', tags: ['jobs'], response: { 200: Type.Union([JobSchema, BridgeSchema]) } },
   }, async ({ request, reply, input, caller }) => {
     // Builds and bridges alike (find_job!), after read_build; playing takes Developer (play_job).
-    const { ctx, job } = await loadJob(request, 'read_build', undefined);
+    const { ctx, job } = await loadJob(request, input, 'read_build', undefined);
     if (!canOnProject(ctx.actor, 'update_build', ctx.project)) throw forbidden();
     const variables = input.job_variables_attributes ?? [];
     if (variables.some((v) => !VARIABLE_KEY.test(v.key))) {

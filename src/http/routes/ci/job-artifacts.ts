@@ -76,8 +76,7 @@ const jobArtifacts: FastifyPluginAsync = async (app) => {
   }
 
   /** One entry of the job's archive, streamed with a type from its extension, as an attachment. */
-  async function sendEntry(request: FastifyRequest, reply: FastifyReply, job: BuildRow) {
-    const entryPath = String((request.input as Record<string, unknown>)['*']);
+  async function sendEntry(reply: FastifyReply, job: BuildRow, entryPath: string) {
     if (refusedPath(entryPath)) throw badRequest();
     const archive = await archiveOf(job);
     const entry = isPlainEntryPath(entryPath) ? await openArchiveEntry(archive.file, entryPath) : null;
@@ -91,8 +90,7 @@ const jobArtifacts: FastifyPluginAsync = async (app) => {
   }
 
   /** The named job of the ref's latest successful pipeline, after read_build on the project. */
-  async function jobForRef(request: FastifyRequest): Promise<BuildRow> {
-    const input = request.input as { id: string; ref_name: string; job: string };
+  async function jobForRef(request: FastifyRequest, input: { id: string; ref_name: string; job: string }): Promise<BuildRow> {
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'read_build');
     // No ref or job could have such a name; nothing this long or with a NUL reaches the database.
@@ -108,45 +106,45 @@ const jobArtifacts: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'GET', url: '/projects/:id/jobs/:job_id/artifacts', ...readConfig, params: byJobParams,
     schema: { summary: "Download a job's artifacts archive", tags, produces: ['application/octet-stream'], response: { 200: binary } },
-  }, async ({ request, reply }) => {
-    const { job } = await loadJob(request, 'read_build');
+  }, async ({ request, reply, input }) => {
+    const { job } = await loadJob(request, input, 'read_build');
     return sendArchive(reply, job);
   });
 
   route(app, {
     method: 'GET', url: '/projects/:id/jobs/artifacts/:ref_name/download', ...readConfig, params: byRefParams,
     schema: { summary: "Download the artifacts archive of a job of a ref's latest successful pipeline", tags, produces: ['application/octet-stream'], response: { 200: binary } },
-  }, async ({ request, reply }) => sendArchive(reply, await jobForRef(request)));
+  }, async ({ request, reply, input }) => sendArchive(reply, await jobForRef(request, input)));
 
   route(app, {
     method: 'GET', url: '/projects/:id/jobs/:job_id/artifacts/*', ...readConfig, params: byJobEntryParams,
     schema: { summary: "One file out of a job's artifacts archive", tags, produces: ['application/octet-stream'], response: { 200: binary } },
-  }, async ({ request, reply }) => {
-    const { job } = await loadJob(request, 'read_build');
-    return sendEntry(request, reply, job);
+  }, async ({ request, reply, input }) => {
+    const { job } = await loadJob(request, input, 'read_build');
+    return sendEntry(reply, job, input['*']);
   });
 
   route(app, {
     method: 'GET', url: '/projects/:id/jobs/artifacts/:ref_name/raw/*', ...readConfig, params: byRefEntryParams,
     schema: { summary: "One file out of the artifacts of a job of a ref's latest successful pipeline", tags, produces: ['application/octet-stream'], response: { 200: binary } },
-  }, async ({ request, reply }) => sendEntry(request, reply, await jobForRef(request)));
+  }, async ({ request, reply, input }) => sendEntry(reply, await jobForRef(request, input), input['*']));
 
   route(app, {
     method: 'POST', url: '/projects/:id/jobs/:job_id/artifacts/keep', auth: 'required', params: byJobParams,
     schema: { summary: "Keep a job's artifacts: they no longer expire", tags, response: { 200: JobSchema } },
-  }, async ({ request, reply }) => {
-    const { job } = await loadJob(request, 'update_build');
+  }, async ({ request, reply, input }) => {
+    const { job } = await loadJob(request, input, 'update_build');
     if (!isLive(await findArtifact(db, job.id, 'archive'))) throw recordNotFound();
     await keepJobArtifacts(env(), job);
-    const kept = (await loadJob(request, 'update_build')).job;
+    const kept = (await loadJob(request, input, 'update_build')).job;
     return reply.code(200).send(presentJob(kept, await loadJobExtras(db, config.externalUrl, [kept])));
   });
 
   route(app, {
     method: 'DELETE', url: '/projects/:id/jobs/:job_id/artifacts', auth: 'required', params: byJobParams,
     schema: { summary: "Delete a job's artifacts (the log stays)", tags, response: { 204: Type.Null() } },
-  }, async ({ request, reply }) => {
-    const { job } = await loadJob(request, 'admin_build');
+  }, async ({ request, reply, input }) => {
+    const { job } = await loadJob(request, input, 'admin_build');
     await deleteJobArtifacts(env(), job);
     return reply.code(204).send();
   });

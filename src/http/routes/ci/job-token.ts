@@ -15,6 +15,7 @@ import { PipelineBasicSchema, presentPipelineBasic } from '../../entities/pipeli
 import { ProjectIdentitySchema, presentProjectIdentity } from '../../entities/project.ts';
 import { UserBasicSchema, presentUserBasic } from '../../entities/user.ts';
 import { route } from '../../route.ts';
+import type { Caller } from '../../context.ts';
 
 const AllowedAgentsSchema = Type.Object({
   allowed_agents: Type.Array(Type.Object({ id: Type.Integer(), config_project: ProjectIdentitySchema })),
@@ -24,8 +25,8 @@ const AllowedAgentsSchema = Type.Object({
   user: UserBasicSchema,
 }, { title: 'JobTokenOwner' });
 
-async function currentJob(request: FastifyRequest) {
-  const credential = request.caller!.credential;
+async function currentJob(request: FastifyRequest, caller: Caller) {
+  const credential = caller.credential;
   if (credential.kind !== 'job_token' || credential.jobId === undefined) throw notFound('Job');
   const job = await findJob(request.server.kiln.db, credential.jobId);
   if (!job) throw notFound('Job');
@@ -38,8 +39,8 @@ const jobToken: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'GET', url: '/job', auth: 'required', jobToken: true,
     schema: { summary: 'The job that owns the job token', tags: ['jobs'], response: { 200: JobSchema } },
-  }, async ({ request }) => {
-    const job = await currentJob(request);
+  }, async ({ request, caller }) => {
+    const job = await currentJob(request, caller);
     return presentJob(job, await loadJobExtras(db, config.externalUrl, [job]));
   });
 
@@ -47,7 +48,7 @@ const jobToken: FastifyPluginAsync = async (app) => {
     method: 'GET', url: '/job/allowed_agents', auth: 'required', jobToken: true,
     schema: { summary: 'The job token owner and the agents it may use', tags: ['jobs'], response: { 200: AllowedAgentsSchema } },
   }, async ({ request, caller }) => {
-    const job = await currentJob(request);
+    const job = await currentJob(request, caller);
     const extras = await loadJobExtras(db, config.externalUrl, [job]);
     const project = (await findProjectById(db, job.project_id))!;
     const ns = (await namespacePathsById(db, [project.namespace_id])).get(project.namespace_id)!;

@@ -3,12 +3,12 @@
  * one job, its log. read_build is Reporter (anyone on a public project); a job that is not in this
  * project answers the Service's `404 Not found`.
  */
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import path from 'node:path';
 import type { BuildRow } from '../../../db/tables/ci.ts';
 import { findJobInProject, pipelineJobsQuery, projectJobsShape, type JobType, type ProjectJobsFrom } from '../../../domain/jobs/jobs.queries.ts';
-import { JOB_STATUSES } from '../../../domain/jobs/state-machine.ts';
+import { JOB_STATUSES, type JobStatus } from '../../../domain/jobs/state-machine.ts';
 import { fileSize, readStream, traceRelPath } from '../../../domain/jobs/job-files.ts';
 import { findPipelineInProject } from '../../../domain/pipelines/pipelines.queries.ts';
 import { notFound, recordNotFound } from '../../errors.ts';
@@ -33,8 +33,10 @@ const bridgesParams = defineParams({ id: P.string(), pipeline_id: P.integer(), s
 export const jobParams = defineParams({ id: P.string(), job_id: P.integer() });
 
 /** The project (404), read_build (403), then the build in it (404 Not found). */
-export async function loadJob(request: FastifyRequest, action: 'read_build' | 'update_build' | 'admin_build', type: JobType | undefined = 'build'): Promise<{ ctx: ProjectContext; job: BuildRow }> {
-  const input = request.input as { id: string; job_id: number };
+export async function loadJob(
+  request: FastifyRequest, input: { id: string; job_id: number }, action: 'read_build' | 'update_build' | 'admin_build',
+  type: JobType | undefined = 'build',
+): Promise<{ ctx: ProjectContext; job: BuildRow }> {
   const ctx = await loadProject(request, input.id);
   authorizeProject(ctx, action);
   const job = await findJobInProject(request.server.kiln.db, ctx.project.id, input.job_id, type);
@@ -79,8 +81,8 @@ const jobs: FastifyPluginAsync = async (app) => {
     return projectJobsPages.send(request, reply, await present(rows, ctx), serialize.JobList, ticking(rows));
   });
 
-  const pipelineList = (type: JobType) => async (request: FastifyRequest, reply: Parameters<typeof paginate>[2]) => {
-    const input = request.input as { id: string; pipeline_id: number; scope?: string[]; include_retried?: boolean };
+  type PipelineListInput = { id: string; pipeline_id: number; scope?: JobStatus[]; include_retried?: boolean };
+  const pipelineList = async (request: FastifyRequest, reply: FastifyReply, input: PipelineListInput, type: JobType) => {
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'read_build');
     const pipeline = await findPipelineInProject(db, ctx.project.id, input.pipeline_id);
@@ -93,29 +95,29 @@ const jobs: FastifyPluginAsync = async (app) => {
     return pipelineJobsPages.send(request, reply, rows.map((j) => presentBridge(j, extras)), serialize.BridgeList, ticking(rows));
   };
 
-  app.get('/projects/:id/pipelines/:pipeline_id/jobs', {
-    config: { auth: 'optional', params: pipelineJobsParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/pipelines/:pipeline_id/jobs', auth: 'optional', params: pipelineJobsParams,
     schema: { summary: "A pipeline's jobs, newest first; retried ones only with include_retried", tags: ['jobs'], response: { 200: JobList } },
-  }, pipelineList('build'));
+  }, ({ request, reply, input }) => pipelineList(request, reply, input, 'build'));
 
-  app.get('/projects/:id/pipelines/:pipeline_id/bridges', {
-    config: { auth: 'optional', params: bridgesParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/pipelines/:pipeline_id/bridges', auth: 'optional', params: bridgesParams,
     schema: { summary: "A pipeline's bridge (trigger) jobs", tags: ['jobs'], response: { 200: BridgeList } },
-  }, pipelineList('bridge'));
+  }, ({ request, reply, input }) => pipelineList(request, reply, input, 'bridge'));
 
   route(app, {
     method: 'GET', url: '/projects/:id/jobs/:job_id', auth: 'optional', params: jobParams,
     schema: { summary: 'A single job', tags: ['jobs'], response: { 200: JobSchema } },
-  }, async ({ request }) => {
-    const { ctx, job } = await loadJob(request, 'read_build');
+  }, async ({ request, input }) => {
+    const { ctx, job } = await loadJob(request, input, 'read_build');
     return (await present([job], ctx))[0];
   });
 
   route(app, {
     method: 'GET', url: '/projects/:id/jobs/:job_id/trace', auth: 'optional', params: jobParams,
     schema: { summary: "A job's log (text/plain)", tags: ['jobs'], produces: ['text/plain'] },
-  }, async ({ request, reply }) => {
-    const { job } = await loadJob(request, 'read_build');
+  }, async ({ request, reply, input }) => {
+    const { job } = await loadJob(request, input, 'read_build');
     const file = path.join(config.dataDir, traceRelPath(job));
     // 404 when the job has no log (spec, Jobs: trace).
     const size = job.trace_size > 0 ? await fileSize(file) : null;

@@ -34,8 +34,7 @@ const pipelineActions: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
 
   /** The project and the pipeline `:pipeline_id` names in it (`404 Not found` otherwise, as `find` answers). */
-  async function load(request: FastifyRequest): Promise<{ ctx: ProjectContext; pipeline: PipelineRow }> {
-    const input = request.input as { id: string; pipeline_id: number };
+  async function load(request: FastifyRequest, input: { id: string; pipeline_id: number }): Promise<{ ctx: ProjectContext; pipeline: PipelineRow }> {
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'read_build');
     const pipeline = isStorableId(input.pipeline_id) ? await findPipelineInProject(db, ctx.project.id, input.pipeline_id) : undefined;
@@ -63,8 +62,8 @@ const pipelineActions: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'POST', url: '/projects/:id/pipelines/:pipeline_id/cancel', auth: 'required', params: pipelineParams,
     schema: { summary: "Cancel a pipeline's running and pending jobs", tags: ['pipelines'], response: { 200: PipelineSchema } },
-  }, async ({ request, reply }) => {
-    const { ctx, pipeline } = await load(request);
+  }, async ({ request, reply, input }) => {
+    const { ctx, pipeline } = await load(request, input);
     authorizeProject(ctx, 'update_build');
     const canceled = await cancelPipeline(ciEnvFrom(db, config), pipeline);
     return reply.code(200).send(await present(ctx, canceled));
@@ -73,8 +72,8 @@ const pipelineActions: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'POST', url: '/projects/:id/pipelines/:pipeline_id/retry', auth: 'required', params: pipelineParams,
     schema: { summary: "Retry a pipeline's failed and canceled jobs", tags: ['pipelines'], response: { 201: PipelineSchema } },
-  }, async ({ request, reply, caller }) => {
-    const { ctx, pipeline } = await load(request);
+  }, async ({ request, reply, input, caller }) => {
+    const { ctx, pipeline } = await load(request, input);
     authorizeProject(ctx, 'update_build');
     const retried = await retryPipeline(ciEnvFrom(db, config), pipeline, caller.user.id);
     return reply.code(201).send(await present(ctx, retried));
@@ -83,8 +82,8 @@ const pipelineActions: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'DELETE', url: '/projects/:id/pipelines/:pipeline_id', auth: 'required', params: pipelineParams,
     schema: { summary: 'Delete a pipeline with its jobs, logs and artifacts', tags: ['pipelines'] },
-  }, async ({ request, reply }) => {
-    const { ctx, pipeline } = await load(request);
+  }, async ({ request, reply, input }) => {
+    const { ctx, pipeline } = await load(request, input);
     authorizeProject(ctx, 'destroy_pipeline');
     checkUnmodifiedSince(request, pipeline.updated_at);
     await deletePipeline(ciEnvFrom(db, config), pipeline);
@@ -94,8 +93,8 @@ const pipelineActions: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'GET', url: '/projects/:id/pipelines/:pipeline_id/variables', auth: 'optional', params: pipelineParams,
     schema: { summary: 'The variables a pipeline was created with', tags: ['pipelines'], response: { 200: Type.Array(PipelineVariableSchema) } },
-  }, async ({ request, caller }) => {
-    const { ctx, pipeline } = await load(request);
+  }, async ({ request, input, caller }) => {
+    const { ctx, pipeline } = await load(request, input);
     const own = caller !== null && pipeline.user_id === caller.user.id && canOnProject(ctx.actor, 'update_build', ctx.project);
     if (!own && !canOnProject(ctx.actor, 'admin_build', ctx.project)) throw forbidden();
     const sealer = await sealerFor(config.dataDir);

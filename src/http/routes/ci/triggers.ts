@@ -4,7 +4,7 @@
  * admin_trigger), and POST /projects/:id/trigger/pipeline, which anyone holding a trigger token
  * or a running job's CI_JOB_TOKEN may call (no other credential is needed).
  */
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { sealerFor } from '../../../domain/ci-variables/encryption.ts';
 import { ciEnvFrom } from '../../../domain/pipelines/ci-env.ts';
@@ -25,6 +25,7 @@ import { checkUnmodifiedSince } from '../../unmodified-since.ts';
 import { TriggerSchema, presentTrigger } from '../../entities/trigger.ts';
 import { PipelineSchema, presentPipeline } from '../../entities/pipeline.ts';
 import { route } from '../../route.ts';
+import type { Caller } from '../../context.ts';
 
 const idParam = { id: P.string({ description: 'ID or URL-encoded full path of the project' }) };
 const triggerParams = defineParams({ ...idParam, trigger_id: P.integer() });
@@ -40,8 +41,7 @@ const MAX_REF = 1024;
 const triggers: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
 
-  async function loadTrigger(request: FastifyRequest): Promise<{ ctx: ProjectContext; trigger: CiTriggerRow }> {
-    const input = request.input as { id: string; trigger_id: number };
+  async function loadTrigger(request: FastifyRequest, input: { id: string; trigger_id: number }): Promise<{ ctx: ProjectContext; trigger: CiTriggerRow }> {
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'admin_build');
     const trigger = isStorableId(input.trigger_id) ? await findTriggerInProject(db, ctx.project.id, input.trigger_id) : undefined;
@@ -50,33 +50,33 @@ const triggers: FastifyPluginAsync = async (app) => {
   }
 
   /** admin_trigger: the trigger's owner (administrators too). */
-  function authorizeOwner(request: FastifyRequest, trigger: CiTriggerRow): void {
-    const user = request.caller!.user;
+  function authorizeOwner(caller: Caller, trigger: CiTriggerRow): void {
+    const user = caller.user;
     if (trigger.owner_id !== user.id && user.admin !== 1) throw forbidden();
   }
 
-  async function present(request: FastifyRequest, rows: CiTriggerRow[]) {
+  async function present(caller: Caller, rows: CiTriggerRow[]) {
     const sealer = await sealerFor(config.dataDir);
     const owners = new Map<number, Awaited<ReturnType<typeof findUserById>>>();
     for (const id of new Set(rows.flatMap((r) => (r.owner_id === null ? [] : [r.owner_id])))) owners.set(id, await findUserById(db, id));
-    return rows.map((r) => presentTrigger(r, sealer.open(r.encrypted_token), (r.owner_id === null ? null : owners.get(r.owner_id)) ?? null, request.caller!.user.id, config.externalUrl));
+    return rows.map((r) => presentTrigger(r, sealer.open(r.encrypted_token), (r.owner_id === null ? null : owners.get(r.owner_id)) ?? null, caller.user.id, config.externalUrl));
   }
 
   route(app, {
     method: 'GET', url: '/projects/:id/triggers', auth: 'required', params: defineParams({ ...idParam, ...paginationParams }),
     schema: { summary: "A project's pipeline trigger tokens", tags: ['triggers'], response: { 200: Type.Array(TriggerSchema) } },
-  }, async ({ request, reply, input }) => {
+  }, async ({ request, reply, input, caller }) => {
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'admin_build');
-    return present(request, await paginate(db, request, reply, projectTriggersQuery(db, ctx.project.id)));
+    return present(caller, await paginate(db, request, reply, projectTriggersQuery(db, ctx.project.id)));
   });
 
   route(app, {
     method: 'GET', url: '/projects/:id/triggers/:trigger_id', auth: 'required', params: triggerParams,
     schema: { summary: 'A pipeline trigger token', tags: ['triggers'], response: { 200: TriggerSchema } },
-  }, async ({ request }) => {
-    const { trigger } = await loadTrigger(request);
-    return (await present(request, [trigger]))[0];
+  }, async ({ request, input, caller }) => {
+    const { trigger } = await loadTrigger(request, input);
+    return (await present(caller, [trigger]))[0];
   });
 
   route(app, {
@@ -88,37 +88,36 @@ const triggers: FastifyPluginAsync = async (app) => {
     const errors = descriptionErrors(input.description);
     if (errors) throw validationFailed(errors);
     const { row } = await createTrigger(db, await sealerFor(config.dataDir), ctx.project.id, caller.user.id, input.description);
-    return reply.code(201).send((await present(request, [row]))[0]);
+    return reply.code(201).send((await present(caller, [row]))[0]);
   });
 
   route(app, {
     method: 'PUT', url: '/projects/:id/triggers/:trigger_id', auth: 'required', params: defineParams({ ...idParam, trigger_id: P.integer(), description: P.optional(P.string()) }),
     schema: { summary: "Change a pipeline trigger token's description", tags: ['triggers'], response: { 200: TriggerSchema } },
-  }, async ({ request, input }) => {
-    const { trigger } = await loadTrigger(request);
-    authorizeOwner(request, trigger);
+  }, async ({ request, input, caller }) => {
+    const { trigger } = await loadTrigger(request, input);
+    authorizeOwner(caller, trigger);
     const description = input.description;
-    if (description === undefined) return (await present(request, [trigger]))[0];
+    if (description === undefined) return (await present(caller, [trigger]))[0];
     const errors = descriptionErrors(description);
     if (errors) throw validationFailed(errors);
     const updated = await updateTriggerDescription(db, trigger.id, description);
     if (!updated) throw recordNotFound();
-    return (await present(request, [updated]))[0];
+    return (await present(caller, [updated]))[0];
   });
 
   route(app, {
     method: 'DELETE', url: '/projects/:id/triggers/:trigger_id', auth: 'required', params: triggerParams,
     schema: { summary: 'Delete a pipeline trigger token', tags: ['triggers'] },
-  }, async ({ request, reply }) => {
-    const { trigger } = await loadTrigger(request);
-    authorizeOwner(request, trigger);
+  }, async ({ request, reply, input, caller }) => {
+    const { trigger } = await loadTrigger(request, input);
+    authorizeOwner(caller, trigger);
     checkUnmodifiedSince(request, trigger.updated_at);
     await deleteTrigger(db, trigger.id);
     return reply.code(204).send();
   });
 
-  async function run(request: FastifyRequest, reply: import('fastify').FastifyReply) {
-    const input = request.input as { id: string; ref: string; token: string; variables?: Record<string, string> };
+  async function run(reply: FastifyReply, input: { id: string; ref: string; token: string; variables?: Record<string, string> }) {
     // The holder of a token needs no other credential: the project is found as the Service's
     // find_project does, and a token that does not open it answers the same 404 as no project.
     const project = await findProjectByIdOrPath(db, input.id);
@@ -140,16 +139,16 @@ const triggers: FastifyPluginAsync = async (app) => {
     return reply.code(201).send(presentPipeline(pipeline, webUrl, user, config.externalUrl));
   }
 
-  app.post('/projects/:id/trigger/pipeline', {
-    config: { auth: 'optional', params: runParams },
+  route(app, {
+    method: 'POST', url: '/projects/:id/trigger/pipeline', auth: 'optional', params: runParams,
     schema: { summary: 'Create a pipeline with a trigger token or a CI job token', tags: ['triggers'], response: { 201: PipelineSchema } },
-  }, run);
+  }, ({ reply, input }) => run(reply, input));
 
   // The webhook form, with the ref in the path (`/ref/:ref/trigger/pipeline?token=…`).
-  app.post('/projects/:id/ref/:ref/trigger/pipeline', {
-    config: { auth: 'optional', params: runParams },
+  route(app, {
+    method: 'POST', url: '/projects/:id/ref/:ref/trigger/pipeline', auth: 'optional', params: runParams,
     schema: { summary: 'Create a pipeline with a trigger token (ref in the path)', tags: ['triggers'], response: { 201: PipelineSchema } },
-  }, run);
+  }, ({ reply, input }) => run(reply, input));
 };
 
 export default triggers;

@@ -11,7 +11,7 @@ import { sealerFor, type Sealer } from '../../../domain/ci-variables/encryption.
 import {
   deleteVariable, findOwnerVariables, ownerVariablesQuery, type VariableOwner,
 } from '../../../domain/ci-variables/ci-variables.queries.ts';
-import { createVariable, openVariable, updateVariable, type ChangeResult, type VariableParams } from '../../../domain/ci-variables/change-variable.ts';
+import { createVariable, openVariable, updateVariable, type ChangeResult } from '../../../domain/ci-variables/change-variable.ts';
 import { MAX_KEY, MAX_SCOPE, VARIABLE_TYPES } from '../../../domain/ci-variables/variable-rules.ts';
 import type { CiVariableRow } from '../../../db/tables/ci-variables.ts';
 import { conflict, notFound, validationFailed } from '../../errors.ts';
@@ -37,11 +37,13 @@ const listParams = defineParams({ ...owner, ...paginationParams });
 
 // Project and group variables have an owner and environment scopes; instance variables neither.
 const scopedParams = {
+  list: listParams,
   show: defineParams({ ...owner, ...key, ...filter }),
   create: defineParams({ ...owner, ...scoped, ...key, value: P.string(), ...attributes }),
   update: defineParams({ ...owner, ...scoped, ...key, value: P.optional(P.string()), ...attributes, ...filter }),
 };
 const instanceParams = {
+  list: defineParams({ ...paginationParams }),
   show: defineParams({ ...key }),
   create: defineParams({ ...key, value: P.string(), ...attributes }),
   update: defineParams({ ...key, value: P.optional(P.string()), ...attributes }),
@@ -59,7 +61,8 @@ interface Level {
   /** The not-found resource name: `404 Variable Not Found`, `404 GroupVariable Not Found`, … */
   resource: string;
   /** Loads and authorizes the owner named by the request. */
-  owner: (request: FastifyRequest) => Promise<VariableOwner>;
+  /** Instance variables have no owner id; project and group routes always have `:id`. */
+  owner: (request: FastifyRequest, id: string | undefined) => Promise<VariableOwner>;
 }
 
 const ciVariables: FastifyPluginAsync = async (app) => {
@@ -85,10 +88,10 @@ const ciVariables: FastifyPluginAsync = async (app) => {
 
   function routes(prefix: string, level: Level, params: typeof scopedParams | typeof instanceParams, tag: string) {
     route(app, {
-      method: 'GET', url: prefix, auth: 'required', params: prefix.includes(':id') ? listParams : defineParams({ ...paginationParams }),
+      method: 'GET', url: prefix, auth: 'required', params: params.list,
       schema: { summary: `List ${tag} variables`, tags: ['ci variables'], response: { 200: Type.Array(level.schema) } },
-    }, async ({ request, reply }) => {
-      const o = await level.owner(request);
+    }, async ({ request, reply, input }) => {
+      const o = await level.owner(request, 'id' in input ? input.id : undefined);
       const s = await sealer();
       const rows = await paginate(db, request, reply, ownerVariablesQuery(db, o));
       return rows.map((row) => level.present(openVariable(s, row)));
@@ -98,7 +101,7 @@ const ciVariables: FastifyPluginAsync = async (app) => {
       method: 'GET', url: `${prefix}/:key`, auth: 'required', params: params.show,
       schema: { summary: `A ${tag} variable`, tags: ['ci variables'], response: { 200: level.schema } },
     }, async ({ request, input }) => {
-      const o = await level.owner(request);
+      const o = await level.owner(request, 'id' in input ? input.id : undefined);
       const row = await findOne(level, o, input);
       return level.present(openVariable(await sealer(), row));
     });
@@ -107,7 +110,7 @@ const ciVariables: FastifyPluginAsync = async (app) => {
       method: 'POST', url: prefix, auth: 'required', params: params.create,
       schema: { summary: `Create a ${tag} variable`, tags: ['ci variables'], response: { 201: level.schema } },
     }, async ({ request, reply, input }) => {
-      const o = await level.owner(request);
+      const o = await level.owner(request, 'id' in input ? input.id : undefined);
       return answer(level, reply, await createVariable(db, await sealer(), o, input), 201);
     });
 
@@ -115,7 +118,7 @@ const ciVariables: FastifyPluginAsync = async (app) => {
       method: 'PUT', url: `${prefix}/:key`, auth: 'required', params: params.update,
       schema: { summary: `Update a ${tag} variable`, tags: ['ci variables'], response: { 200: level.schema } },
     }, async ({ request, reply, input }) => {
-      const o = await level.owner(request);
+      const o = await level.owner(request, 'id' in input ? input.id : undefined);
       const row = await findOne(level, o, input);
       const { key: _key, ...changes } = input;
       return answer(level, reply, await updateVariable(db, await sealer(), row, changes), 200);
@@ -125,7 +128,7 @@ const ciVariables: FastifyPluginAsync = async (app) => {
       method: 'DELETE', url: `${prefix}/:key`, auth: 'required', params: params.show,
       schema: { summary: `Delete a ${tag} variable`, tags: ['ci variables'] },
     }, async ({ request, reply, input }) => {
-      const o = await level.owner(request);
+      const o = await level.owner(request, 'id' in input ? input.id : undefined);
       const row = await findOne(level, o, input);
       checkUnmodifiedSince(request, row.updated_at);
       await deleteVariable(db, row.id);
@@ -135,8 +138,8 @@ const ciVariables: FastifyPluginAsync = async (app) => {
 
   routes('/projects/:id/variables', {
     schema: CiVariableSchema, present: presentCiVariable, resource: 'Variable',
-    owner: async (request) => {
-      const ctx = await loadProject(request, (request.input as { id: string }).id);
+    owner: async (request, id = '') => {
+      const ctx = await loadProject(request, id);
       authorizeProject(ctx, 'admin_build');
       return { kind: 'project', id: ctx.project.id };
     },
@@ -144,8 +147,8 @@ const ciVariables: FastifyPluginAsync = async (app) => {
 
   routes('/groups/:id/variables', {
     schema: CiVariableSchema, present: presentCiVariable, resource: 'GroupVariable',
-    owner: async (request) => {
-      const ctx = await loadGroup(request, (request.input as { id: string }).id);
+    owner: async (request, id = '') => {
+      const ctx = await loadGroup(request, id);
       authorizeGroup(ctx, 'admin_group');
       return { kind: 'group', id: ctx.group.id };
     },

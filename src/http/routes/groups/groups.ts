@@ -12,7 +12,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import type { NamespaceRow } from '../../../db/types.ts';
-import { VISIBILITIES, VISIBILITY_LEVELS, visibilityLevel, type Visibility } from '../../../domain/permissions/access.ts';
+import { VISIBILITIES, VISIBILITY_LEVELS, visibilityLevel } from '../../../domain/permissions/access.ts';
 import { createGroup } from '../../../domain/groups/create-group.ts';
 import { canCreateTopLevelGroup, groupsQuery, orderGroups, PUBLIC_ONLY } from '../../../domain/groups/groups.queries.ts';
 import { authorizedGroupLevels } from '../../../domain/members/members.queries.ts';
@@ -128,7 +128,7 @@ const groups: FastifyPluginAsync = async (app) => {
       ownedIds: input.owned ? [...levels].filter(([, l]) => l >= 50).map(([id]) => id) : undefined,
     });
     let rows: NamespaceRow[];
-    if (!viewer && keysetRequested(request.input)) {
+    if (!viewer && keysetRequested(input)) {
       if (input.order_by !== 'name' || input.sort !== 'asc') throw keysetUnavailable();
       rows = await paginateCursor(request, reply, qb, { keys: NAME_KEYS, sort: 'asc' });
     } else {

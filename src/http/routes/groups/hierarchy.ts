@@ -11,7 +11,7 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { MEMBER_ACCESS_LEVELS, VISIBILITIES, VISIBILITY_LEVELS, type Visibility } from '../../../domain/permissions/access.ts';
+import { MEMBER_ACCESS_LEVELS, VISIBILITIES, VISIBILITY_LEVELS } from '../../../domain/permissions/access.ts';
 import { groupsQuery, orderGroups, PUBLIC_ONLY, type GroupFilters } from '../../../domain/groups/groups.queries.ts';
 import { authorizedGroupLevels } from '../../../domain/members/members.queries.ts';
 import { descendantGroupIds, namespacePaths } from '../../../domain/namespaces/namespaces.queries.ts';
@@ -24,7 +24,7 @@ import { compileSerializer, serializeWith } from '../../entities/serializers.ts'
 import { loadGroup } from '../../loaders/containers.ts';
 import { rejectNulBytes } from '../../input/string-guards.ts';
 import { presentProjectList } from '../../loaders/project-list.ts';
-import { route } from '../../route.ts';
+import { route, type InputOf } from '../../route.ts';
 
 const MAX_ID = 2_147_483_647;
 const ACCESS_LEVEL_VALUES = MEMBER_ACCESS_LEVELS.map(String) as unknown as readonly ['10'];
@@ -67,10 +67,7 @@ const serialize = {
   BasicProjects: compileSerializer(Type.Array(BasicProjectSchema)),
 };
 
-interface GroupListInput {
-  id: string; all_available?: boolean | null; search?: string; owned: boolean; min_access_level?: string;
-  skip_groups?: number[] | null; order_by: 'name' | 'path' | 'id'; sort: 'asc' | 'desc';
-}
+type GroupListInput = InputOf<typeof groupListParams>;
 
 const groupHierarchy: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
@@ -91,9 +88,8 @@ const groupHierarchy: FastifyPluginAsync = async (app) => {
     };
   }
 
-  async function listGroups(request: FastifyRequest, reply: FastifyReply, descendants: boolean) {
-    const input = request.input as unknown as GroupListInput;
-    rejectNulBytes(request.input, ['search']);
+  async function listGroups(request: FastifyRequest, reply: FastifyReply, input: GroupListInput, descendants: boolean) {
+    rejectNulBytes(input, ['search']);
     const ctx = await loadGroup(request, input.id);
     if (input.search && input.search.length > MAX_SEARCH) return [];
     const parentIds = descendants ? [ctx.group.id, ...(await descendantGroupIds(db, [ctx.group.id])).keys()] : [ctx.group.id];
@@ -111,18 +107,18 @@ const groupHierarchy: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'GET', url: '/groups/:id/subgroups', auth: 'optional', params: groupListParams,
     schema: { summary: "A group's direct sub-groups the caller may see", tags: ['groups'], response: { 200: Type.Array(GroupSchema) } },
-  }, async ({ request, reply }) => listGroups(request, reply, false));
+  }, async ({ request, reply, input }) => listGroups(request, reply, input, false));
 
   route(app, {
     method: 'GET', url: '/groups/:id/descendant_groups', auth: 'optional', params: groupListParams,
     schema: { summary: 'Every group below a group that the caller may see', tags: ['groups'], response: { 200: Type.Array(GroupSchema) } },
-  }, async ({ request, reply }) => listGroups(request, reply, true));
+  }, async ({ request, reply, input }) => listGroups(request, reply, input, true));
 
   route(app, {
     method: 'GET', url: '/groups/:id/projects', auth: 'optional', params: projectListParams,
     schema: { summary: "A group's projects the caller may see", tags: ['groups'], response: { 200: Type.Array(Type.Union([ProjectWithAdminSchema, ProjectSchema, BasicProjectSchema])) } },
   }, async ({ request, reply, input, caller }) => {
-    rejectNulBytes(request.input, ['search']);
+    rejectNulBytes(input, ['search']);
     const ctx = await loadGroup(request, input.id);
     const viewer = caller?.user ?? null;
     const admin = viewer?.admin === 1;

@@ -70,7 +70,7 @@ const namespaces: FastifyPluginAsync = async (app) => {
     method: 'GET', url: '/namespaces', auth: 'required', params: listParams,
     schema: { summary: "The caller's namespaces (all for administrators)", tags: ['namespaces'], response: { 200: Type.Array(NamespaceSchema) } },
   }, async ({ request, reply, input, caller }) => {
-    rejectNulBytes(request.input, ['search']);
+    rejectNulBytes(input, ['search']);
     const user = caller.user;
     if (input.search && input.search.length > MAX_PATH) return [];
     const qb = namespacesQuery(db, {
@@ -100,8 +100,8 @@ const namespaces: FastifyPluginAsync = async (app) => {
     tags: ['namespaces'],
     response: { 200: Type.Object({ exists: Type.Boolean(), suggests: Type.Array(Type.String()) }) },
     },
-  }, async ({ request, input }) => {
-    rejectNulBytes(request.input, ['id']);
+  }, async ({ input }) => {
+    rejectNulBytes(input, ['id']);
     const parentId = input.parent_id ?? null;
     // Paths longer than a path may be, and parents beyond any id, hold nothing.
     const exists = input.id.length <= MAX_PATH && (parentId === null || (parentId > 0 && parentId <= MAX_ID))

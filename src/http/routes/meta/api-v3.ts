@@ -7,7 +7,7 @@ import { ApiError } from '../../errors.ts';
 import { currentUserRoute } from '../users/users.ts';
 
 const apiV3: FastifyPluginAsync = async (app) => {
-  app.get('/user', { ...currentUserRoute(app), schema: { hide: true } });
+  currentUserRoute(app, false);
   app.all('/*', { config: { web: true }, schema: { hide: true } }, async () => {
     throw new ApiError(410, { error: 'API V3 is no longer supported. Use API V4 instead.' });
   });

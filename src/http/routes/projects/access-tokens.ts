@@ -22,6 +22,7 @@ import { audit, ROLE_NAMES } from '../../audit.ts';
 import { loadGroup, loadProject } from '../../loaders/containers.ts';
 import { PersonalAccessTokenSchema, presentPersonalAccessToken } from '../../entities/personal-access-token.ts';
 import { route } from '../../route.ts';
+import type { Caller } from '../../context.ts';
 
 export const ResourceAccessTokenSchema = Type.Object({
   ...PersonalAccessTokenSchema.properties,
@@ -50,19 +51,19 @@ const resourceAccessTokens: FastifyPluginAsync = async (app) => {
   const host = new URL(config.externalUrl).hostname;
 
   /** The project or group, after read access (404) and the right to manage its tokens (403). */
-  async function loadResource(request: FastifyRequest, kind: Resource['kind']): Promise<{ resource: Resource; level: number; fullPath: string }> {
-    const id = (request.input as { id: string }).id;
-    const caller = request.caller!.user;
+  async function loadResource(
+    request: FastifyRequest, caller: Caller, id: string, kind: Resource['kind'],
+  ): Promise<{ resource: Resource; level: number; fullPath: string }> {
     if (kind === 'project') {
       const ctx = await loadProject(request, id);
       // admin_resource_access_tokens: Maintainer on a project.
-      if (!canOnProject(ctx.actor, 'admin_members', ctx.project) || isBot(caller)) throw forbidden();
-      return { resource: { sourceType: 'Project', id: ctx.project.id, kind }, level: caller.admin ? 50 : ctx.actor.accessLevel, fullPath: `${ctx.namespace.fullPath}/${ctx.project.path}` };
+      if (!canOnProject(ctx.actor, 'admin_members', ctx.project) || isBot(caller.user)) throw forbidden();
+      return { resource: { sourceType: 'Project', id: ctx.project.id, kind }, level: caller.user.admin ? 50 : ctx.actor.accessLevel, fullPath: `${ctx.namespace.fullPath}/${ctx.project.path}` };
     }
     const ctx = await loadGroup(request, id);
     // admin_resource_access_tokens: Owner on a group.
-    if (!canOnGroup(ctx.actor, 'admin_group', ctx.group) || isBot(caller)) throw forbidden();
-    return { resource: { sourceType: 'Namespace', id: ctx.group.id, kind }, level: caller.admin ? 50 : ctx.actor.accessLevel, fullPath: ctx.fullPath };
+    if (!canOnGroup(ctx.actor, 'admin_group', ctx.group) || isBot(caller.user)) throw forbidden();
+    return { resource: { sourceType: 'Namespace', id: ctx.group.id, kind }, level: caller.user.admin ? 50 : ctx.actor.accessLevel, fullPath: ctx.fullPath };
   }
 
   for (const kind of ['project', 'group'] as const) {
@@ -73,8 +74,8 @@ const resourceAccessTokens: FastifyPluginAsync = async (app) => {
     route(app, {
       method: 'GET', url: base, auth: 'required', params: listParams,
       schema: { summary: `The ${kind}'s access tokens`, tags, response: { 200: Type.Array(ResourceAccessTokenSchema) } },
-    }, async ({ request, reply }) => {
-      const { resource } = await loadResource(request, kind);
+    }, async ({ request, reply, input, caller }) => {
+      const { resource } = await loadResource(request, caller, input.id, kind);
       const rows = await paginate(db, request, reply, resourceTokensQuery(db, resource.sourceType, resource.id).orderBy('personal_access_tokens.id'));
       return rows.map(present);
     });
@@ -82,8 +83,8 @@ const resourceAccessTokens: FastifyPluginAsync = async (app) => {
     route(app, {
       method: 'GET', url: `${base}/:token_id`, auth: 'required', params: oneParams,
       schema: { summary: `One of the ${kind}'s access tokens`, tags, response: { 200: ResourceAccessTokenSchema } },
-    }, async ({ request, input }) => {
-      const { resource } = await loadResource(request, kind);
+    }, async ({ request, input, caller }) => {
+      const { resource } = await loadResource(request, caller, input.id, kind);
       const tokenId = input.token_id;
       const row = await findResourceToken(db, resource.sourceType, resource.id, tokenId);
       if (!row) throw notFoundToken(tokenId);
@@ -94,7 +95,7 @@ const resourceAccessTokens: FastifyPluginAsync = async (app) => {
       method: 'POST', url: base, auth: 'required', params: createParams,
       schema: { summary: `Create a ${kind} access token (and its bot user); the token is shown once`, tags, response: { 201: ResourceAccessTokenWithTokenSchema } },
     }, async ({ request, reply, input, caller }) => {
-      const { resource, level, fullPath } = await loadResource(request, kind);
+      const { resource, level, fullPath } = await loadResource(request, caller, input.id, kind);
       const accessLevel = input.access_level ?? DEFAULT_ACCESS_LEVEL;
       if (!(ACCESS_LEVEL_VALUES as readonly number[]).includes(accessLevel)) throw invalidParams(['access_level does not have a valid value']);
       const result = await createResourceToken(db, resource, { id: caller.user.id, level }, {
@@ -114,8 +115,8 @@ const resourceAccessTokens: FastifyPluginAsync = async (app) => {
     route(app, {
       method: 'DELETE', url: `${base}/:token_id`, auth: 'required', params: oneParams,
       schema: { summary: `Revoke a ${kind} access token and remove its bot user`, tags, response: { 204: Type.Null() } },
-    }, async ({ request, reply, input }) => {
-      const { resource, fullPath } = await loadResource(request, kind);
+    }, async ({ request, reply, input, caller }) => {
+      const { resource, fullPath } = await loadResource(request, caller, input.id, kind);
       const tokenId = input.token_id;
       const row = await findResourceToken(db, resource.sourceType, resource.id, tokenId);
       const bot = row ? await findUserById(db, row.user_id) : undefined;

@@ -19,6 +19,8 @@ import { compileSerializer, serializeWith } from '../../entities/serializers.ts'
 import { defineParams, P } from '../../input/params.ts';
 import { paginate, paginationParams } from '../../lists/pagination.ts';
 import { presentSnippet, presentSnippetWithAdmin, SnippetSchema, SnippetWithAdminSchema } from '../../entities/snippet.ts';
+import { route } from '../../route.ts';
+import type { Caller } from '../../context.ts';
 
 const serialize = {
   Snippet: compileSerializer(SnippetSchema),
@@ -80,19 +82,18 @@ const snippets: FastifyPluginAsync = async (app) => {
     return presentOne(request, s);
   }
 
-  async function readable(request: FastifyRequest, id: number): Promise<SnippetRow> {
+  async function readable(caller: Caller | null, id: number): Promise<SnippetRow> {
     const snippet = await findSnippetById(db, id);
-    if (!snippet || !canOnSnippet(request.caller?.user ?? null, 'read_snippet', snippet)) throw notFound('Snippet');
+    if (!snippet || !canOnSnippet(caller?.user ?? null, 'read_snippet', snippet)) throw notFound('Snippet');
     return snippet;
   }
 
-  app.post('/snippets', {
-    config: { auth: 'required', params: createParams },
+  route(app, {
+    method: 'POST', url: '/snippets', auth: 'required', params: createParams,
     schema: { summary: 'Create a personal snippet', tags: ['snippets'], response: { 201: OneSnippet } },
-  }, async (request, reply) => {
-    const input = request.input as unknown as Required<Pick<SnippetInput, 'title' | 'file_name' | 'content'>> & SnippetInput;
+  }, async ({ request, reply, input, caller }) => {
     validate(input);
-    const snippet = await createSnippet(db, config.storages, request.caller!.user, {
+    const snippet = await createSnippet(db, config.storages, caller.user, {
       title: input.title, description: input.description ?? null, fileName: input.file_name, content: input.content,
       visibilityLevel: visibilityLevel(input.visibility ?? 'private'),
     });
@@ -100,37 +101,39 @@ const snippets: FastifyPluginAsync = async (app) => {
     return present(request, reply, snippet);
   });
 
-  app.get('/snippets', {
-    config: { auth: 'required', params: listParams },
-    schema: { summary: "The caller's snippets", tags: ['snippets'], response: { 200: Type.Union([Type.Array(SnippetWithAdminSchema), Type.Array(SnippetSchema)]) } },
-  }, async (request, reply) => {
-    const rows = await paginate(db, request, reply, snippetsByAuthor(db, request.caller!.user.id).orderBy('id', 'desc'));
+  route(app, {
+    method: 'GET', url: '/snippets', auth: 'required', params: listParams,
+    schema: {
+      summary: "The caller's snippets", tags: ['snippets'],
+      response: { 200: Type.Union([Type.Array(SnippetWithAdminSchema), Type.Array(SnippetSchema)]) },
+    },
+  }, async ({ request, reply, caller }) => {
+    const rows = await paginate(db, request, reply, snippetsByAuthor(db, caller.user.id).orderBy('id', 'desc'));
     serializeWith(reply, isAdmin(request) ? serialize.SnippetsWithAdmin : serialize.Snippets);
     return Promise.all(rows.map((s) => presentOne(request, s)));
   });
 
-  app.get('/snippets/:id', {
-    config: { auth: 'optional', params: idParams },
+  route(app, {
+    method: 'GET', url: '/snippets/:id', auth: 'optional', params: idParams,
     schema: { summary: 'A single snippet', tags: ['snippets'], response: { 200: OneSnippet } },
-  }, async (request, reply) => present(request, reply, await readable(request, (request.input as { id: number }).id)));
+  }, async ({ request, reply, input, caller }) => present(request, reply, await readable(caller, input.id)));
 
-  app.get('/snippets/:id/raw', {
-    config: { auth: 'optional', params: idParams },
+  route(app, {
+    method: 'GET', url: '/snippets/:id/raw', auth: 'optional', params: idParams,
     schema: { summary: "A snippet's file, as text", tags: ['snippets'] },
-  }, async (request, reply) => {
-    const snippet = await readable(request, (request.input as { id: number }).id);
+  }, async ({ reply, input, caller }) => {
+    const snippet = await readable(caller, input.id);
     return reply.type('text/plain').header('content-disposition', `inline; filename="${snippet.file_name.replace(/["\\\r\n]/g, '_')}"`).send(snippet.content);
   });
 
-  app.put('/snippets/:id', {
-    config: { auth: 'required', params: updateParams },
+  route(app, {
+    method: 'PUT', url: '/snippets/:id', auth: 'required', params: updateParams,
     schema: { summary: 'Update a snippet', tags: ['snippets'], response: { 200: OneSnippet } },
-  }, async (request, reply) => {
-    const input = request.input as unknown as SnippetInput & { id: number };
-    const snippet = await readable(request, input.id);
-    if (!canOnSnippet(request.caller!.user, 'admin_snippet', snippet)) throw forbidden();
+  }, async ({ request, reply, input, caller }) => {
+    const snippet = await readable(caller, input.id);
+    if (!canOnSnippet(caller.user, 'admin_snippet', snippet)) throw forbidden();
     validate(input);
-    const result = await updateSnippet(db, config.storages, request.caller!.user, snippet.id, {
+    const result = await updateSnippet(db, config.storages, caller.user, snippet.id, {
       title: input.title, description: input.description, fileName: input.file_name, content: input.content,
       visibilityLevel: input.visibility ? visibilityLevel(input.visibility) : undefined,
     });
@@ -144,12 +147,12 @@ const snippets: FastifyPluginAsync = async (app) => {
     return present(request, reply, result.value);
   });
 
-  app.delete('/snippets/:id', {
-    config: { auth: 'required', params: idParams },
+  route(app, {
+    method: 'DELETE', url: '/snippets/:id', auth: 'required', params: idParams,
     schema: { summary: 'Delete a snippet and its repository', tags: ['snippets'] },
-  }, async (request, reply) => {
-    const snippet = await readable(request, (request.input as { id: number }).id);
-    if (!canOnSnippet(request.caller!.user, 'admin_snippet', snippet)) throw forbidden();
+  }, async ({ reply, input, caller }) => {
+    const snippet = await readable(caller, input.id);
+    if (!canOnSnippet(caller.user, 'admin_snippet', snippet)) throw forbidden();
     const result = await deleteSnippet(db, config.storages, snippet.id);
     if (!result.ok) {
       if (result.reason === 'not_found') throw notFound('Snippet');

@@ -7,7 +7,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { commitStats, countLog, logPage, readCommit, resolveCommit, type CommitInfo } from '../../../domain/repositories/git-read.ts';
-import { COMMIT_ACTIONS, commitActions, MAX_ACTIONS, type CommitAction, type CommitActionName } from '../../../domain/repositories/commit-actions.ts';
+import { COMMIT_ACTIONS, commitActions, MAX_ACTIONS, type CommitAction } from '../../../domain/repositories/commit-actions.ts';
 import { ciEnvFrom } from '../../../domain/pipelines/ci-env.ts';
 import { afterRefUpdate } from '../../../domain/repositories/after-ref-update.ts';
 import { readableRevision } from '../../../domain/repositories/ref-names.ts';
@@ -60,11 +60,6 @@ const createParams = defineParams({
 
 /** Diffs run at once for `with_stats` (each is one git process). */
 const STATS_PARALLEL = 4;
-
-interface ActionInput {
-  action: CommitActionName; file_path: string; previous_path?: string; content?: string; encoding?: 'text' | 'base64';
-  last_commit_id?: string; execute_filemode?: boolean;
-}
 
 const commits: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
@@ -130,9 +125,9 @@ const commits: FastifyPluginAsync = async (app) => {
     method: 'POST', url: '/projects/:id/repository/commits', auth: 'required', params: createParams,
     schema: { summary: 'Commit file actions to a branch', tags: ['commits'], response: { 201: CommitDetailSchema } },
   }, async ({ request, reply, input, caller }) => {
-    rejectNulBytes(request.input, ['commit_message', 'branch', 'start_branch', 'author_name', 'author_email']);
-    rejectLongStrings(request.input, ['author_name', 'author_email'], 255);
-    rejectUnusableGitIdentity(request.input, ['author_name', 'author_email']);
+    rejectNulBytes(input, ['commit_message', 'branch', 'start_branch', 'author_name', 'author_email']);
+    rejectLongStrings(input, ['author_name', 'author_email'], 255);
+    rejectUnusableGitIdentity(input, ['author_name', 'author_email']);
     if (Buffer.byteLength(input.commit_message) > MAX_MESSAGE_BYTES) throw invalidParams(['commit_message is too long']);
     // `actions=` (empty) is Grape's nil: no actions at all.
     if (!input.actions || input.actions.length === 0 || input.actions.length > MAX_ACTIONS) throw invalidParams(['actions is invalid']);

@@ -24,6 +24,7 @@ import { loadRepository, repositoryReadOnly, type RepositoryContext } from '../.
 import { decodeContent } from './content.ts';
 import { rejectLongStrings, rejectNulBytes, rejectUnusableGitIdentity } from '../../input/string-guards.ts';
 import { route } from '../../route.ts';
+import type { Caller } from '../../context.ts';
 
 /**
  * Largest blob served as JSON (base64 in memory, a third larger again); larger ones answer 400
@@ -163,14 +164,16 @@ const files: FastifyPluginAsync = async (app) => {
     return ranges.map((r) => ({ commit: presentCommit(commits.get(r.commitId)!, ctx.webUrl), lines: r.lines }));
   });
 
-  async function write(request: FastifyRequest, input: Omit<WriteInput, 'content' | 'encoding'>, action: Omit<CommitAction, 'filePath'>) {
-    rejectNulBytes(request.input, ['commit_message', 'author_name', 'author_email']);
-    rejectLongStrings(request.input, ['author_name', 'author_email'], 255);
-    rejectUnusableGitIdentity(request.input, ['author_name', 'author_email']);
+  async function write(
+    request: FastifyRequest, caller: Caller, input: Omit<WriteInput, 'content' | 'encoding'>, action: Omit<CommitAction, 'filePath'>,
+  ) {
+    rejectNulBytes(input, ['commit_message', 'author_name', 'author_email']);
+    rejectLongStrings(input, ['author_name', 'author_email'], 255);
+    rejectUnusableGitIdentity(input, ['author_name', 'author_email']);
     if (Buffer.byteLength(input.commit_message) > MAX_MESSAGE_BYTES) throw invalidParams(['commit_message is too long']);
     const ctx = await loadRepository(request, input.id, 'write', 'You are not allowed to push into this branch');
     const path = cleanPath(input.file_path);
-    const user = request.caller!.user;
+    const user = caller.user;
     const committer = { name: user.name, email: user.commit_email || user.email };
     const result = await commitActions(db, ctx.repo, {
       branch: input.branch, startBranch: input.start_branch, force: false, message: input.commit_message,
@@ -188,8 +191,8 @@ const files: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'POST', url: '/projects/:id/repository/files/:file_path', auth: 'required', params: createParams,
     schema: { summary: 'Create a file (one commit)', tags: ['repository_files'], response: { 201: FileCommitSchema } },
-  }, async ({ request, reply, input }) => {
-    const out = await write(request, input, { action: 'create', content: decodeContent(input.content, input.encoding), executeFilemode: input.execute_filemode });
+  }, async ({ request, reply, input, caller }) => {
+    const out = await write(request, caller, input, { action: 'create', content: decodeContent(input.content, input.encoding), executeFilemode: input.execute_filemode });
     reply.code(201);
     return out;
   });
@@ -197,8 +200,8 @@ const files: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'PUT', url: '/projects/:id/repository/files/:file_path', auth: 'required', params: updateParams,
     schema: { summary: 'Update a file (one commit)', tags: ['repository_files'], response: { 200: FileCommitSchema } },
-  }, async ({ request, input }) => {
-    return write(request, input, {
+  }, async ({ request, input, caller }) => {
+    return write(request, caller, input, {
       action: 'update', content: decodeContent(input.content, input.encoding), executeFilemode: input.execute_filemode, lastCommitId: input.last_commit_id,
     });
   });
@@ -206,8 +209,8 @@ const files: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'DELETE', url: '/projects/:id/repository/files/:file_path', auth: 'required', params: deleteParams,
     schema: { summary: 'Delete a file (one commit)', tags: ['repository_files'] },
-  }, async ({ request, reply, input }) => {
-    await write(request, input, { action: 'delete', lastCommitId: input.last_commit_id });
+  }, async ({ request, reply, input, caller }) => {
+    await write(request, caller, input, { action: 'delete', lastCommitId: input.last_commit_id });
     reply.code(204).send();
   });
 };

@@ -79,7 +79,7 @@ const tags: FastifyPluginAsync = async (app) => {
     method: 'POST', url: '/projects/:id/repository/tags', auth: 'required', params: createParams,
     schema: { summary: 'Create a tag', tags: ['tags'], response: { 201: TagSchema } },
   }, async ({ request, reply, input, caller }) => {
-    rejectNulBytes(request.input, ['message']);
+    rejectNulBytes(input, ['message']);
     if (input.message && Buffer.byteLength(input.message) > MAX_MESSAGE_BYTES) throw invalidParams(['message is too long']);
     const ctx = await loadRepository(request, input.id, 'write');
     const user = caller.user;

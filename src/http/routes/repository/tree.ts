@@ -13,6 +13,7 @@ import { defineParams, P } from '../../input/params.ts';
 import { paginateArray, paginationParams, perPageOf, setNextLink } from '../../lists/pagination.ts';
 import { TreeObjectSchema } from '../../entities/repository-tree.ts';
 import { loadRepository } from '../../loaders/repository.ts';
+import { route } from '../../route.ts';
 
 const treeParams = defineParams({
   id: P.string(),
@@ -27,11 +28,10 @@ const treeParams = defineParams({
 const ORDER: Record<TreeEntry['type'], number> = { tree: 0, blob: 1, commit: 2 };
 
 const tree: FastifyPluginAsync = async (app) => {
-  app.get('/projects/:id/repository/tree', {
-    config: { auth: 'optional', params: treeParams },
+  route(app, {
+    method: 'GET', url: '/projects/:id/repository/tree', auth: 'optional', params: treeParams,
     schema: { summary: 'Files and directories at a ref', tags: ['repositories'], response: { 200: Type.Array(TreeObjectSchema) } },
-  }, async (request, reply) => {
-    const input = request.input as { id: string; path?: string; ref?: string; recursive: boolean; pagination: 'offset' | 'keyset'; page_token?: string };
+  }, async ({ request, reply, input }) => {
     const ctx = await loadRepository(request, input.id, 'read');
     let path = '';
     if (input.path && input.path.replace(/\//g, '') !== '') {
@@ -55,7 +55,7 @@ const tree: FastifyPluginAsync = async (app) => {
         if (at === -1) throw invalidParams(['page_token is invalid']);
         start = at + 1;
       }
-      const perPage = perPageOf(request.input);
+      const perPage = perPageOf(input);
       const page = entries.slice(start, start + perPage);
       if (start + perPage < entries.length) setNextLink(request, reply, { page_token: page[page.length - 1].id, per_page: perPage });
       return page;

@@ -20,6 +20,7 @@ import { ApiError, badRequest, forbidden, notFound } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { authenticateJob, authenticatingJob, jobTokenOf } from '../../runner-auth.ts';
 import { isMultipart, multipartParts } from '../../input/multipart.ts';
+import { route } from '../../route.ts';
 
 /** The Service's default limits: 100 MB of log per job, 100 MB per artifact. */
 const MAX_TRACE_BYTES = 100 * 1024 * 1024;
@@ -74,11 +75,10 @@ const runnerFiles: FastifyPluginAsync = async (app) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
 
-    scope.patch('/jobs/:id/trace', {
-      config: { auth: 'optional', params: traceParams },
+    route(scope, {
+      method: 'PATCH', url: '/jobs/:id/trace', auth: 'optional', params: traceParams,
       schema: { summary: "Append to a job's log (Content-Range)", tags: ['runner protocol'] },
-    }, async (request, reply) => {
-      const input = request.input as { id: number; token?: string };
+    }, async ({ request, reply, input }) => {
       const job = await authenticateJob(request, input.id, jobTokenOf(request, input));
       const header = request.headers['content-range'];
       if (typeof header !== 'string') throw grapeError(400, '400 Missing header Content-Range');
@@ -107,11 +107,10 @@ const runnerFiles: FastifyPluginAsync = async (app) => {
     });
   });
 
-  app.post('/jobs/:id/artifacts', {
-    config: { auth: 'optional', params: uploadParams, multipart: 'stream' },
+  route(app, {
+    method: 'POST', url: '/jobs/:id/artifacts', auth: 'optional', params: uploadParams, multipart: 'stream',
     schema: { summary: 'Upload job artifacts (multipart: file, and metadata for archives)', tags: ['runner protocol'] },
-  }, async (request, reply) => {
-    const input = request.input as { id: number; token?: string; artifact_type: string; artifact_format: string; expire_in?: string };
+  }, async ({ request, reply, input }) => {
     const job = await authenticateJob(request, input.id, jobTokenOf(request, input));
     if (!isMultipart(request)) throw badRequest('"file" not given');
     if (await findArtifact(db, job.id, input.artifact_type)) {
@@ -159,11 +158,10 @@ const runnerFiles: FastifyPluginAsync = async (app) => {
     return reply.code(201).send({ message: '201 Created' });
   });
 
-  app.get('/jobs/:id/artifacts', {
-    config: { auth: 'optional', params: downloadParams },
+  route(app, {
+    method: 'GET', url: '/jobs/:id/artifacts', auth: 'optional', params: downloadParams,
     schema: { summary: "Download a job's artifacts with a running job's token", tags: ['runner protocol'] },
-  }, async (request, reply) => {
-    const input = request.input as { id: number; token?: string; artifact_type: string };
+  }, async ({ request, reply, input }) => {
     const caller = await authenticatingJob(request, jobTokenOf(request, input));
     const job = await findJob(db, input.id);
     if (!job) throw forbidden();

@@ -22,8 +22,8 @@ const groupRunners: FastifyPluginAsync = async (app) => {
   const { db } = app.kiln;
   const tags = ['runners'];
 
-  async function ownedGroup(request: FastifyRequest): Promise<GroupContext> {
-    const ctx = await loadGroup(request, (request.input as { id: string }).id);
+  async function ownedGroup(request: FastifyRequest, id: string): Promise<GroupContext> {
+    const ctx = await loadGroup(request, id);
     authorizeGroup(ctx, 'admin_group');
     return ctx;
   }
@@ -31,17 +31,17 @@ const groupRunners: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'GET', url: '/groups/:id/runners', auth: 'required', params: listParams,
     schema: { summary: 'Group runners of a group and its subgroups', tags, response: { 200: Type.Array(RunnerSchema) } },
-  }, async ({ request, reply }) => {
-    const ctx = await ownedGroup(request);
+  }, async ({ request, reply, input }) => {
+    const ctx = await ownedGroup(request, input.id);
     const groupIds = [ctx.group.id, ...(await descendantGroupIds(db, [ctx.group.id])).keys()];
-    return listRunners(request, reply, { projectIds: [], groupIds, instance: false });
+    return listRunners(request, reply, input, { projectIds: [], groupIds, instance: false });
   });
 
   route(app, {
     method: 'POST', url: '/groups/:id/runners/reset_registration_token', auth: 'required', params: groupParams,
     schema: { summary: "A new registration token for the group's runners (shown once)", tags, response: { 201: RegistrationTokenSchema } },
-  }, async ({ request, reply }) => {
-    const ctx = await ownedGroup(request);
+  }, async ({ request, reply, input }) => {
+    const ctx = await ownedGroup(request, input.id);
     return reply.code(201).send({ token: await resetRegistrationToken(db, 'Namespace', ctx.group.id), token_expires_at: null });
   });
 };

@@ -27,8 +27,8 @@ const projectRunners: FastifyPluginAsync = async (app) => {
   const { db } = app.kiln;
   const tags = ['runners'];
 
-  async function maintainedProject(request: FastifyRequest): Promise<ProjectContext> {
-    const ctx = await loadProject(request, (request.input as { id: string }).id);
+  async function maintainedProject(request: FastifyRequest, id: string): Promise<ProjectContext> {
+    const ctx = await loadProject(request, id);
     // admin_project: Maintainer.
     authorizeProject(ctx, 'update_project');
     return ctx;
@@ -37,16 +37,16 @@ const projectRunners: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'GET', url: '/projects/:id/runners', auth: 'required', params: listParams,
     schema: { summary: "Runners available to a project: its own, its groups', the instance's", tags, response: { 200: Type.Array(RunnerSchema) } },
-  }, async ({ request, reply }) => {
-    const ctx = await maintainedProject(request);
-    return listRunners(request, reply, { projectIds: [ctx.project.id], groupIds: ctx.lineage, instance: true });
+  }, async ({ request, reply, input }) => {
+    const ctx = await maintainedProject(request, input.id);
+    return listRunners(request, reply, input, { projectIds: [ctx.project.id], groupIds: ctx.lineage, instance: true });
   });
 
   route(app, {
     method: 'POST', url: '/projects/:id/runners', auth: 'required', params: enableParams,
     schema: { summary: 'Enable a project runner for this project too', tags, response: { 201: RunnerSchema } },
   }, async ({ request, reply, input, caller }) => {
-    const ctx = await maintainedProject(request);
+    const ctx = await maintainedProject(request, input.id);
     const runner = await findRunner(db, input.runner_id);
     if (!runner) throw notFound('Runner');
     if (runner.runner_type === 'instance_type') throw forbidden('Runner is shared');
@@ -66,7 +66,7 @@ const projectRunners: FastifyPluginAsync = async (app) => {
     method: 'DELETE', url: '/projects/:id/runners/:runner_id', auth: 'required', params: enableParams,
     schema: { summary: 'Disable a project runner for this project', tags, response: { 204: Type.Null() } },
   }, async ({ request, reply, input }) => {
-    const ctx = await maintainedProject(request);
+    const ctx = await maintainedProject(request, input.id);
     const runnerId = input.runner_id;
     const projects = await runnerProjectIds(db, runnerId);
     if (!projects.includes(ctx.project.id)) throw notFound('Runner');
@@ -78,8 +78,8 @@ const projectRunners: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'POST', url: '/projects/:id/runners/reset_registration_token', auth: 'required', params: projectParams,
     schema: { summary: "A new registration token for the project's runners (shown once)", tags, response: { 201: RegistrationTokenSchema } },
-  }, async ({ request, reply }) => {
-    const ctx = await maintainedProject(request);
+  }, async ({ request, reply, input }) => {
+    const ctx = await maintainedProject(request, input.id);
     return reply.code(201).send({ token: await resetRegistrationToken(db, 'Project', ctx.project.id), token_expires_at: null });
   });
 };

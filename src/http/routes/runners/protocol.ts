@@ -21,7 +21,7 @@ import { forbidden, validationFailed } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { RunnerRegistrationSchema } from '../../entities/runner.ts';
 import { presentJobRequest } from '../../entities/job-request.ts';
-import { authenticateJob, authenticateRunner, jobTokenOf, type RunnerInfo } from '../../runner-auth.ts';
+import { authenticateJob, authenticateRunner, jobTokenOf } from '../../runner-auth.ts';
 import { route } from '../../route.ts';
 
 const info = P.optional(P.object({

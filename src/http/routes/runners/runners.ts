@@ -10,7 +10,7 @@
  * ("Runner is shared"); project and group runners by whoever may administer them
  * (domain/runners/runner-access.ts), others get "No access granted".
  */
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import type { RunnerRow } from '../../../db/tables/ci.ts';
 import { deleteRunner, findRunner, runnerJobsQuery, runnerProjectIds, updateRunner } from '../../../domain/runners/runners.queries.ts';
@@ -30,6 +30,7 @@ import { ProjectIdentitySchema, presentProjectIdentity } from '../../entities/pr
 import { RunnerDetailsSchema, RunnerSchema, presentRunnerDetails } from '../../entities/runner.ts';
 import { ACCESS_LEVELS } from './protocol.ts';
 import { route } from '../../route.ts';
+import type { Caller } from '../../context.ts';
 
 const listParams = defineParams(runnerListParams);
 const showParams = defineParams({ id: P.integer() });
@@ -63,10 +64,10 @@ const runners: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
 
   /** The runner (404), then the caller's right: `change` for writes, looking otherwise. */
-  async function loadRunner(request: FastifyRequest, mode: 'show' | 'change'): Promise<RunnerRow> {
-    const runner = await findRunner(db, (request.input as { id: number }).id);
+  async function loadRunner(caller: Caller, id: number, mode: 'show' | 'change'): Promise<RunnerRow> {
+    const runner = await findRunner(db, id);
     if (!runner) throw notFound('Runner');
-    const user = request.caller!.user;
+    const user = caller.user;
     if (runner.runner_type === 'instance_type') {
       if (mode === 'change' && !user.admin) throw forbidden('Runner is shared');
       return runner;
@@ -80,26 +81,26 @@ const runners: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'GET', url: '/runners', auth: 'required', params: listParams,
     schema: { summary: "Runners the caller owns (their projects' and groups')", tags: ['runners'], response: { 200: Type.Array(RunnerSchema) } },
-  }, async ({ request, reply, caller }) => listRunners(request, reply, await ownedRunnerScope(db, caller.user)));
+  }, async ({ request, reply, input, caller }) => listRunners(request, reply, input, await ownedRunnerScope(db, caller.user)));
 
   route(app, {
     method: 'GET', url: '/runners/all', auth: 'required', params: listParams,
     schema: { summary: 'Every runner (administrators)', tags: ['runners'], response: { 200: Type.Array(RunnerSchema) } },
-  }, async ({ request, reply }) => {
+  }, async ({ request, reply, input }) => {
     authenticatedAsAdmin(request);
-    return listRunners(request, reply, undefined);
+    return listRunners(request, reply, input, undefined);
   });
 
   route(app, {
     method: 'GET', url: '/runners/:id', auth: 'required', params: showParams,
     schema: { summary: 'One runner', tags: ['runners'], response: { 200: RunnerDetailsSchema } },
-  }, async ({ request }) => details(await loadRunner(request, 'show')));
+  }, async ({ input, caller }) => details(await loadRunner(caller, input.id, 'show')));
 
   route(app, {
     method: 'PUT', url: '/runners/:id', auth: 'required', params: updateParams,
     schema: { summary: 'Update a runner', tags: ['runners'], response: { 200: RunnerDetailsSchema } },
-  }, async ({ request, input }) => {
-    const runner = await loadRunner(request, 'change');
+  }, async ({ input, caller }) => {
+    const runner = await loadRunner(caller, input.id, 'change');
     const tagList = input.tag_list ? normalizeTags(input.tag_list) : runner.tag_list === '' ? [] : runner.tag_list.split(' ');
     const runUntagged = typeof input.run_untagged === 'boolean' ? input.run_untagged : runner.run_untagged === 1;
     const maintenanceNote = input.maintenance_note === undefined ? runner.maintenance_note : input.maintenance_note;
@@ -122,8 +123,8 @@ const runners: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'DELETE', url: '/runners/:id', auth: 'required', params: showParams,
     schema: { summary: 'Delete a runner', tags: ['runners'], response: { 204: Type.Null() } },
-  }, async ({ request, reply }) => {
-    const runner = await loadRunner(request, 'change');
+  }, async ({ reply, input, caller }) => {
+    const runner = await loadRunner(caller, input.id, 'change');
     // A runner shared by several projects is removed from them one by one (DELETE /projects/:id/runners/:runner_id).
     if (runner.runner_type === 'project_type' && (await runnerProjectIds(db, runner.id)).length > 1) {
       throw forbidden('Runner associated with more than one project');

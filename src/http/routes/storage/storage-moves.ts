@@ -29,6 +29,7 @@ import { audit, auditUser } from '../../audit.ts';
 import { findProjectById } from '../../../domain/projects/projects.queries.ts';
 import { namespacePathsById } from '../../../domain/namespaces/namespaces.queries.ts';
 import { route } from '../../route.ts';
+import type { Caller } from '../../context.ts';
 
 interface KindRoutes {
   kind: ContainerKind;
@@ -69,10 +70,12 @@ const ACCEPTED = Type.Object({ message: Type.String() });
  * A scheduled move, recorded on the project or group it moves (a snippet's on the administrator,
  * as snippets are no audit entity).
  */
-async function auditMove(request: FastifyRequest, kind: ContainerKind, container: Container, move: { destination_storage_name?: string | null }) {
+async function auditMove(
+  request: FastifyRequest, caller: Caller, kind: ContainerKind, container: Container, move: { destination_storage_name?: string | null },
+) {
   const db = request.server.kiln.db;
   const message = `Scheduled a repository storage move of ${kind} ${container.id} from ${container.repository_storage}${move.destination_storage_name ? ` to ${move.destination_storage_name}` : ''}`;
-  if (kind === 'snippet') return auditUser(request, request.caller!.user, message);
+  if (kind === 'snippet') return auditUser(request, caller.user, message);
   const namespaceId = kind === 'group' ? container.id : (await findProjectById(db, container.id))?.namespace_id;
   const ns = namespaceId === undefined ? undefined : (await namespacePathsById(db, [namespaceId])).get(namespaceId);
   const project = kind === 'project' ? await findProjectById(db, container.id) : undefined;
@@ -164,13 +167,13 @@ const storageMoves: FastifyPluginAsync = async (app) => {
       }),
       schema: { summary: `Schedule a repository storage move of a ${k.kind} (administrators)`, tags, response: { 201: k.schema } },
       preValidation: adminOnly,
-    }, async ({ request, reply, input }) => {
+    }, async ({ request, reply, input, caller }) => {
       const containerId = await k.resolve(request, input.id);
       const container: Container | undefined = await findContainer(db, k.kind, containerId);
       if (!container) throw k.kind === 'project' ? notFound('Project') : k.kind === 'snippet' ? notFound('Snippet') : notFound('Group');
       const result = await scheduleMove(deps, k.kind, container, input.destination_storage_name);
       if (!result.ok) throw validationFailed(result.errors);
-      await auditMove(request, k.kind, container, result.move as { destination_storage_name?: string | null });
+      await auditMove(request, caller, k.kind, container, result.move as { destination_storage_name?: string | null });
       reply.code(201);
       return one(result.move);
     });

@@ -35,7 +35,7 @@ const userActivities: FastifyPluginAsync = async (app) => {
     schema: { summary: 'Users active since a date (administrators)', tags: ['users'], response: { 200: Type.Array(UserActivitySchema) } },
   }, async ({ request, reply, input, caller }) => {
     if (caller.user.admin !== 1) throw forbidden();
-    const from = typeof request.input.from === 'string' ? new Date(request.input.from) : sixMonthsAgo();
+    const from = typeof input.from === 'string' ? new Date(input.from) : sixMonthsAgo();
     // last_activity_on is a date: compare with the UTC date of `from`.
     const rows = await paginate(db, request, reply, activitiesQuery(db, from.toISOString().slice(0, 10)));
     return rows.map(presentUserActivity);

@@ -19,6 +19,7 @@ import { checkUnmodifiedSince } from '../../unmodified-since.ts';
 import { userOr404 } from '../../user-lookup.ts';
 import { audit } from '../../audit.ts';
 import { route } from '../../route.ts';
+import type { Caller } from '../../context.ts';
 
 const idParams = defineParams({ id: P.integer({ description: 'user id' }) });
 const deleteParams = defineParams({
@@ -86,17 +87,17 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
    * approve and reject check the caller's permission in their services, after finding the user,
    * and answer with the service's message (no "403 Forbidden - " prefix) (reference §0.3).
    */
-  async function pendingUser(request: FastifyRequest, notAllowed: string): Promise<UserRow> {
-    const user = await userOr404(db, (request.input as { id: number }).id);
-    if (request.caller?.user.admin !== 1) throw forbiddenMessage(notAllowed);
+  async function pendingUser(caller: Caller, id: number, notAllowed: string): Promise<UserRow> {
+    const user = await userOr404(db, id);
+    if (caller.user.admin !== 1) throw forbiddenMessage(notAllowed);
     return user;
   }
 
   route(app, {
     method: 'POST', url: '/users/:id(^\\d+$)/approve', auth: 'required', params: idParams,
     schema: { summary: 'Approve a user pending approval (administrators)', tags: ['users'], response: { 201: Message } },
-  }, async ({ request, reply }) => {
-    const user = await pendingUser(request, 'You are not allowed to approve a user');
+  }, async ({ request, reply, input, caller }) => {
+    const user = await pendingUser(caller, input.id, 'You are not allowed to approve a user');
     // The spec's guard table is explicit that a user blocked by an administrator or by LDAP is
     // refused with 403, and a deactivated (or otherwise not pending) user with 409; the text is
     // the Service's one message for a user who is not pending approval (reference §0.3).
@@ -110,8 +111,8 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'POST', url: '/users/:id(^\\d+$)/reject', auth: 'required', params: idParams,
     schema: { summary: 'Reject (delete) a user pending approval (administrators)', tags: ['users'], response: { 200: Message } },
-  }, async ({ request, reply }) => {
-    const user = await pendingUser(request, 'You are not allowed to reject a user');
+  }, async ({ request, reply, input, caller }) => {
+    const user = await pendingUser(caller, input.id, 'You are not allowed to reject a user');
     if (user.state !== 'blocked_pending_approval') throw conflict('User does not have a pending request');
     // A rejected sign-up is removed outright, contributions included (Users::RejectService).
     const result = await deleteUser(db, user, { hardDelete: true, host, dataDir: config.dataDir, shards: config.storages });

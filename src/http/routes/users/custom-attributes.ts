@@ -10,7 +10,7 @@ import {
 import { authenticatedAsAdmin } from '../../auth/admin.ts';
 import { recordNotFound, validationFailed } from '../../errors.ts';
 import { paginate, paginationParams } from '../../lists/pagination.ts';
-import { defineParams, P, type ParamsOf } from '../../input/params.ts';
+import { defineParams, P } from '../../input/params.ts';
 import { userOr404 } from '../../user-lookup.ts';
 import { route } from '../../route.ts';
 

@@ -3,7 +3,8 @@
  * §11). Follow and unfollow answer 201 with the followed user's UserBasic, or 304 with an empty
  * body when nothing changes (already followed, not followed, or oneself).
  */
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
+import type { Caller } from '../../context.ts';
 import { Type } from 'typebox';
 import type { UserRow } from '../../../db/types.ts';
 import { findUserById } from '../../../domain/users/users.queries.ts';
@@ -23,17 +24,17 @@ const userFollows: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
   const present = (user: UserRow) => presentUserBasic(user, {}, { externalUrl: config.externalUrl, canReadProfile: true });
 
-  async function target(request: FastifyRequest): Promise<UserRow> {
-    const user = await findUserById(db, request.input.id as number);
+  async function target(id: number): Promise<UserRow> {
+    const user = await findUserById(db, id);
     if (!user) throw notFound('User');
     return user;
   }
 
   /** The Service lists a user's follows only to signed-in viewers who may read the profile. */
-  async function listedUser(request: FastifyRequest): Promise<UserRow> {
-    const viewer = request.caller?.user;
+  async function listedUser(caller: Caller | null, id: number): Promise<UserRow> {
+    const viewer = caller?.user;
     if (!viewer) throw forbidden('Not authorized!');
-    const user = await target(request);
+    const user = await target(id);
     if (user.private_profile === 1 && viewer.admin !== 1 && viewer.id !== user.id) throw notFound('User');
     return user;
   }
@@ -41,8 +42,8 @@ const userFollows: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'POST', url: '/users/:id(^\\d+$)/follow', auth: 'required', params: idParams,
     schema: { summary: 'Follow a user (304 when already followed)', tags: ['users'], response: { 201: UserBasicSchema } },
-  }, async ({ request, reply, caller }) => {
-    const user = await target(request);
+  }, async ({ reply, input, caller }) => {
+    const user = await target(input.id);
     const outcome = await follow(db, caller.user.id, user.id);
     if (outcome === 'unchanged') throw notModified();
     if (outcome === 'limit_reached') {
@@ -56,8 +57,8 @@ const userFollows: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'POST', url: '/users/:id(^\\d+$)/unfollow', auth: 'required', params: idParams,
     schema: { summary: 'Unfollow a user (304 when not followed)', tags: ['users'], response: { 201: UserBasicSchema } },
-  }, async ({ request, reply, caller }) => {
-    const user = await target(request);
+  }, async ({ reply, input, caller }) => {
+    const user = await target(input.id);
     if (!(await unfollow(db, caller.user.id, user.id))) throw notModified();
     reply.code(201);
     return present(user);
@@ -66,16 +67,16 @@ const userFollows: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'GET', url: '/users/:id(^\\d+$)/followers', auth: 'optional', scopes: ['read_user'], params: listParams,
     schema: { summary: "A user's followers", tags: ['users'], response: { 200: Type.Array(UserBasicSchema) } },
-  }, async ({ request, reply }) => {
-    const user = await listedUser(request);
+  }, async ({ request, reply, input, caller }) => {
+    const user = await listedUser(caller, input.id);
     return (await paginate(db, request, reply, followersQuery(db, user.id))).map(present);
   });
 
   route(app, {
     method: 'GET', url: '/users/:id(^\\d+$)/following', auth: 'optional', scopes: ['read_user'], params: listParams,
     schema: { summary: 'The users a user follows', tags: ['users'], response: { 200: Type.Array(UserBasicSchema) } },
-  }, async ({ request, reply }) => {
-    const user = await listedUser(request);
+  }, async ({ request, reply, input, caller }) => {
+    const user = await listedUser(caller, input.id);
     return (await paginate(db, request, reply, followingQuery(db, user.id))).map(present);
   });
 };

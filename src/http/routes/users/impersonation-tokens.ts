@@ -9,7 +9,7 @@ import { Type } from 'typebox';
 import { TOKEN_SCOPES } from '../../../domain/auth/scopes.ts';
 import { todayDate } from '../../../domain/clock.ts';
 import { createToken, fullMessagesSentence } from '../../../domain/tokens/create-token.ts';
-import { findImpersonationToken, revokePersonalAccessToken, tokensQuery, type TokenState } from '../../../domain/tokens/tokens.queries.ts';
+import { findImpersonationToken, revokePersonalAccessToken, tokensQuery } from '../../../domain/tokens/tokens.queries.ts';
 import { authenticatedAsAdmin } from '../../auth/admin.ts';
 import { notFound, unprocessable, validationFailed } from '../../errors.ts';
 import { paginate, paginationParams } from '../../lists/pagination.ts';
@@ -51,8 +51,6 @@ const params = {
   }),
 };
 
-type CreateInput = { user_id: number; name: string; expires_at?: string; scopes: string[] | null };
-
 const tags = ['tokens'];
 
 async function adminOnly(request: FastifyRequest): Promise<void> {
@@ -62,8 +60,7 @@ async function adminOnly(request: FastifyRequest): Promise<void> {
 const userTokens: FastifyPluginAsync = async (app) => {
   const { db, authCache } = app.kiln;
 
-  async function impersonationTokenOr404(request: FastifyRequest) {
-    const { user_id, impersonation_token_id } = request.input as { user_id: number; impersonation_token_id: number };
+  async function impersonationTokenOr404({ user_id, impersonation_token_id }: { user_id: number; impersonation_token_id: number }) {
     const user = await userOr404(db, user_id);
     const token = await findImpersonationToken(db, user.id, impersonation_token_id);
     if (!token) throw notFound('Impersonation Token');
@@ -87,7 +84,7 @@ const userTokens: FastifyPluginAsync = async (app) => {
     method: 'GET', url: '/users/:user_id/impersonation_tokens/:impersonation_token_id', auth: 'required', scopes: ['read_user'], params: params.one,
     preValidation: adminOnly,
     schema: { summary: 'One impersonation token (administrators)', tags, response: { 200: ImpersonationTokenSchema } },
-  }, async ({ request }) => presentImpersonationToken(await impersonationTokenOr404(request)));
+  }, async ({ input }) => presentImpersonationToken(await impersonationTokenOr404(input)));
 
   route(app, {
     method: 'POST', url: '/users/:user_id/impersonation_tokens', auth: 'required', params: params.createImpersonation,
@@ -108,8 +105,8 @@ const userTokens: FastifyPluginAsync = async (app) => {
     method: 'DELETE', url: '/users/:user_id/impersonation_tokens/:impersonation_token_id', auth: 'required', params: params.one,
     preValidation: adminOnly,
     schema: { summary: 'Revokes an impersonation token (the row stays, listed as inactive)', tags },
-  }, async ({ request, reply }) => {
-    const token = await impersonationTokenOr404(request);
+  }, async ({ request, reply, input }) => {
+    const token = await impersonationTokenOr404(input);
     checkUnmodifiedSince(request, token.updated_at);
     await revokePersonalAccessToken(db, token.id);
     authCache.invalidateToken('impersonation_token', token.id);

@@ -6,7 +6,6 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import type { MemberSourceType } from '../../../db/tables/projects.ts';
 import { findUserById } from '../../../domain/users/users.queries.ts';
 import { membershipsQuery } from '../../../domain/members/members.queries.ts';
 import { authenticatedAsAdmin } from '../../auth/admin.ts';

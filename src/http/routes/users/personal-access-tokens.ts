@@ -10,7 +10,7 @@ import { Type } from 'typebox';
 import type { PersonalAccessTokenRow } from '../../../db/types.ts';
 import { todayDate } from '../../../domain/clock.ts';
 import {
-  findPersonalAccessTokenById, revokePersonalAccessToken, tokensQuery, type TokenFilters, type TokenState,
+  findPersonalAccessTokenById, revokePersonalAccessToken, tokensQuery, type TokenFilters, 
 } from '../../../domain/tokens/tokens.queries.ts';
 import { isStorableId } from '../../../db/constraints.ts';
 import { badRequest, notFound, recordNotFound, unauthorized } from '../../errors.ts';
@@ -20,6 +20,7 @@ import { PersonalAccessTokenSchema, presentPersonalAccessToken } from '../../ent
 import { auditUser } from '../../audit.ts';
 import { findUserById } from '../../../domain/users/users.queries.ts';
 import { route } from '../../route.ts';
+import type { Caller } from '../../context.ts';
 
 const params = {
   list: defineParams({
@@ -37,8 +38,8 @@ const personalAccessTokens: FastifyPluginAsync = async (app) => {
   const { db, authCache } = app.kiln;
 
   /** The personal access or impersonation token this request authenticated with, if any. */
-  async function currentToken(request: FastifyRequest): Promise<PersonalAccessTokenRow> {
-    const credential = request.caller!.credential;
+  async function currentToken(caller: Caller): Promise<PersonalAccessTokenRow> {
+    const credential = caller.credential;
     const kind = credential.kind;
     const row = kind === 'personal_access_token' || kind === 'impersonation_token'
       ? await findPersonalAccessTokenById(db, credential.id) : undefined;
@@ -46,10 +47,10 @@ const personalAccessTokens: FastifyPluginAsync = async (app) => {
     return row;
   }
 
-  async function revoke(request: FastifyRequest, reply: FastifyReply, token: PersonalAccessTokenRow) {
-    const caller = request.caller!.user;
+  async function revoke(request: FastifyRequest, reply: FastifyReply, caller: Caller, token: PersonalAccessTokenRow) {
+    const user = caller.user;
     // PersonalAccessTokens::RevokeService: one's own tokens, or any token for an administrator.
-    if (caller.admin !== 1 && token.user_id !== caller.id) throw badRequest();
+    if (user.admin !== 1 && token.user_id !== user.id) throw badRequest();
     await revokePersonalAccessToken(db, token.id);
     authCache.invalidateToken(token.impersonation === 1 ? 'impersonation_token' : 'personal_access_token', token.id);
     const owner = await findUserById(db, token.user_id);
@@ -85,7 +86,7 @@ const personalAccessTokens: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'GET', url: '/personal_access_tokens/self', auth: 'required',
     schema: { summary: 'The token this request authenticated with', tags, response: { 200: PersonalAccessTokenSchema } },
-  }, async ({ request }) => presentPersonalAccessToken(await currentToken(request)));
+  }, async ({ caller }) => presentPersonalAccessToken(await currentToken(caller)));
 
   route(app, {
     method: 'GET', url: '/personal_access_tokens/:id', auth: 'required', params: params.one,
@@ -102,17 +103,17 @@ const personalAccessTokens: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'DELETE', url: '/personal_access_tokens/self', auth: 'required',
     schema: { summary: 'Revokes the token this request authenticated with', tags },
-  }, async ({ request, reply }) => revoke(request, reply, await currentToken(request)));
+  }, async ({ request, reply, caller }) => revoke(request, reply, caller, await currentToken(caller)));
 
   route(app, {
     method: 'DELETE', url: '/personal_access_tokens/:id', auth: 'required', params: params.one,
     schema: { summary: 'Revokes a personal access token (own ones; any for administrators)', tags },
-  }, async ({ request, reply, input }) => {
+  }, async ({ request, reply, input, caller }) => {
     const { id } = input;
     const token = await findPersonalAccessTokenById(db, id);
     // PersonalAccessToken.find: ActiveRecord's RecordNotFound (reference §6.2).
     if (!token) throw recordNotFound();
-    return revoke(request, reply, token);
+    return revoke(request, reply, caller, token);
   });
 };
 

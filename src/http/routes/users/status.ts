@@ -11,7 +11,8 @@ import { invalidParams, notFound, validationFailed } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { rejectSpam } from '../../spam-check.ts';
 import { presentUserStatus, UserStatusSchema } from '../../entities/user-status.ts';
-import { route } from '../../route.ts';
+import { route, type InputOf } from '../../route.ts';
+import type { Caller } from '../../context.ts';
 
 const statusParams = defineParams({
   emoji: P.optional(P.string({ description: 'emoji name; speech_balloon when a message is set without one' })),
@@ -27,11 +28,13 @@ const userStatusParams = defineParams({
 const STATUS_FIELDS = ['emoji', 'message', 'availability', 'clear_status_after'] as const;
 
 /** PUT and PATCH: spam check on a new message, then the Service's SetStatusService rules. */
-async function writeStatus(request: FastifyRequest, reply: FastifyReply, mode: 'replace' | 'update') {
+async function writeStatus(
+  request: FastifyRequest, reply: FastifyReply, caller: Caller, input: InputOf<typeof statusParams>, mode: 'replace' | 'update',
+) {
   const { db } = request.server.kiln;
-  const user = request.caller!.user;
+  const user = caller.user;
   const sent: StatusParams = {};
-  for (const k of STATUS_FIELDS) if (Object.hasOwn(request.input, k)) (sent as Record<string, unknown>)[k] = request.input[k];
+  for (const k of STATUS_FIELDS) if (Object.hasOwn(input, k)) (sent as Record<string, unknown>)[k] = input[k];
   // PATCH without parameters changes nothing and answers 200 with the body `null` (reference §1.2).
   if (mode === 'update' && Object.keys(sent).length === 0) return sendNull(reply);
   if (sent.message && sent.message.trim() !== '') {
@@ -65,8 +68,8 @@ const userStatus: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'GET', url: '/users/:user_id/status', auth: 'optional', scopes: ['read_user'], params: userStatusParams,
     schema: { summary: "A user's status, by id or username; no authentication needed", tags: ['users'], response: { 200: UserStatusSchema } },
-  }, async ({ request, input }) => {
-    const user = await findUserByIdOrUsername(db, request.input.user_id as string);
+  }, async ({ input }) => {
+    const user = await findUserByIdOrUsername(db, input.user_id);
     if (!user) throw notFound('User');
     return presentUserStatus(await currentStatus(db, user.id));
   });
@@ -74,12 +77,12 @@ const userStatus: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'PUT', url: '/user/status', auth: 'required', params: statusParams,
     schema: { summary: 'Set the current user\'s status; parameters not sent are cleared', ...writeSchema },
-  }, ({ request, reply }) => writeStatus(request, reply, 'replace'));
+  }, ({ request, reply, input, caller }) => writeStatus(request, reply, caller, input, 'replace'));
 
   route(app, {
     method: 'PATCH', url: '/user/status', auth: 'required', params: statusParams,
     schema: { summary: 'Change the current user\'s status; parameters not sent are kept', ...writeSchema },
-  }, ({ request, reply }) => writeStatus(request, reply, 'update'));
+  }, ({ request, reply, input, caller }) => writeStatus(request, reply, caller, input, 'update'));
 };
 
 export default userStatus;

@@ -2,7 +2,7 @@
  * The users resource, reads (spec, Users): GET /users, GET /users/:id, GET /user. Writes live in
  * user-accounts.ts, state operations in user-admin-actions.ts.
  */
-import type { FastifyInstance, FastifyPluginAsync, FastifyReply, RouteHandlerMethod, RouteShorthandOptions } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { DB, UserRow } from '../../../db/types.ts';
 import {
@@ -12,7 +12,7 @@ import {
 import { usersShape, type UsersFrom, type UsersOrderBy } from '../../../domain/users/users.finder.ts';
 import { highestRoleOf } from '../../../domain/members/members.queries.ts';
 import { forbidden, notFound } from '../../errors.ts';
-import { defineParams, P, type ParamsOf } from '../../input/params.ts';
+import { defineParams, P } from '../../input/params.ts';
 import { paginationParams, ShapedList } from '../../lists/pagination.ts';
 import { authenticatedAsAdmin } from '../../auth/admin.ts';
 import {
@@ -64,7 +64,6 @@ const listUsersParams = defineParams({
   custom_attributes: P.optional(P.hash({ description: 'custom_attributes[key]=value filters (administrators)' })),
   with_custom_attributes: P.optional(P.boolean({ default: false, description: 'include custom attributes (administrators)' })),
 }, { allOrNoneOf: [['extern_uid', 'provider']] });
-type ListUsersInput = ParamsOf<typeof listUsersParams>;
 
 /** Identities and the personal namespace: the fields only administrators (or the user) see. */
 async function privateExtras(db: Kysely<DB>, user: UserRow): Promise<UserExtras> {
@@ -84,18 +83,19 @@ function profileExtras(row: UserProfileRow, viewer: UserRow | null): UserExtras 
  * GET /user: UserWithAdmin for administrators, UserPublic otherwise. Exported because the
  * Service still serves it under /api/v3 too, for OAuth clients (reference §11).
  */
-export function currentUserRoute(app: FastifyInstance): RouteShorthandOptions & { handler: RouteHandlerMethod } {
+export function currentUserRoute(app: FastifyInstance, documented = true): void {
   const { db, config } = app.kiln;
   const externalUrl = config.externalUrl;
-  return {
-    config: { auth: 'required', scopes: ['read_user'] },
-    schema: {
+  route(app, {
+    method: 'GET', url: '/user', auth: 'required', scopes: ['read_user'],
+    // /api/v3/user is left out of the OpenAPI document (and answers without a response schema).
+    schema: documented ? {
       summary: 'The current user (UserWithAdmin for administrators, UserPublic otherwise)',
       tags: ['users'],
       response: { 200: Type.Union([UserWithAdminSchema, UserPublicSchema]) },
-    },
-    handler: async (request, reply) => {
-      const viewer = request.caller!.user;
+    } : { hide: true },
+  }, async ({ reply, caller }) => {
+      const viewer = caller.user;
       const row = await findUserProfile(db, viewer.id, viewer.id);
       if (!row) throw notFound('User');
       const extras = { ...profileExtras(row, viewer), ...(await privateExtras(db, row)) };
@@ -106,8 +106,7 @@ export function currentUserRoute(app: FastifyInstance): RouteShorthandOptions & 
       }
       serializeWith(reply, serialize.UserPublic);
       return presentUserPublic(row, extras, o);
-    },
-  };
+  });
 }
 
 /** GET /users for non-administrators: UserBasic needs five columns. */
@@ -178,7 +177,7 @@ const users: FastifyPluginAsync = async (app) => {
     }, o)), serialize.UserWithAdminList);
   });
 
-  app.get('/user', currentUserRoute(app));
+  currentUserRoute(app);
 
   route(app, {
     method: 'GET', url: '/users/:id(^\\d+$)', auth: 'optional', scopes: ['read_user'], params: showUserParams,
