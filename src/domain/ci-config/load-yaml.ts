@@ -9,7 +9,7 @@
  * as they expand: an anchor bomb (aliases of aliases, millions of nodes) stops at MAX_NODES with
  * the Service's "too big" error instead of exhausting memory.
  */
-import YAML, { isAlias, isMap, isScalar, isSeq, type Document, type Node } from 'yaml';
+import YAML, { isAlias, isMap, isScalar, isSeq, type Alias, type Document, type Node } from 'yaml';
 import { ConfigError, Reference } from './config-error.ts';
 
 /** Nodes a configuration may expand to (aliases counted each time they are used). */
@@ -24,6 +24,13 @@ export { Reference };
 interface Budget {
   nodes: number;
   doc: Document;
+  /** Each alias's anchored node: the parser finds it by walking the whole document, so once per alias. */
+  anchored: Map<Alias, unknown>;
+}
+
+function anchoredNode(alias: Alias, budget: Budget): unknown {
+  if (!budget.anchored.has(alias)) budget.anchored.set(alias, alias.resolve(budget.doc));
+  return budget.anchored.get(alias);
 }
 
 function tooBig(): never {
@@ -33,7 +40,7 @@ function tooBig(): never {
 function convert(node: unknown, budget: Budget, depth: number): unknown {
   if (++budget.nodes > MAX_NODES || depth > MAX_DEPTH) tooBig();
   if (node === null || node === undefined) return null;
-  if (isAlias(node)) return convert(node.resolve(budget.doc), budget, depth + 1);
+  if (isAlias(node)) return convert(anchoredNode(node, budget), budget, depth + 1);
   if (isScalar(node)) {
     if (node.tag === '!reference') throw new ConfigError('!reference should be an array of strings');
     const v = node.value;
@@ -98,8 +105,8 @@ export function loadYaml(text: string): unknown {
   let doc = docs[0];
   if (docs.length > 1) {
     // A header document (`spec: inputs`) precedes the configuration.
-    const header = convert(doc.contents, { nodes: 0, doc }, 0);
+    const header = convert(doc.contents, { nodes: 0, doc, anchored: new Map() }, 0);
     if (header !== null && typeof header === 'object' && !Array.isArray(header) && Object.keys(header).every((k) => k === 'spec')) doc = docs[1];
   }
-  return convert(doc.contents, { nodes: 0, doc }, 0);
+  return convert(doc.contents, { nodes: 0, doc, anchored: new Map() }, 0);
 }
