@@ -42,6 +42,8 @@ export interface IncludeSources {
   /** Directory of `template:` files, or null when none is configured. */
   templatesDir: string | null;
   readTemplate(name: string): Promise<string | null>;
+  /** How a remote file is requested: the global fetch unless the caller gives another (tests read from memory). */
+  fetch?: typeof fetch;
 }
 
 interface Location {
@@ -128,7 +130,7 @@ async function fetchRemote(location: string, sources: IncludeSources): Promise<s
   let response: Response;
   try {
     // Redirects are not followed: they could lead to a host that is not allowed.
-    response = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(REMOTE_TIMEOUT_MS) });
+    response = await (sources.fetch ?? fetch)(url, { redirect: 'manual', signal: AbortSignal.timeout(REMOTE_TIMEOUT_MS) });
   } catch (err) {
     if ((err as Error).name === 'TimeoutError') throw new ConfigError(`Remote file \`${location}\` could not be fetched because of a timeout error!`);
     throw new ConfigError(`Remote file \`${location}\` could not be fetched because of a socket error!`);

@@ -10,7 +10,7 @@ import { isValidExpression } from './expression.ts';
 import { parseJobDetails } from './parse-job-details.ts';
 import { allowFailure, cache, coverage, environment, image, release, retry, services, strings, stringList, variables } from './job-keywords.ts';
 import type { Defaults } from './defaults.ts';
-import { parseParallel, type ParallelSpec } from './expand.ts';
+import { parseParallel, type ParallelSpec } from './parallel.ts';
 
 export const JOB_KEYS = new Set([
   'tags', 'script', 'image', 'services', 'start_in', 'artifacts', 'cache', 'dependencies', 'before_script', 'after_script',

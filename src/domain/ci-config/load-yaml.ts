@@ -5,11 +5,13 @@
  * the normaliser to resolve. A file may start with a header document (`spec:`) before `---`;
  * the configuration is then the second document.
  *
+ * Keys written as Ruby symbols (`:script:`) are read as the plain keys (symbolKey).
+ *
  * The document tree is converted by hand rather than with `toJS()` so that aliases are counted
  * as they expand: an anchor bomb (aliases of aliases, millions of nodes) stops at MAX_NODES with
  * the Service's "too big" error instead of exhausting memory.
  */
-import YAML, { isAlias, isMap, isScalar, isSeq, type Document, type Node } from 'yaml';
+import YAML, { isAlias, isMap, isScalar, isSeq, type Alias, type Document, type Node } from 'yaml';
 import { ConfigError, Reference } from './config-error.ts';
 
 /** Nodes a configuration may expand to (aliases counted each time they are used). */
@@ -24,6 +26,26 @@ export { Reference };
 interface Budget {
   nodes: number;
   doc: Document;
+  /** Each alias's anchored node: the parser finds it by walking the whole document, so once per alias. */
+  anchored: Map<Alias, unknown>;
+}
+
+function anchoredNode(alias: Alias, budget: Budget): unknown {
+  if (!budget.anchored.has(alias)) budget.anchored.set(alias, alias.resolve(budget.doc));
+  return budget.anchored.get(alias);
+}
+
+/**
+ * A key written as a Ruby symbol is the plain key: the Service loads CI YAML permitting Symbol
+ * (Gitlab::Config::Loader::Yaml), Psych reads an unquoted scalar of two characters or more that
+ * starts with `:` as a symbol (`:name`, or `:"name"` without its quotes; ScalarScanner#tokenize),
+ * and load! then symbolizes every key of every hash (deep_symbolize_keys), so `:script` and
+ * `script` are one key at every level. A quoted `':script'` is a string, and so stays as written.
+ */
+function symbolKey(node: Node | null, text: string): string {
+  if (!isScalar(node) || node.type !== 'PLAIN' || typeof node.value !== 'string' || !/^:./.test(text) || text.includes('\n')) return text;
+  const quoted = /^:(["'])(.*)\1/.exec(text);
+  return quoted ? quoted[2].replace(/^:/, '') : text.slice(1);
 }
 
 function tooBig(): never {
@@ -33,7 +55,7 @@ function tooBig(): never {
 function convert(node: unknown, budget: Budget, depth: number): unknown {
   if (++budget.nodes > MAX_NODES || depth > MAX_DEPTH) tooBig();
   if (node === null || node === undefined) return null;
-  if (isAlias(node)) return convert(node.resolve(budget.doc), budget, depth + 1);
+  if (isAlias(node)) return convert(anchoredNode(node, budget), budget, depth + 1);
   if (isScalar(node)) {
     if (node.tag === '!reference') throw new ConfigError('!reference should be an array of strings');
     const v = node.value;
@@ -65,7 +87,7 @@ function convert(node: unknown, budget: Budget, depth: number): unknown {
         continue;
       }
       const key = convert(keyNode, budget, depth + 1);
-      const name = key === null ? '' : typeof key === 'object' ? JSON.stringify(key) : String(key);
+      const name = key === null ? '' : typeof key === 'object' ? JSON.stringify(key) : symbolKey(keyNode, String(key));
       // A key written twice: the last one wins, as Psych reads it.
       own[name] = convert(pair.value, budget, depth + 1);
     }
@@ -98,8 +120,8 @@ export function loadYaml(text: string): unknown {
   let doc = docs[0];
   if (docs.length > 1) {
     // A header document (`spec: inputs`) precedes the configuration.
-    const header = convert(doc.contents, { nodes: 0, doc }, 0);
+    const header = convert(doc.contents, { nodes: 0, doc, anchored: new Map() }, 0);
     if (header !== null && typeof header === 'object' && !Array.isArray(header) && Object.keys(header).every((k) => k === 'spec')) doc = docs[1];
   }
-  return convert(doc.contents, { nodes: 0, doc }, 0);
+  return convert(doc.contents, { nodes: 0, doc, anchored: new Map() }, 0);
 }

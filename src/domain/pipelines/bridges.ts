@@ -17,7 +17,7 @@ import { namespacePathsById } from '../namespaces/namespaces.queries.ts';
 import { projectActor } from '../permissions/actors.ts';
 import { canOnProject } from '../permissions/project.policy.ts';
 import { findPipeline } from './pipelines.queries.ts';
-import { createPipelineRows, type CreatePipelineInput } from './create-pipeline.ts';
+import { createPipelineRows, type CreatePipelineInput } from './create-pipeline-rows.ts';
 import type { CiEnv } from './ci-env.ts';
 import type { Variable } from '../ci-config/ci-config.ts';
 

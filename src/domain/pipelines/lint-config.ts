@@ -12,7 +12,7 @@ import { ConfigError, isHash, Reference, type Hash } from '../ci-config/config-e
 import { loadCiConfig, selectJobs } from '../ci-config/parse-ci-config.ts';
 import type { JobSpec } from '../ci-config/job-entry.ts';
 import type { CiEnv } from './ci-env.ts';
-import { projectGitDir } from './create-pipeline.ts';
+import { projectGitDir } from './create-pipeline-rows.ts';
 import { BLANK_SHA, readCommit, resolveRef, type CommitData } from './git-source.ts';
 import { creationVariables, includeSources, projectFullPath, selectContext } from './pipeline-context.ts';
 

@@ -15,7 +15,8 @@
 import type { ProjectRow } from '../../db/tables/projects.ts';
 import { runGit } from '../repositories/git-command.ts';
 import type { CiEnv } from './ci-env.ts';
-import { CI_CONFIG_PATH, createPipeline, projectGitDir, type CreatePipelineResult } from './create-pipeline.ts';
+import { createPipeline } from './create-pipeline.ts';
+import { CI_CONFIG_PATH, projectGitDir, type CreatePipelineResult } from './create-pipeline-rows.ts';
 import { BLANK_SHA, readCommit, readFileAt } from './git-source.ts';
 import { insertPipelineWithJobs } from './pipelines.queries.ts';
 import { resolvePipelineVariables } from '../ci-variables/collect-variables.ts';
