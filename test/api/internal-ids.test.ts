@@ -11,7 +11,7 @@ import { PassThrough } from 'node:stream';
 import { startListeningApp, type ListeningTestApp } from '../helpers/listen.ts';
 import { createCiProject, type CiProject } from '../helpers/ci.ts';
 import { pushClone, waitForPipelines, type PushClone } from '../helpers/ci-push.ts';
-import { migrateToLatest } from '../../src/db/migrate.ts';
+import * as internalIdsMigration from '../../src/db/migrations/2026-11-26T1700_internal_ids.ts';
 
 const CI_YAML = 'build:\n  script: make\n';
 const PUSHES = 5;
@@ -144,15 +144,15 @@ describe('internal ids', () => {
     for (let i = 0; i < 2; i++) assert.equal((await createViaApi(p)).statusCode, 201);
     const before = await list(p);
     assert.deepEqual(before.map((x) => x.iid), [1, 2, 3]);
-    // The database as it was before migration 2026-11-26T1700, then migrated: the counters are
-    // seeded from the pipelines' greatest iids.
+    // The database as it was before migration 2026-11-26T1700, then that migration: the counters
+    // are seeded from the pipelines' greatest iids.
     await t.db.schema.dropTable('internal_ids').execute();
-    await t.db.deleteFrom('kysely_migration' as never).where('name' as never, '=', '2026-11-26T1700_internal_ids' as never).execute();
-    await migrateToLatest(t.db);
+    await internalIdsMigration.up(t.db);
     const seeded = await t.db.selectFrom('internal_ids').select(['usage', 'last_value']).where('project_id', '=', p.project.id).execute();
     assert.deepEqual(seeded, [{ usage: 'ci_pipelines', last_value: 3 }]);
     // The latest is deleted: the seeded counter still knows 3 was given.
-    const res = await t.request({ method: 'DELETE', url: `/api/v4/projects/${p.project.id}/pipelines/${before[2].id}`, token: p.ownerToken });
+    const url = `/api/v4/projects/${p.project.id}/pipelines/${before[2].id}`;
+    const res = await t.request({ method: 'DELETE', url, token: p.ownerToken });
     assert.equal(res.statusCode, 204, res.body);
     assert.equal(((await createViaApi(p)).json() as { iid: number }).iid, 4);
     // A counter lost or behind the rows never gives an iid a pipeline holds: it starts past them.
