@@ -7,6 +7,7 @@
  * - SCIM usernames from the same userName (`test_user`, `test_user1`, …).
  * - The ghost user, created by the first soft deletion, whichever of several comes first.
  * - The follow limit (300): followers at the limit cannot pass it by following at once.
+ * - A group's last owner: two owners removed or demoted at once cannot leave it without one.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -61,6 +62,46 @@ describe('derived values made at once', () => {
     const n = await t.db.selectFrom('user_follows').select((eb) => eb.fn.countAll<number>().as('n'))
       .where('follower_id', '=', follower.id).executeTakeFirstOrThrow();
     assert.equal(Number(n.n), MAX_FOLLOWEE_LIMIT);
+  });
+});
+
+describe('a group\'s owners changed at once', () => {
+  let t: TestApp;
+  before(async () => { t = await startTestApp(); });
+  after(async () => { await t.close(); });
+
+  async function groupWithTwoOwners() {
+    const first = await createUser(t.db);
+    const second = await createUser(t.db);
+    const token = await createToken(t.db, first, { scopes: ['api'] });
+    const payload = { name: `Owned ${first.id}`, path: `owned-${first.id}` };
+    const created = await t.request({ method: 'POST', url: '/api/v4/groups', token, payload });
+    assert.equal(created.statusCode, 201, created.body);
+    const group = created.json() as { id: number };
+    const added = await t.request({
+      method: 'POST', url: `/api/v4/groups/${group.id}/members`, token, payload: { user_id: second.id, access_level: 50 },
+    });
+    assert.equal(added.statusCode, 201, added.body);
+    const owners = async () => (await t.db.selectFrom('members').select('user_id')
+      .where('source_type', '=', 'Namespace').where('source_id', '=', group.id).where('access_level', '=', 50).execute()).length;
+    return { group, users: [first, second], owners };
+  }
+
+  it('keeps one owner when both are removed at once', async () => {
+    const { group, users, owners } = await groupWithTwoOwners();
+    const remove = (id: number) => t.request({ method: 'DELETE', url: `/api/v4/groups/${group.id}/members/${id}`, token: ROOT_TOKEN });
+    const answers = await Promise.all(users.map((u) => remove(u.id)));
+    assert.deepEqual(answers.map((r) => r.statusCode).sort(), [204, 403]);
+    assert.equal(await owners(), 1);
+  });
+
+  it('keeps one owner when both are demoted at once', async () => {
+    const { group, users, owners } = await groupWithTwoOwners();
+    const answers = await Promise.all(users.map((u) => t.request({
+      method: 'PUT', url: `/api/v4/groups/${group.id}/members/${u.id}`, token: ROOT_TOKEN, payload: { access_level: 40 },
+    })));
+    assert.deepEqual(answers.map((r) => r.statusCode).sort(), [200, 403]);
+    assert.equal(await owners(), 1);
   });
 });
 
