@@ -88,6 +88,28 @@ describe('internal ids', () => {
     assert.deepEqual(errors, []);
   });
 
+  it('numbers pipelines of every source from the one counter: API, push, trigger token, child pipelines', async () => {
+    const p = await createCiProject(t);
+    const c = await pushClone(t.url, p);
+    clones.push(c);
+    const config = `${CI_YAML}child:\n  trigger:\n    include: child.yml\n`;
+    await c.commitAndPush({ '.gitlab-ci.yml': config, 'child.yml': 'inner: {script: x}\n' });
+    await waitForPipelines(t, p, 2);
+    const base = `/api/v4/projects/${p.project.id}`;
+    const trigger = await t.request({ method: 'POST', url: `${base}/triggers`, token: p.ownerToken, payload: { description: 'ci' } });
+    assert.equal(trigger.statusCode, 201, trigger.body);
+    const triggerToken = (trigger.json() as { token: string }).token;
+    const byTrigger = () => t.request({ method: 'POST', url: `${base}/trigger/pipeline`, payload: { token: triggerToken, ref: 'main' } });
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? createViaApi(p) : byTrigger())));
+    assert.deepEqual(answers.filter((r) => r.statusCode !== 201).map((r) => `${r.statusCode} ${r.body}`), []);
+    // Each of the 11 parents has its child pipeline.
+    const all = await waitForPipelines(t, p, 22) as unknown as Listed[];
+    const count = (source: string) => all.filter((x) => x.source === source).length;
+    assert.deepEqual([count('push'), count('api'), count('trigger'), count('parent_pipeline')], [1, 5, 5, 11]);
+    assert.deepEqual(all.map((x) => x.iid).sort((a, b) => a - b), Array.from({ length: 22 }, (_, i) => i + 1));
+    assert.deepEqual(errors, []);
+  });
+
   it('never gives a deleted pipeline\'s iid again, even when it was the latest or the only one', async () => {
     const p = await createCiProject(t);
     const seed = await pushClone(t.url, p);
