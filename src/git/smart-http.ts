@@ -25,7 +25,7 @@ import { inspectRepository, READ_ONLY_MESSAGE } from '../domain/repositories/rep
 import { findProjectById, recordPush } from '../domain/projects/projects.queries.ts';
 import { createPushPipelines, refUpdates, snapshotRefs } from '../domain/pipelines/push-pipelines.ts';
 import { ciEnvFrom } from '../domain/pipelines/ci-env.ts';
-import { pushOptionSniffer, type PushOptionSniffer } from './push-options.ts';
+import { appliedCommands, pushOptionSniffer, type PushCommand, type PushOptionSniffer } from './push-options.ts';
 import { MAX_NAMESPACE_DEPTH } from '../domain/namespaces/namespaces.queries.ts';
 import { beginRepositoryWrite } from '../domain/repository-writes/repository-writes.ts';
 import type { ContainerKind } from '../domain/storage-moves/storage-moves.queries.ts';
@@ -130,16 +130,22 @@ const smartHttp: FastifyPluginAsync = async (app) => {
         } finally {
           await endWrite();
         }
-        if (exitCode === 0 && target.kind === 'project' && refsBefore && user) startPushPipelines(request, target, refsBefore, user.id, sniffer?.options() ?? []);
+        if (exitCode === 0 && target.kind === 'project' && refsBefore && user) {
+          startPushPipelines(request, target, refsBefore, sniffer?.commands() ?? null, user.id, sniffer?.options() ?? []);
+        }
       },
     }, reply.raw);
   }
 
   /** Pipelines for the pushed refs, in the background: the push's answer never waits for them. */
-  function startPushPipelines(request: FastifyRequest, target: RepositoryTarget, refsBefore: Map<string, string>, userId: number, pushOptions: string[]) {
+  function startPushPipelines(
+    request: FastifyRequest, target: RepositoryTarget, refsBefore: Map<string, string>, commands: PushCommand[] | null, userId: number, pushOptions: string[],
+  ) {
     const work = async () => {
       const gitDir = repositoryPath(config.storages, target.storage, target.diskPath);
-      const updates = refUpdates(refsBefore, await snapshotRefs(gitDir));
+      const refsAfter = await snapshotRefs(gitDir);
+      // This push's own commands: another push running beside it changed the refs too.
+      const updates = commands ? appliedCommands(commands, refsAfter) : refUpdates(refsBefore, refsAfter);
       if (updates.length === 0) return;
       const project = await findProjectById(db, target.id);
       if (project) await createPushPipelines(ciEnvFrom(db, config), project, updates, userId, { pushOptions });

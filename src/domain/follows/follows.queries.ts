@@ -15,11 +15,15 @@ export type FollowOutcome = 'followed' | 'unchanged' | 'limit_reached';
 
 /**
  * Makes `followerId` follow `followeeId`. Following oneself or someone already followed changes
- * nothing; the limit is checked and the row inserted in one transaction.
+ * nothing; the limit is checked and the row inserted in one transaction, with the follower's row
+ * locked first: on PostgreSQL two follows at once would otherwise both count 299 and both insert
+ * (issue 35, item 1). The lock is a write of a column to itself (as storage-moves' lockContainers),
+ * which both engines take without dialect-specific SQL; SQLite's transactions already run one at a time.
  */
 export async function follow(db: Kysely<DB>, followerId: number, followeeId: number): Promise<FollowOutcome> {
   if (followerId === followeeId) return 'unchanged';
   return db.transaction().execute(async (trx) => {
+    await trx.updateTable('users').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', followerId).execute();
     const existing = await trx.selectFrom('user_follows').select('follower_id')
       .where('follower_id', '=', followerId).where('followee_id', '=', followeeId).executeTakeFirst();
     if (existing) return 'unchanged';

@@ -54,6 +54,37 @@ export async function deleteMembersOf(db: Db, sourceType: MemberSourceType, sour
   await db.deleteFrom('members').where('source_type', '=', sourceType).where('source_id', 'in', sourceIds).execute();
 }
 
+const OWNER = 50;
+
+/**
+ * Changes (`set`) or removes (`null`) a membership, unless it is a group's owner and no other
+ * direct owner would be left (the members API's 403). The count and the write are one transaction
+ * behind a lock of the group's row, so two owners demoted or removed at once cannot each count the
+ * other and leave the group without one (issue 35, item 1). The lock is a write of a column to
+ * itself (as storage-moves' lockContainers), without dialect-specific SQL. False when refused.
+ */
+export async function changeMemberKeepingAnOwner(
+  db: Kysely<DB>, memberId: number, set: { accessLevel?: number; expiresAt?: string | null } | null,
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const member = await trx.selectFrom('members').selectAll().where('id', '=', memberId).executeTakeFirst();
+    if (!member) return true;
+    const losesOwner = member.source_type === 'Namespace' && member.access_level === OWNER
+      && (set === null || (set.accessLevel ?? OWNER) !== OWNER);
+    if (losesOwner) {
+      await trx.updateTable('namespaces').set((eb) => ({ updated_at: eb.ref('updated_at') }))
+        .where('id', '=', member.source_id).execute();
+      const others = await trx.selectFrom('members').select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('source_type', '=', 'Namespace').where('source_id', '=', member.source_id).where('access_level', '=', OWNER)
+        .where('id', '!=', member.id).executeTakeFirstOrThrow();
+      if (Number(others.n) === 0) return false;
+    }
+    if (set === null) await deleteMember(trx, member.id);
+    else await updateMember(trx, member.id, set);
+    return true;
+  });
+}
+
 export async function countOwners(db: Db, groupId: number): Promise<number> {
   const row = await db.selectFrom('members').select((eb) => eb.fn.countAll<number>().as('n'))
     .where('source_type', '=', 'Namespace').where('source_id', '=', groupId).where('access_level', '=', 50)

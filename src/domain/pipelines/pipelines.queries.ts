@@ -5,6 +5,7 @@ import { ByIds, QueryShape } from '../../db/query-shape.ts';
 import type { CiBuildsTable, CiPipelinesTable, PipelineRow } from '../../db/tables/ci.ts';
 import type { Insertable } from 'kysely';
 import { nowIso } from '../clock.ts';
+import { nextIid } from '../internal-ids/internal-ids.queries.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -26,12 +27,14 @@ export async function findPipelinesByIds(db: Db, ids: number[]): Promise<Map<num
 export type NewPipeline = Omit<Insertable<CiPipelinesTable>, 'id' | 'iid' | 'created_at' | 'updated_at'>;
 export type NewJob = Omit<Insertable<CiBuildsTable>, 'id' | 'pipeline_id' | 'created_at' | 'updated_at'>;
 
-/** Inserts a pipeline and its jobs; the caller runs it in a transaction (iid is the next of the project). */
+/**
+ * Inserts a pipeline and its jobs; the caller runs it in a transaction. Every way a pipeline is
+ * created (API, push, trigger, bridge) comes here, so each takes its iid from the project's
+ * counter in that same transaction (internal-ids.queries.ts), never max(iid) + 1.
+ */
 export async function insertPipelineWithJobs(trx: Transaction<DB>, pipeline: NewPipeline, jobs: NewJob[]): Promise<PipelineRow> {
   const now = nowIso();
-  const last = await trx.selectFrom('ci_pipelines').select((eb) => eb.fn.max('iid').as('iid'))
-    .where('project_id', '=', pipeline.project_id).executeTakeFirst();
-  const iid = Number(last?.iid ?? 0) + 1;
+  const iid = await nextIid(trx, { project_id: pipeline.project_id }, 'ci_pipelines');
   const row = await trx.insertInto('ci_pipelines').values({ ...pipeline, iid, created_at: now, updated_at: now })
     .returningAll().executeTakeFirstOrThrow();
   // In chunks: one statement's bind parameters are bounded on both engines.

@@ -14,7 +14,7 @@ import type { DB } from '../../db/types.ts';
 import { isUniqueViolation } from '../../db/constraints.ts';
 import { hashPassword, randomPassword } from '../users/password.ts';
 import { validateUserAttributes } from '../users/user-attributes.ts';
-import { emailTaken, insertUserWithNamespace } from '../users/users.queries.ts';
+import { emailTaken, insertUserWithNamespace, rootPathTakenByOther, usernameTaken } from '../users/users.queries.ts';
 import { addDefaultMembership, reprovisionIn, type ScimGroup } from './provisioning.ts';
 import {
   findScimIdentity, findScimIdentityOfUser, findUserIdByAnyEmail, insertScimIdentity, isGroupMember, samlExternUidTaken,
@@ -70,24 +70,43 @@ async function linkUser(db: Kysely<DB>, group: ScimGroup, userId: number, input:
   return { ok: true };
 }
 
+/**
+ * Tries of a new account's username. It is probed, then claimed by the insert; when accounts
+ * from the same userName are provisioned at once, each round leaves the name to one of them (the
+ * unique indexes on usernames and top-level paths) and the others probe again past it, rather than
+ * answering 409 for a name they never asked for (issue 35, item 1).
+ */
+const USERNAME_TRIES = 20;
+
 async function createUser(db: Kysely<DB>, group: ScimGroup, input: ProvisionInput): Promise<ProvisionResult | { ok: true }> {
   if (await samlExternUidTaken(db, group.provider.id, input.externUid, 0)) return conflict('Extern uid has already been taken');
-  const username = await uniqueUsername(db, input.userName);
-  if (username === null) return conflict('Username has already been taken');
-  const errors = await validateUserAttributes(db, { name: input.name ?? '', email: input.email, username }, null, { passwordRequired: false });
-  if (!errors.empty) return validationFailure(errors.errors);
   const encryptedPassword = await hashPassword(randomPassword());
-  await db.transaction().execute(async (trx) => {
-    const user = await insertUserWithNamespace(trx, {
-      username, email: input.email, name: input.name!, encrypted_password: encryptedPassword,
-      // The Service's SCIM accounts: a password set automatically, the email still to confirm.
-      password_automatically_set: 1, confirmed_at: null, created_by_id: null,
-    });
-    await upsertGroupSamlIdentity(trx, user.id, group.provider.id, input.externUid);
-    await insertScimIdentity(trx, { groupId: group.id, userId: user.id, externUid: input.externUid, active: input.active, provisionedUser: true });
-    if (input.active) await addDefaultMembership(trx, group, user.id);
-  });
-  return { ok: true };
+  for (let attempt = 1; ; attempt++) {
+    const username = await uniqueUsername(db, input.userName);
+    if (username === null) return conflict('Username has already been taken');
+    const attributes = { name: input.name ?? '', email: input.email, username };
+    const errors = await validateUserAttributes(db, attributes, null, { passwordRequired: false });
+    if (!errors.empty) return validationFailure(errors.errors);
+    try {
+      await db.transaction().execute(async (trx) => {
+        const user = await insertUserWithNamespace(trx, {
+          username, email: input.email, name: input.name!, encrypted_password: encryptedPassword,
+          // The Service's SCIM accounts: a password set automatically, the email still to confirm.
+          password_automatically_set: 1, confirmed_at: null, created_by_id: null,
+        });
+        await upsertGroupSamlIdentity(trx, user.id, group.provider.id, input.externUid);
+        await insertScimIdentity(trx, {
+          groupId: group.id, userId: user.id, externUid: input.externUid, active: input.active, provisionedUser: true,
+        });
+        if (input.active) await addDefaultMembership(trx, group, user.id);
+      });
+      return { ok: true };
+    } catch (err) {
+      // Anything else taken (the extern_uid, the email) is the caller's to answer.
+      if (!isUniqueViolation(err) || attempt >= USERNAME_TRIES) throw err;
+      if (!(await usernameTaken(db, username, null)) && !(await rootPathTakenByOther(db, username, null))) throw err;
+    }
+  }
 }
 
 /**

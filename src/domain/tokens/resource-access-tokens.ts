@@ -48,14 +48,24 @@ export type CreateResourceTokenResult =
   | { ok: true; value: { row: ResourceTokenRow; token: string; bot: UserRow } }
   | { ok: false; message: string };
 
-/** project_1_bot, then project_1_bot1, project_1_bot2, … (the Service's Uniquify on the username). */
-async function freeBotUsername(db: Kysely<DB>, resource: Resource, skip: number): Promise<string> {
+/**
+ * project_1_bot, then project_1_bot1, project_1_bot2, … (the Service's Uniquify on the username):
+ * the first free one from `from` on, with its number.
+ */
+async function freeBotUsername(db: Kysely<DB>, resource: Resource, from: number): Promise<{ username: string; n: number }> {
   const base = `${resource.kind}_${resource.id}_bot`;
-  for (let n = skip; ; n++) {
+  for (let n = from; ; n++) {
     const candidate = n === 0 ? base : `${base}${n}`;
-    if (!await usernameTaken(db, candidate, null) && !await rootPathTakenByOther(db, candidate, null)) return candidate;
+    if (!await usernameTaken(db, candidate, null) && !await rootPathTakenByOther(db, candidate, null)) return { username: candidate, n };
   }
 }
+
+/**
+ * Tries of a bot's creation. The username is probed, then claimed by the insert; when requests
+ * for one resource run at once, each round leaves the name to one of them (the unique index on
+ * the username) and the others probe again past it, so this many requests at once all succeed.
+ */
+const BOT_USERNAME_TRIES = 50;
 
 /**
  * Creates the bot, its membership and its token in one transaction. `creatorLevel` is the
@@ -78,8 +88,9 @@ export async function createResourceToken(
   }
   const token = generateToken();
   const encrypted = await hashPassword(randomPassword());
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const username = await freeBotUsername(db, resource, attempt);
+  let from = 0;
+  for (let attempt = 0; attempt < BOT_USERNAME_TRIES; attempt++) {
+    const { username, n } = await freeBotUsername(db, resource, from);
     try {
       const value = await db.transaction().execute(async (trx) => {
         const now = nowIso();
@@ -98,6 +109,7 @@ export async function createResourceToken(
     } catch (err) {
       // Another request took the name between the check and the insert: try the next one.
       if (!isUniqueViolation(err)) throw err;
+      from = n + 1;
     }
   }
   return { ok: false, message: 'Could not create the bot user, please try again' };

@@ -1,7 +1,7 @@
 /**
  * DELETE /users/:id and reject (spec, Users; reference §1.7). Guards first: each may refuse the
  * deletion with a 409 message. Then, in one transaction, a soft delete hands the user's
- * contributions to the ghost user (created on demand) before the account goes; a hard delete
+ * contributions to the ghost user (created on demand, just before) before the account goes; a hard delete
  * removes them with it, and with them the groups the user solely owns (their sub-groups and
  * projects too). The account takes its personal namespace's projects and its snippets along
  * (foreign keys), and the membership rows of everything removed go in the same transaction.
@@ -24,7 +24,7 @@ import { repositoryPath } from '../repositories/storage.ts';
 import { snippetsByAuthor } from '../snippets/snippets.queries.ts';
 import { lockContainers, type ContainerKind } from '../storage-moves/storage-moves.queries.ts';
 import { removeAvatar } from './avatar.ts';
-import { findOrCreateGhostUser } from './ghost-user.ts';
+import { ensureGhostUser } from './ghost-user.ts';
 import { USER_TYPES } from './user-kind.ts';
 import { deleteUserRow } from './users.queries.ts';
 
@@ -136,11 +136,12 @@ export async function deleteUser(db: Kysely<DB>, user: UserRow, opts: DeleteOpti
     const refusal = await guard(db, user, opts);
     if (refusal) return { ok: false, ...refusal };
   }
+  // Created (if need be) and committed before the deletion: deletions running at once share it.
+  const ghost = opts.hardDelete ? null : await ensureGhostUser(db, opts.host);
   let repositories: RepositoryLocation[];
   try {
     repositories = await db.transaction().execute(async (trx) => {
-      if (!opts.hardDelete) {
-        const ghost = await findOrCreateGhostUser(trx, opts.host);
+      if (ghost) {
         for (const move of CONTRIBUTION_MOVERS) await move(trx, user, ghost);
       }
       const doomed = await deleteOwnedContainers(trx, user, opts);

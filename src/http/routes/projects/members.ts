@@ -9,7 +9,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { MemberSourceType } from '../../../db/tables/projects.ts';
 import { ACCESS_LEVELS, MEMBER_ACCESS_LEVELS, type Actor } from '../../../domain/permissions/access.ts';
-import { countOwners, deleteMember, findMember, insertMember, membersQuery, updateMember } from '../../../domain/members/members.queries.ts';
+import { changeMemberKeepingAnOwner, countOwners, findMember, insertMember, membersQuery } from '../../../domain/members/members.queries.ts';
 import { findUserById } from '../../../domain/users/users.queries.ts';
 import { canOnProject } from '../../../domain/permissions/project.policy.ts';
 import { canOnGroup } from '../../../domain/permissions/group.policy.ts';
@@ -147,7 +147,8 @@ const members: FastifyPluginAsync = async (app) => {
       if (!(MEMBER_ACCESS_LEVELS as readonly number[]).includes(input.access_level)) throw invalidLevel();
       guardOwnerChange(source, input.access_level, member.access_level);
       await guardLastOwner(source, member.access_level, input.access_level);
-      await updateMember(db, member.id, { accessLevel: input.access_level, ...(input.expires_at !== undefined ? { expiresAt: input.expires_at } : {}) });
+      const set = { accessLevel: input.access_level, ...(input.expires_at !== undefined ? { expiresAt: input.expires_at } : {}) };
+      if (!(await changeMemberKeepingAnOwner(db, member.id, set))) throw forbidden();
       const changed = await findUserById(db, input.user_id);
       if (changed && member.access_level !== input.access_level) {
         await audit(request, {
@@ -170,7 +171,7 @@ const members: FastifyPluginAsync = async (app) => {
       if (!member) throw recordNotFound();
       if (!leaving) guardOwnerChange(source, member.access_level);
       await guardLastOwner(source, member.access_level, null);
-      await deleteMember(db, member.id);
+      if (!(await changeMemberKeepingAnOwner(db, member.id, null))) throw forbidden();
       const removed = await findUserById(db, input.user_id);
       if (removed) await auditMember(request, source, removed, { kind: 'remove', what: 'user_access' });
       return reply.code(204).send();
