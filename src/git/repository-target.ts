@@ -5,7 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { DB, UserRow } from '../db/types.ts';
-import { findNamespaceByFullPath, namespacePaths } from '../domain/namespaces/namespaces.queries.ts';
+import { findNamespaceById, findNamespaceByFullPath, namespacePaths } from '../domain/namespaces/namespaces.queries.ts';
 import { findProjectByIdOrPath } from '../domain/projects/projects.queries.ts';
 import { findSnippetById } from '../domain/snippets/snippets.queries.ts';
 import { groupActor, projectActor } from '../domain/permissions/actors.ts';
@@ -57,7 +57,8 @@ export async function findRepositoryTarget(db: Kysely<DB>, fullPath: string): Pr
   if (!fullPath.endsWith('.git')) return null;
   const project = await findProjectByIdOrPath(db, fullPath.slice(0, -'.git'.length));
   if (!project || /^\d+$/.test(fullPath.slice(0, -'.git'.length))) return null;
-  const ns = await db.selectFrom('namespaces').selectAll().where('id', '=', project.namespace_id).executeTakeFirstOrThrow();
+  const ns = await findNamespaceById(db, project.namespace_id);
+  if (!ns) return null;
   const lineage = (await namespacePaths(db, [ns])).get(ns.id)!.lineage;
   return {
     kind: 'project', id: project.id, storage: project.repository_storage, diskPath: project.disk_path,

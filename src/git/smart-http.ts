@@ -155,7 +155,7 @@ const smartHttp: FastifyPluginAsync = async (app) => {
 
   /** The project's default branch, README and activity after a successful push. */
   async function afterPush(target: RepositoryTarget) {
-    const project = await db.selectFrom('projects').select(['default_branch']).where('id', '=', target.id).executeTakeFirst();
+    const project = await findProjectById(db, target.id);
     if (project) {
       const state = await inspectRepository(repositoryPath(config.storages, target.storage, target.diskPath), project.default_branch);
       await recordPush(db, target.id, state);

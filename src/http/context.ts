@@ -5,31 +5,13 @@
 import type { RouteOptions } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/schema.ts';
-import type { DB, UserRow } from '../db/types.ts';
+import type { DB } from '../db/types.ts';
 import type { Dialect } from '../db/database.ts';
 import type { AuthCache } from './auth/cache.ts';
 import type { ParamsDefinition } from './input/params.ts';
 
-export type CredentialKind = 'personal_access_token' | 'impersonation_token' | 'oauth_token' | 'session' | 'job_token';
-
-export interface Credential {
-  kind: CredentialKind;
-  id: number;
-  scopes: string[];
-  /** For OAuth tokens: the application's uid. */
-  applicationUid?: string | null;
-  /** For job tokens: the job that owns it. */
-  jobId?: number;
-}
-
-export interface Caller {
-  /** The user the request acts as: the sudo target when sudo is used. */
-  user: UserRow;
-  /** The credential's owner. */
-  initialUser: UserRow;
-  credential: Credential;
-  sudo: boolean;
-}
+import type { Caller } from './auth/caller.ts';
+export type { Caller, Credential, CredentialKind } from './auth/caller.ts';
 
 /** Resolves a job token to its running job and user (registered by the CI area). */
 export type JobTokenResolver = (db: Kysely<DB>, token: string) => Promise<{ jobId: number; userId: number } | null>;

@@ -16,6 +16,11 @@ export function findNamespaceById(db: Db, id: number): Promise<NamespaceRow | un
 }
 
 /** Walks `a/b/c` one indexed step per segment (namespaces_path_lower: parent, lower(path)). */
+/** A user's personal namespace. */
+export function findUserNamespace(db: Db, userId: number): Promise<NamespaceRow | undefined> {
+  return db.selectFrom('namespaces').selectAll().where('owner_id', '=', userId).where('kind', '=', 'user').executeTakeFirst();
+}
+
 export async function findNamespaceByFullPath(db: Db, fullPath: string): Promise<NamespaceRow | undefined> {
   const segments = fullPath.split('/');
   // Control characters name no namespace (and PostgreSQL text cannot carry a NUL).

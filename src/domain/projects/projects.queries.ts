@@ -83,3 +83,9 @@ export function personalProjectRepositories(db: Db, userId: number): Promise<{ i
     .select(['projects.id', 'projects.repository_storage', 'projects.disk_path'])
     .where('namespaces.kind', '=', 'user').where('namespaces.owner_id', '=', userId).execute();
 }
+
+/** How many projects a namespace holds (a user's personal project limit counts them). */
+export async function countProjectsInNamespace(db: Db, namespaceId: number): Promise<number> {
+  const row = await db.selectFrom('projects').select((eb) => eb.fn.countAll<number>().as('n')).where('namespace_id', '=', namespaceId).executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { UploadedFile } from '../../http/input/params.ts';
+import type { UploadedFile } from '../uploaded-file.ts';
 
 export const AVATAR_EXTENSIONS = ['png', 'jpg', 'jpeg', 'gif', 'bmp', 'tiff', 'ico', 'webp'] as const;
 const MAX_AVATAR_BYTES = 200 * 1024;

@@ -7,7 +7,7 @@
 import type { UserRow } from '../../db/types.ts';
 import { namespacePathError } from '../namespaces/paths.ts';
 import { ValidationErrors } from '../validation-errors.ts';
-import type { UploadedFile } from '../../http/input/params.ts';
+import type { UploadedFile } from '../uploaded-file.ts';
 import { avatarError } from './avatar.ts';
 import { publicEmailTaken, rootPathTakenByOther, verifiedEmailsOf } from './users.queries.ts';
 import type { Kysely } from 'kysely';

@@ -4,7 +4,7 @@
  * once, locally and, with KILN_REDIS_URL, on every other process (DESIGN, Performance shape).
  */
 import type { UserRow } from '../../db/types.ts';
-import type { Credential } from '../context.ts';
+import type { Credential } from './caller.ts';
 
 export interface CachedCredential {
   credential: Credential;

@@ -23,6 +23,7 @@ import {
   type TString, type TUnsafe,
 } from 'typebox';
 import { isStorableText } from '../../db/constraints.ts';
+import type { UploadedFile } from '../../domain/uploaded-file.ts';
 import { invalidParams, missingAttribute, validationFailed } from '../errors.ts';
 
 /** PostgreSQL `integer`, the type of every id and integer column kiln has (and SQLite's ids). */
@@ -36,11 +37,7 @@ export const DEFAULT_MAX_STRING = 1_048_576;
 /** Names, paths, titles, emails and most other strings: the Service's `varchar(255)` columns. */
 export const NAME_MAX = 255;
 
-export interface UploadedFile {
-  filename: string;
-  mimetype: string;
-  data: Buffer;
-}
+export type { UploadedFile } from '../../domain/uploaded-file.ts';
 
 export interface ParamRules {
   /** Grape `at_least_one_of`. */

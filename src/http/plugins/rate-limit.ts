@@ -8,15 +8,25 @@
  * `limitRefusedCredential`.
  */
 import fp from 'fastify-plugin';
-import rateLimit from '@fastify/rate-limit';
+import rateLimit, { type RateLimitPluginOptions } from '@fastify/rate-limit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Cluster } from '../../cluster/cluster.ts';
+import type { Redis } from 'ioredis';
 import { ApiError } from '../errors.ts';
 import { searchLimiter } from '../search-rate-limit.ts';
 
 const UNLIMITED = Number.MAX_SAFE_INTEGER;
 
-export default fp<{ cluster: Cluster | null }>(async (app, opts) => {
+/**
+ * What the server processes of one instance share to count requests: Redis, or the primary
+ * process's store without it. cluster/cluster.ts provides it; this layer does not import it.
+ */
+export interface SharedCounters {
+  redis: Redis | null;
+  keyPrefix: string;
+  rateLimitStore?: RateLimitPluginOptions['store'];
+}
+
+export default fp<{ cluster: SharedCounters | null }>(async (app, opts) => {
   const { rateLimitPerIp, rateLimitPerUser } = app.kiln.config;
   // The search rate limit is an application setting, counted whatever the request limits are;
   // shared through Redis when there is one (without it, each KILN_WORKERS process counts its own).

@@ -7,7 +7,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { NamespaceRow, UserRow } from '../../../db/types.ts';
 import { findUserById } from '../../../domain/users/users.queries.ts';
-import { findNamespaceById, namespacePaths } from '../../../domain/namespaces/namespaces.queries.ts';
+import { findNamespaceById, findUserNamespace, namespacePaths } from '../../../domain/namespaces/namespaces.queries.ts';
 import { groupActor } from '../../../domain/permissions/actors.ts';
 import { canOnGroup } from '../../../domain/permissions/group.policy.ts';
 import { MEMBER_ACCESS_LEVELS, VISIBILITIES, visibilityLevel, type Visibility } from '../../../domain/permissions/access.ts';
@@ -16,7 +16,7 @@ import { createProject, type FieldErrors } from '../../../domain/projects/create
 import { updateProject } from '../../../domain/projects/update-project.ts';
 import { deleteProject } from '../../../domain/projects/delete-project.ts';
 import { findProjects } from '../../../domain/projects/project.finder.ts';
-import { updateProjectRow } from '../../../domain/projects/projects.queries.ts';
+import { countProjectsInNamespace, updateProjectRow } from '../../../domain/projects/projects.queries.ts';
 import { badRequest, conflict, notFound, validationFailed } from '../../errors.ts';
 import { READ_ONLY_MESSAGE } from '../../../domain/repositories/repositories.ts';
 import { authenticatedAsAdmin } from '../../auth/admin.ts';
@@ -120,14 +120,13 @@ const projects: FastifyPluginAsync = async (app) => {
   async function personalLimitError(creator: UserRow, namespace: NamespaceRow): Promise<string | null> {
     if (namespace.kind !== 'user' || namespace.owner_id !== creator.id) return null;
     if (creator.projects_limit === 0) return 'Personal project creation is not allowed. Please contact your administrator with questions';
-    const row = await db.selectFrom('projects').select((eb) => eb.fn.countAll<number>().as('n')).where('namespace_id', '=', namespace.id).executeTakeFirstOrThrow();
-    return Number(row.n) >= creator.projects_limit ? `Your project limit is ${creator.projects_limit} projects! Please contact your administrator to increase it` : null;
+    return await countProjectsInNamespace(db, namespace.id) >= creator.projects_limit ? `Your project limit is ${creator.projects_limit} projects! Please contact your administrator to increase it` : null;
   }
 
   async function create(reply: FastifyReply, viewer: UserRow, creator: UserRow, input: CreateInput) {
     const namespace = input.namespace_id != null
       ? await findNamespaceById(db, input.namespace_id)
-      : await db.selectFrom('namespaces').selectAll().where('owner_id', '=', creator.id).where('kind', '=', 'user').executeTakeFirst();
+      : await findUserNamespace(db, creator.id);
     if (!(await mayCreateIn(creator, namespace))) throw validationFailed({ namespace: ['is not valid'] });
     const limit = await personalLimitError(creator, namespace!);
     if (limit) throw validationFailed({ limit_reached: [limit] });

@@ -18,6 +18,7 @@ import { checkUnmodifiedSince } from '../../unmodified-since.ts';
 import { loadRepository, presentCommits, repositoryReadOnly, type RepositoryContext } from '../../loaders/repository.ts';
 import { matchesRefSearch, MAX_REF_SEARCH } from './ref-search.ts';
 import { route } from '../../route.ts';
+import { findProjectById } from '../../../domain/projects/projects.queries.ts';
 
 const listParams = defineParams({
   id: P.string(),
@@ -81,7 +82,7 @@ const branches: FastifyPluginAsync = async (app) => {
     }
     await afterRefUpdate(ciEnvFrom(db, config), ctx.project, [result.update], caller.user.id, (err) => request.log.error({ err }, 'could not create the pipelines of a ref update'));
     // The default branch may have just come to be (the first branch of an empty repository).
-    const project = await db.selectFrom('projects').selectAll().where('id', '=', ctx.project.id).executeTakeFirst();
+    const project = await findProjectById(db, ctx.project.id);
     reply.code(201);
     return (await present({ ...ctx, project: project ?? ctx.project }, [await findBranch(ctx, input.branch)]))[0];
   });
