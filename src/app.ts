@@ -4,7 +4,9 @@
  * it or listen on port 0 themselves.
  */
 import crypto from 'node:crypto';
-import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
+import Fastify, {
+  LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions,
+} from 'fastify';
 import type { Config } from './config/schema.ts';
 import type { Database } from './db/database.ts';
 import type { JobTokenResolver, KilnContext } from './http/context.ts';

@@ -37,7 +37,9 @@ export const scimUnauthorized = () => scimError(401, '401 Unauthorized', undefin
  * resource (404). In SCIM's shape, as every other SCIM failure.
  */
 export function unroutableScimAnswer(status: 400 | 404): { status: number; type: string; body: string } {
-  const body = status === 400 ? scimErrorBody(400, 'Request path is not valid UTF-8', 'invalidSyntax') : scimErrorBody(404, 'Resource not found');
+  const body = status === 400
+    ? scimErrorBody(400, 'Request path is not valid UTF-8', 'invalidSyntax')
+    : scimErrorBody(404, 'Resource not found');
   return { status, type: 'application/scim+json', body: JSON.stringify(body) };
 }
 
