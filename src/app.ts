@@ -4,7 +4,9 @@
  * it or listen on port 0 themselves.
  */
 import crypto from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance, type RouteOptions } from 'fastify';
+import Fastify, {
+  LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions,
+} from 'fastify';
 import type { Config } from './config/schema.ts';
 import type { Database } from './db/database.ts';
 import type { JobTokenResolver, KilnContext } from './http/context.ts';
@@ -29,8 +31,10 @@ import { serializerCompiler } from './http/entities/serializers.ts';
 import { lazyChildLogger } from './http/lazy-logger.ts';
 import oauth from './oauth/index.ts';
 import web from './web/index.ts';
-import smartHttp from './git/smart-http.ts';
+import smartHttp, { GIT_PATH, unroutableGitAnswer } from './git/smart-http.ts';
 import scim from './scim/index.ts';
+import { unroutableScimAnswer } from './scim/errors.ts';
+import { badRequest, internalError, routeNotFound } from './http/errors.ts';
 import graphql from './graphql/plugin.ts';
 
 // Request ids: a random per-process prefix and a counter, unique without a CSPRNG call per request.
@@ -53,6 +57,28 @@ export interface AppDeps {
   logStream?: NodeJS.WritableStream;
 }
 
+/**
+ * Paths the router cannot read, answered before any route or scope sees them: a percent escape
+ * that is not UTF-8 (400, as the Service's HandleMalformedStrings answers) and a segment past
+ * maxParamLength, longer than any id, name or path kiln stores, which names nothing (404). Each is
+ * answered in the shape of the interface the path belongs to (issue 35, item 13): SCIM's error
+ * body, git's text, the API's JSON everywhere else.
+ */
+function answerUnroutable(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const status = error.code === 'FST_ERR_BAD_URL' ? 400 : error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 404 : null;
+  const path = request.url.split('?', 1)[0]!;
+  if (status !== null && path.startsWith('/api/scim/')) return send(unroutableScimAnswer(status));
+  if (status !== null && GIT_PATH.test(path)) return send(unroutableGitAnswer(status));
+  const err = status === 400 ? badRequest() : status === 404 ? routeNotFound() : internalError();
+  if (err.statusCode >= 500) request.log.error({ err: error }, 'routing failed');
+  return send({ status: err.statusCode, type: 'application/json', body: JSON.stringify(err.body) });
+
+  function send(answer: { status: number; type: string; body: string }): void {
+    // A Buffer, so that the type is sent as given (no charset appended to SCIM's media type).
+    reply.code(answer.status).type(answer.type).send(Buffer.from(answer.body));
+  }
+}
+
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.logger === false ? false : {
@@ -72,6 +98,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       querystringParser: parseQueryString,
       maxParamLength: 1000,
     },
+    frameworkErrors: answerUnroutable,
     bodyLimit: 12 * 1024 * 1024,
     // Node refuses request heads over 16 KiB with 431 before kiln sees them; leave room for the
     // configured query string so that a long one meets the Service's 414 (request-defaults.ts).

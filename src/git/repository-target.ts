@@ -13,6 +13,7 @@ import { canOnProject } from '../domain/permissions/project.policy.ts';
 import { canOnGroup } from '../domain/permissions/group.policy.ts';
 import { canOnSnippet } from '../domain/snippets/snippet.policy.ts';
 import { ACCESS_LEVELS } from '../domain/permissions/access.ts';
+import { isStorableId } from '../db/constraints.ts';
 
 export interface RepositoryTarget {
   kind: 'project' | 'wiki' | 'snippet';
@@ -28,7 +29,10 @@ export interface RepositoryTarget {
 export async function findRepositoryTarget(db: Kysely<DB>, fullPath: string): Promise<RepositoryTarget | null> {
   const snippet = /^snippets\/(\d+)\.git$/.exec(fullPath);
   if (snippet) {
-    const row = await findSnippetById(db, Number(snippet[1]));
+    // An id past the column's range names no snippet, as the API's path ids (issue 35, item 13):
+    // PostgreSQL would refuse to compare it with an `integer` column rather than find nothing.
+    const id = Number(snippet[1]);
+    const row = isStorableId(id) ? await findSnippetById(db, id) : undefined;
     if (!row) return null;
     return {
       kind: 'snippet', id: row.id, storage: row.repository_storage, diskPath: row.disk_path, readOnly: row.read_only === 1, archived: false,

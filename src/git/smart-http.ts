@@ -42,6 +42,18 @@ export const MESSAGES = {
   dumb: 'Only the smart HTTP protocol is supported.',
 } as const;
 
+/** A smart-HTTP request's path: `…/<repository>.git/` and one of the three endpoints. */
+export const GIT_PATH = /\.git\/(info\/refs|git-upload-pack|git-receive-pack)$/;
+
+/**
+ * git's answer to a repository path the router cannot read (app.ts), in text as git prints it: a
+ * percent escape that is not UTF-8 is a bad request (the Service's HandleMalformedStrings says
+ * "Bad Request"), a segment longer than any path names no repository.
+ */
+export function unroutableGitAnswer(status: 400 | 404): { status: number; type: string; body: string } {
+  return { status, type: 'text/plain', body: `${status === 400 ? 'Bad Request' : MESSAGES.notFound}\n` };
+}
+
 function text(reply: FastifyReply, status: number, body: string, headers: Record<string, string> = {}) {
   reply.code(status).headers(headers).type('text/plain').send(`${body}\n`);
 }

@@ -66,7 +66,9 @@ async function graphqlPlugin(app: FastifyInstance): Promise<void> {
     };
 
     // Queries with a read_api token are allowed on POST too; resolvers of mutations ask for `api`.
-    const config = { auth: 'optional' as const, scopes: ['read_api'] };
+    // Arguments are bounded by the resolvers (bounds.ts, global-id.ts), which answer NUL and text
+    // no column holds as GraphQL errors: the null-byte refusal is left to them (ownErrors).
+    const config = { auth: 'optional' as const, scopes: ['read_api'], ownErrors: true };
     scope.get('/api/graphql', { config, schema: { hide: true } }, handler);
     scope.post('/api/graphql', { config, schema: { hide: true } }, handler);
   });

@@ -29,6 +29,8 @@ export type PreAuthorization =
     request: ConsentRequest;
   };
 
+const MAX_NONCE = 255;
+
 export async function preAuthorize(db: Kysely<DB>, param: (name: string) => string | undefined): Promise<PreAuthorization> {
   const page = (error: OAuthErrorCode, description: string = OAUTH_MESSAGES[error]): PreAuthorization => ({ kind: 'page', error, description });
   const clientId = param('client_id');
@@ -62,7 +64,10 @@ export async function preAuthorize(db: Kysely<DB>, param: (name: string) => stri
     return back('invalid_request', 'The code challenge is invalid.');
   }
   const codeChallengeMethod = codeChallenge !== null ? method as CodeChallengeMethod : null;
+  // The nonce is stored with the code until the token request puts it in the id_token: bounded as
+  // the other stored strings (OpenID Connect Core §3.1.2.1 sets no length; clients send 16-64).
   const nonce = param('nonce') ?? null;
+  if (nonce !== null && nonce.length > MAX_NONCE) return back('invalid_request', 'The nonce is invalid.');
 
   return {
     kind: 'ok', application, redirectUri, scopes, state, codeChallenge, codeChallengeMethod, nonce,

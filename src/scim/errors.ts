@@ -31,6 +31,18 @@ export const scimNotFound = (detail: string) => scimError(404, detail);
 /** A missing or wrong token: the same answer whether or not the group exists (RFC 7644 §2). */
 export const scimUnauthorized = () => scimError(401, '401 Unauthorized', undefined, { 'www-authenticate': 'Bearer realm="SCIM"' });
 
+/**
+ * SCIM's answer to a path under its prefix that the router cannot read (app.ts): a percent escape
+ * that is not UTF-8 is invalid syntax (400), a segment longer than any group path or id names no
+ * resource (404). In SCIM's shape, as every other SCIM failure.
+ */
+export function unroutableScimAnswer(status: 400 | 404): { status: number; type: string; body: string } {
+  const body = status === 400
+    ? scimErrorBody(400, 'Request path is not valid UTF-8', 'invalidSyntax')
+    : scimErrorBody(404, 'Resource not found');
+  return { status, type: 'application/scim+json', body: JSON.stringify(body) };
+}
+
 export function isScimErrorBody(body: unknown): body is ScimErrorBody {
   return typeof body === 'object' && body !== null && Array.isArray((body as ScimErrorBody).schemas) && (body as ScimErrorBody).schemas[0] === ERROR_SCHEMA;
 }

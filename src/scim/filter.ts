@@ -6,6 +6,7 @@
  * may carry the core User schema's URN. Anything else is `400 invalidFilter` (RFC 7644 §3.12).
  */
 import { parse } from 'scim2-parse-filter';
+import { isStorableText } from '../db/constraints.ts';
 import { invalidFilter } from './errors.ts';
 import { stringProblem } from './values.ts';
 
@@ -25,7 +26,7 @@ export function attributeName(path: string): string {
 export function parseUserFilter(text: unknown): UserFilter {
   if (text === undefined || text === '') return { kind: 'all' };
   if (typeof text !== 'string') throw invalidFilter('filter must be given once, as a string');
-  if (text.length > MAX_FILTER_LENGTH || text.includes('\0')) throw invalidFilter('Unsupported Filter');
+  if (text.length > MAX_FILTER_LENGTH || !isStorableText(text)) throw invalidFilter('Unsupported Filter');
   let ast;
   try {
     ast = parse(text);

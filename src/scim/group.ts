@@ -5,6 +5,7 @@
  * 401, so the API tells nobody without the token which groups exist.
  */
 import type { FastifyRequest } from 'fastify';
+import { isStorableText } from '../db/constraints.ts';
 import { findNamespaceByIdOrPath, namespacePaths } from '../domain/namespaces/namespaces.queries.ts';
 import type { ScimGroup } from '../domain/scim/provisioning.ts';
 import { findSamlProvider } from '../domain/scim/scim.queries.ts';
@@ -32,7 +33,7 @@ export async function authenticateScim(request: FastifyRequest): Promise<ScimCon
   const token = bearerToken(request);
   if (!token) throw scimUnauthorized();
   const groupPath = (request.params as { group_path?: string }).group_path ?? '';
-  const usable = groupPath.length > 0 && groupPath.length <= MAX_GROUP_PATH_LENGTH && !groupPath.includes('\0');
+  const usable = groupPath.length > 0 && groupPath.length <= MAX_GROUP_PATH_LENGTH && isStorableText(groupPath);
   const found = usable ? await findNamespaceByIdOrPath(db, groupPath) : undefined;
   const group = found?.kind === 'group' ? found : undefined;
   if (!(await scimTokenMatches(db, group?.id ?? null, token)) || !group) throw scimUnauthorized();

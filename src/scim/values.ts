@@ -1,10 +1,11 @@
 /**
  * Reading SCIM request values with bounds (every string is checked before it reaches the
- * database): attribute names case-insensitively (RFC 7643 §2.1), strings without NUL bytes and
- * at most 255 characters (the Service's limits on names, usernames, emails and extern_uid), and
- * booleans as JSON booleans or the strings "True"/"False" that Entra ID sends (the Service's
- * Scim::ValueParser accepts both).
+ * database): attribute names case-insensitively (RFC 7643 §2.1), strings without NUL bytes or
+ * lone surrogates (text no column holds) and at most 255 characters (the Service's limits on
+ * names, usernames, emails and extern_uid), and booleans as JSON booleans or the strings
+ * "True"/"False" that Entra ID sends (the Service's Scim::ValueParser accepts both).
  */
+import { isStorableText } from '../db/constraints.ts';
 import { invalidValue } from './errors.ts';
 
 export const MAX_VALUE_LENGTH = 255;
@@ -26,6 +27,7 @@ export function isObject(v: unknown): v is Record<string, unknown> {
 /** A string value's problem, or null. */
 export function stringProblem(v: string, max = MAX_VALUE_LENGTH): string | null {
   if (v.includes('\0')) return 'contains a NUL byte';
+  if (!isStorableText(v)) return 'is not valid UTF-8';
   if (v.length > max) return `is too long (maximum is ${max} characters)`;
   return null;
 }
@@ -52,17 +54,21 @@ export function readBoolean(name: string, v: unknown): boolean {
   throw invalidValue(`${name} must be a boolean`);
 }
 
-/** Rejects a body holding a NUL byte in any string, key or value, or nested too deep. */
+/** Rejects a body holding a NUL byte or a lone surrogate in any string, key or value, or nested too deep. */
 export function checkBody(v: unknown, depth = 0): void {
   if (depth > MAX_DEPTH) throw invalidValue('Request body is nested too deeply');
   if (typeof v === 'string') {
-    if (v.includes('\0')) throw invalidValue('Request body contains a NUL byte');
+    if (!isStorableText(v)) throw invalidValue(unstorable(v));
   } else if (Array.isArray(v)) {
     for (const item of v) checkBody(item, depth + 1);
   } else if (isObject(v)) {
     for (const [k, item] of Object.entries(v)) {
-      if (k.includes('\0')) throw invalidValue('Request body contains a NUL byte');
+      if (!isStorableText(k)) throw invalidValue(unstorable(k));
       checkBody(item, depth + 1);
     }
   }
+}
+
+function unstorable(s: string): string {
+  return s.includes('\0') ? 'Request body contains a NUL byte' : 'Request body is not valid UTF-8';
 }

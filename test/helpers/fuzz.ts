@@ -43,7 +43,7 @@ const MB = 1024 * 1024;
  * Letters that do not compress: PostgreSQL compresses a long index entry before it checks the
  * entry's size, so 3000 equal letters would fit where 3000 varied ones do not.
  */
-function incompressible(length: number): string {
+export function incompressible(length: number): string {
   const random = seededRandom(length);
   let s = '';
   while (s.length < length) s += String.fromCharCode(97 + Math.floor(random() * 26));
@@ -98,6 +98,29 @@ export const SAMPLED: readonly FuzzValue[] = [
 /** Path segments (already encoded) sent in place of each path parameter. */
 export const PATH_SEGMENTS: readonly string[] = [
   '%00', 'a%00b', '2147483648', '9223372036854775808', '-1', '0', '1.5', '%2E%2E', '..%2F..', '%FF', 'a'.repeat(255), '%20',
+];
+
+/**
+ * Ids as a path segment, a GraphQL global id or a SCIM value may carry them (issue 35, item 13):
+ * past PostgreSQL's `integer` (2^31, 2^32, 2^63, twenty digits), negative, zero, padded, and
+ * spellings that are numbers to some parsers only.
+ */
+export const HOSTILE_IDS: readonly string[] = [
+  '2147483648', '4294967296', '9223372036854775808', '99999999999999999999', '-1', '0', '00000000002147483648', '1e3', '0x10', '1.0',
+];
+
+/** Text that no column can hold, or should not: the values of a JSON body or a GraphQL variable. */
+export const HOSTILE_TEXT: readonly { name: string; value: string }[] = [
+  { name: 'nul', value: 'a\u0000b' },
+  { name: 'lone high surrogate', value: 'x\ud800y' },
+  { name: 'lone low surrogate', value: '\udfffz' },
+  { name: '3000 characters', value: LONG },
+  { name: '100 KB string', value: incompressible(100 * 1024) },
+  { name: 'control characters', value: '\u0001\u0008\u001b\u007f\t\r\n' },
+  { name: 'emoji and RTL', value: '😀\u202etxt' },
+  { name: 'SQL-ish', value: "' or 1=1 --%_" },
+  { name: 'empty', value: '' },
+  { name: '2^31 as text', value: '2147483648' },
 ];
 
 /** Whole-request cases per route: bodies and content types a client might get wrong. */

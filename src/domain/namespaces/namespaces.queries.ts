@@ -5,6 +5,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB, NamespaceRow } from '../../db/types.ts';
 import { ByIds } from '../../db/query-shape.ts';
+import { isStorableText } from '../../db/constraints.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -23,8 +24,9 @@ export function findUserNamespace(db: Db, userId: number): Promise<NamespaceRow 
 
 export async function findNamespaceByFullPath(db: Db, fullPath: string): Promise<NamespaceRow | undefined> {
   const segments = fullPath.split('/');
-  // Control characters name no namespace (and PostgreSQL text cannot carry a NUL).
-  if (segments.length > MAX_NAMESPACE_DEPTH || segments.some((s) => s === '' || s.length > 255 || /[\x00-\x1f]/.test(s))) return undefined;
+  // Control characters and lone surrogates name no namespace (PostgreSQL text cannot carry a NUL).
+  const unusable = (s: string) => s === '' || s.length > 255 || /[\x00-\x1f]/.test(s) || !isStorableText(s);
+  if (segments.length > MAX_NAMESPACE_DEPTH || segments.some(unusable)) return undefined;
   let current: NamespaceRow | undefined;
   for (const segment of segments) {
     const parentId = current?.id ?? 0;

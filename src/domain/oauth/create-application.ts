@@ -17,6 +17,9 @@ export interface ApplicationInput {
   confidential: boolean;
 }
 
+/** Registered redirect URIs, one per line, at most this many characters in all. */
+const MAX_REDIRECT_URIS = 1_048_576;
+
 export type ValidationErrors = Record<string, string[]>;
 
 export type CreateApplicationResult =
@@ -32,8 +35,11 @@ export function validateApplication(input: ApplicationInput): ValidationErrors {
   };
   if (input.name.trim() === '') add('name', "can't be blank");
   if (input.name.length > 255) add('name', 'is too long (maximum is 255 characters)');
-  const uris = splitRedirectUris(input.redirectUri);
-  if (uris.length === 0) add('redirect_uri', "can't be blank");
+  // The page's form is read without declared parameters: the API's bound on text (1 MiB) here too.
+  const tooLong = input.redirectUri.length > MAX_REDIRECT_URIS;
+  if (tooLong) add('redirect_uri', `is too long (maximum is ${MAX_REDIRECT_URIS} characters)`);
+  const uris = tooLong ? [] : splitRedirectUris(input.redirectUri);
+  if (!tooLong && uris.length === 0) add('redirect_uri', "can't be blank");
   for (const uri of uris) {
     const problem = redirectUriProblem(uri);
     if (problem) add('redirect_uri', problem);

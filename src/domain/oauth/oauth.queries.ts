@@ -6,6 +6,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB, OauthAccessTokenRow, OauthApplicationRow } from '../../db/types.ts';
 import type { OauthAccessGrantRow } from '../../db/tables/oauth.ts';
 import { nowIso } from '../clock.ts';
+import { isStorableText } from '../../db/constraints.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -29,7 +30,9 @@ export function insertApplication(db: Db, a: NewApplication): Promise<OauthAppli
   }).returningAll().executeTakeFirstOrThrow();
 }
 
+/** A client_id as a client sends it: text no uid can be (uids are 64 hex digits) names no application. */
 export function findApplicationByUid(db: Db, uid: string): Promise<OauthApplicationRow | undefined> {
+  if (uid.length > 255 || !isStorableText(uid)) return Promise.resolve(undefined);
   return db.selectFrom('oauth_applications').selectAll().where('uid', '=', uid).executeTakeFirst();
 }
 
@@ -163,7 +166,9 @@ export async function revokeTokensOfGrant(db: Db, grantId: number): Promise<numb
 // ---- users (sign-in and the password grant) -----------------------------------------------
 
 /** `User.find_by_login`: username or primary email, case-insensitively. */
+/** A username or email (both varchar(255)); longer text or text no column holds names nobody. */
 export function findUserByLogin(db: Db, login: string) {
+  if (login.length > 255 || !isStorableText(login)) return Promise.resolve(undefined);
   const lower = login.toLowerCase();
   return db.selectFrom('users').selectAll()
     .where((eb) => eb.or([eb(sql`lower(username)`, '=', lower), eb(sql`lower(email)`, '=', lower)]))

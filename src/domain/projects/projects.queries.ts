@@ -4,6 +4,7 @@ import type { DB } from '../../db/types.ts';
 import type { ProjectRow, ProjectsTable } from '../../db/tables/projects.ts';
 import { nowIso } from '../clock.ts';
 import { findNamespaceByFullPath } from '../namespaces/namespaces.queries.ts';
+import { isStorableText } from '../../db/constraints.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -19,9 +20,13 @@ export async function findProjectByIdOrPath(db: Db, idOrPath: string): Promise<P
   }
   const slash = idOrPath.lastIndexOf('/');
   if (slash <= 0) return undefined;
+  // A project path is a varchar(255) without NUL: anything else names no project (git's and
+  // GraphQL's paths come here unchecked; the namespace part is bounded the same way).
+  const path = idOrPath.slice(slash + 1);
+  if (path.length > 255 || !isStorableText(path)) return undefined;
   const namespace = await findNamespaceByFullPath(db, idOrPath.slice(0, slash));
   if (!namespace) return undefined;
-  return findProjectInNamespace(db, namespace.id, idOrPath.slice(slash + 1));
+  return findProjectInNamespace(db, namespace.id, path);
 }
 
 export function findProjectInNamespace(db: Db, namespaceId: number, path: string): Promise<ProjectRow | undefined> {

@@ -10,6 +10,7 @@ import { isRetryable, transition } from '../../domain/jobs/state-machine.ts';
 import { traceRelPath } from '../../domain/jobs/job-files.ts';
 import { hasCancelableJobs } from '../../domain/pipelines/pipeline-actions.ts';
 import { escapeHtml } from '../../web/html.ts';
+import { optionalText } from '../bounds.ts';
 import { MODELS, toGid, type ParsedGid } from '../global-id.ts';
 import { connectionFromArray, type ConnectionArgs } from '../connection.ts';
 import { projectById } from '../access.ts';
@@ -130,9 +131,7 @@ function seconds(from: string | null, to: string | null): number | null {
 }
 
 export function filterText(value: string | null | undefined, name: string): string | undefined {
-  if (value === null || value === undefined) return undefined;
-  if (value.length > MAX_FILTER || value.includes('\0')) throw new GraphQLError(`${name} is too long (maximum is ${MAX_FILTER} characters)`);
-  return value;
+  return optionalText(value, name, MAX_FILTER);
 }
 
 /** `/<namespace path>/<project path>` of a project, from the request's loaders. */

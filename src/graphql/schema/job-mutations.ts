@@ -14,6 +14,7 @@ import { deleteJobArtifacts } from '../../domain/jobs/job-artifacts.ts';
 import type { ProjectAction } from '../../domain/permissions/project.policy.ts';
 import { ciEnvFrom } from '../../domain/pipelines/ci-env.ts';
 import type { ParsedGid } from '../global-id.ts';
+import { isStorableText } from '../../db/constraints.ts';
 import { assertMayWrite, canProject, projectById, resourceNotAvailable } from '../access.ts';
 import type { GqlContext } from '../context.ts';
 
@@ -71,7 +72,7 @@ export const resolvers = {
     },
     jobPlay: async (_: unknown, { input }: { input: Input & { variables?: { key: string; value: string }[] | null } }, ctx: GqlContext) => {
       const variables = input.variables ?? [];
-      if (variables.length > MAX_VARIABLES || variables.some((v) => v.value.length > MAX_VALUE || v.value.includes('\0'))) {
+      if (variables.length > MAX_VARIABLES || variables.some((v) => v.value.length > MAX_VALUE || !isStorableText(v.value))) {
         throw new GraphQLError('variables are too many or too long');
       }
       const job = await actionableJob(ctx, input.id.id);

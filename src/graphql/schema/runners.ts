@@ -13,6 +13,7 @@
  */
 import { GraphQLError } from 'graphql';
 import { boundedText } from '../bounds.ts';
+import { isStorableText } from '../../db/constraints.ts';
 import type { RunnerRow } from '../../db/tables/ci.ts';
 import { deleteRunner, findRunner, runnersQuery, STALE_TIMEOUT_MS, updateRunner } from '../../domain/runners/runners.queries.ts';
 import { lastContact } from '../../domain/runners/contacts.ts';
@@ -168,9 +169,13 @@ export const resolvers = {
     runnerUpdate: async (_: unknown, { input }: { input: UpdateInput }, ctx: GqlContext) => {
       const runner = await adminRunner(ctx, input.id.id);
       for (const v of [input.description, input.maintenanceNote]) {
-        if (typeof v === 'string' && (v.length > MAX_TEXT * 64 || v.includes('\0'))) throw new GraphQLError('Text is too long or holds a NUL byte');
+        if (typeof v === 'string' && (v.length > MAX_TEXT * 64 || !isStorableText(v))) {
+          throw new GraphQLError('Text is too long or holds a NUL byte');
+        }
       }
-      if (input.tagList && (input.tagList.length > MAX_TAGS || input.tagList.some((t) => t.length > MAX_TEXT || t.includes('\0')))) throw new GraphQLError('tagList is too long');
+      if (input.tagList && (input.tagList.length > MAX_TAGS || input.tagList.some((t) => t.length > MAX_TEXT || !isStorableText(t)))) {
+        throw new GraphQLError('tagList is too long');
+      }
       if (typeof input.maximumTimeout === 'number' && (input.maximumTimeout < 0 || input.maximumTimeout > 2 ** 31 - 1)) throw new GraphQLError('maximumTimeout is out of range');
       const tagList = input.tagList ? normalizeTags(input.tagList) : runner.tag_list === '' ? [] : runner.tag_list.split(' ');
       const runUntagged = typeof input.runUntagged === 'boolean' ? input.runUntagged : runner.run_untagged === 1;
