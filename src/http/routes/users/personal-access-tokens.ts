@@ -10,7 +10,7 @@ import { Type } from 'typebox';
 import type { PersonalAccessTokenRow } from '../../../db/types.ts';
 import { todayDate } from '../../../domain/clock.ts';
 import {
-  findPersonalAccessTokenById, revokePersonalAccessToken, tokensQuery, type TokenFilters, type TokenState,
+  findPersonalAccessTokenById, revokePersonalAccessToken, tokensQuery, type TokenFilters,
 } from '../../../domain/tokens/tokens.queries.ts';
 import { isStorableId } from '../../../db/constraints.ts';
 import { badRequest, notFound, recordNotFound, unauthorized } from '../../errors.ts';
@@ -48,12 +48,18 @@ const personalAccessTokens: FastifyPluginAsync = async (app) => {
 
   async function revoke(request: FastifyRequest, reply: FastifyReply, token: PersonalAccessTokenRow) {
     const caller = request.caller!.user;
-    // PersonalAccessTokens::RevokeService: one's own tokens, or any token for an administrator.
-    if (caller.admin !== 1 && token.user_id !== caller.id) throw badRequest();
+    const owner = await findUserById(db, token.user_id);
+    // PersonalAccessTokens::RevokeService: one's own tokens, or any token for an administrator. Its
+    // EE part audits the attempt on the token's owner either way, in the same words for every kind
+    // of token; the route answers a refusal with a bare 400.
+    if (caller.admin !== 1 && token.user_id !== caller.id) {
+      const attempt = `Attempted to revoke personal access token with id ${token.id} but failed with message: Not permitted to revoke`;
+      if (owner) await auditUser(request, owner, attempt);
+      throw badRequest();
+    }
     await revokePersonalAccessToken(db, token.id);
     authCache.invalidateToken(token.impersonation === 1 ? 'impersonation_token' : 'personal_access_token', token.id);
-    const owner = await findUserById(db, token.user_id);
-    if (owner) await auditUser(request, owner, `Revoked ${token.impersonation === 1 ? 'impersonation' : 'personal access'} token with id ${token.id}`);
+    if (owner) await auditUser(request, owner, `Revoked personal access token with id ${token.id}`);
     return reply.code(204).send();
   }
 
