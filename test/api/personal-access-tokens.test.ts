@@ -70,6 +70,11 @@ describe('/personal_access_tokens', () => {
     }
     const missing = await t.request({ url: '/api/v4/personal_access_tokens/999999', token: adminToken });
     assert.deepEqual([missing.statusCode, missing.json()], [404, { message: '404 Not Found' }]);
+    // `:id` is not declared by the Service: text is looked up as ActiveRecord casts it, never a 400.
+    const text = await t.request({ url: '/api/v4/personal_access_tokens/abc', token: aliceToken });
+    assert.deepEqual([text.statusCode, text.json()], [401, { message: '401 Unauthorized' }]);
+    assert.equal((await t.request({ url: '/api/v4/personal_access_tokens/abc', token: adminToken })).statusCode, 404);
+    assert.equal((await t.request({ url: `/api/v4/personal_access_tokens/${bobId}x`, token: bobToken })).json().name, 'bob main');
     const self = await t.request({ url: '/api/v4/personal_access_tokens/self', token: aliceToken });
     assert.deepEqual([self.statusCode, self.json().name], [200, 'alice main']);
     const oauth = await t.request({ url: '/api/v4/personal_access_tokens/self', headers: { authorization: `Bearer ${await createOauthToken(t.db, alice)}` } });
@@ -83,6 +88,8 @@ describe('/personal_access_tokens', () => {
     assert.deepEqual([notMine.statusCode, notMine.json()], [400, { message: '400 Bad request' }]);
     const missing = await t.request({ method: 'DELETE', url: '/api/v4/personal_access_tokens/999999', token: aliceToken });
     assert.deepEqual([missing.statusCode, missing.json()], [404, { message: '404 Not found' }]);
+    const text = await t.request({ method: 'DELETE', url: '/api/v4/personal_access_tokens/abc', token: aliceToken });
+    assert.deepEqual([text.statusCode, text.json()], [404, { message: '404 Not found' }]);
     assert.equal((await t.request({ url: '/api/v4/user', token: spare })).statusCode, 200);
     const del = await t.request({ method: 'DELETE', url: `/api/v4/personal_access_tokens/${spareId}`, token: bobToken });
     assert.equal(del.statusCode, 204);

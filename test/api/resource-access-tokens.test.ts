@@ -86,6 +86,13 @@ describe('project and group access tokens', () => {
     assert.equal(one.json().name, 'ci bot');
     const missing = await t.request({ url: `/api/v4/projects/${project.id}/access_tokens/999999`, token: tokens.maintainer });
     assert.deepEqual(missing.json(), { message: '404 Could not find project access token with token_id: 999999 Not Found' });
+    // token_id is a String to the Service: text is looked up as ActiveRecord casts it, never refused with 400.
+    const text = await t.request({ url: `/api/v4/projects/${project.id}/access_tokens/abc`, token: tokens.maintainer });
+    assert.deepEqual(answer(text), [404, { message: '404 Could not find project access token with token_id: abc Not Found' }]);
+    const cast = await t.request({ url: `/api/v4/projects/${project.id}/access_tokens/${body.id}abc`, token: tokens.maintainer });
+    assert.equal(cast.json().id, body.id);
+    assert.equal((await revoke('abc', tokens.developer)).statusCode, 404);
+    assert.equal((await t.request({ url: `/api/v4/projects/${project.id}/access_tokens/abc`, token: tokens.developer })).statusCode, 401);
   });
 
   it('refuses in the Service\'s words: 401 on reads, the create service\'s message with 400 on create', async () => {

@@ -23,6 +23,7 @@ import { audit, ROLE_NAMES } from '../../audit.ts';
 import { loadGroup, loadProject } from '../../loaders/containers.ts';
 import { PersonalAccessTokenSchema, presentPersonalAccessToken } from '../../entities/personal-access-token.ts';
 import { route } from '../../route.ts';
+import { idFromText } from '../../../db/constraints.ts';
 
 export const ResourceAccessTokenSchema = Type.Object({
   ...PersonalAccessTokenSchema.properties,
@@ -37,7 +38,8 @@ export const ResourceAccessTokenWithTokenSchema = Type.Object({
 const present = (row: ResourceTokenRow) => ({ ...presentPersonalAccessToken(row), access_level: row.access_level });
 
 const listParams = defineParams({ id: P.string(), ...paginationParams });
-const oneParams = defineParams({ id: P.string(), token_id: P.integer() });
+// `token_id` is a String in the Service: any text is looked up, and what names no token answers 404 quoting it.
+const oneParams = defineParams({ id: P.string(), token_id: P.string({ maxLength: 1024, description: 'token id' }) });
 const createParams = defineParams({
   id: P.string(),
   name: P.string({ description: 'the token name (also the bot user\'s name)' }),
@@ -90,6 +92,11 @@ const resourceAccessTokens: FastifyPluginAsync = async (app) => {
     return loaded;
   }
 
+  const findToken = (resource: Resource, tokenId: string) => {
+    const id = idFromText(tokenId);
+    return id === null ? undefined : findResourceToken(db, resource.sourceType, resource.id, id);
+  };
+
   /** The audit event of the Service's EE create/revoke services: on the project or group, also for a refused attempt. */
   const auditToken = (request: FastifyRequest, loaded: Loaded, message: string, token?: { id: number; botName: string }) => audit(request, {
     entityType: loaded.resource.kind === 'project' ? 'Project' : 'Group', entityId: loaded.resource.id, entityPath: loaded.fullPath,
@@ -99,7 +106,7 @@ const resourceAccessTokens: FastifyPluginAsync = async (app) => {
   for (const kind of ['project', 'group'] as const) {
     const base = kind === 'project' ? '/projects/:id/access_tokens' : '/groups/:id/access_tokens';
     const tags = [`${kind} access tokens`];
-    const notFoundToken = (tokenId: number) => notFound(`Could not find ${kind} access token with token_id: ${tokenId}`);
+    const notFoundToken = (tokenId: string) => notFound(`Could not find ${kind} access token with token_id: ${tokenId}`);
 
     route(app, {
       method: 'GET', url: base, auth: 'required', params: listParams,
@@ -115,9 +122,8 @@ const resourceAccessTokens: FastifyPluginAsync = async (app) => {
       schema: { summary: `One of the ${kind}'s access tokens`, tags, response: { 200: ResourceAccessTokenSchema } },
     }, async ({ request, input }) => {
       const { resource } = await readableResource(request, kind);
-      const tokenId = input.token_id;
-      const row = await findResourceToken(db, resource.sourceType, resource.id, tokenId);
-      if (!row) throw notFoundToken(tokenId);
+      const row = await findToken(resource, input.token_id);
+      if (!row) throw notFoundToken(input.token_id);
       return present(row);
     });
 
@@ -153,10 +159,9 @@ const resourceAccessTokens: FastifyPluginAsync = async (app) => {
       schema: { summary: `Revoke a ${kind} access token and remove its bot user`, tags, response: { 204: Type.Null() } },
     }, async ({ request, reply, input, caller }) => {
       const loaded = await loadResource(request, kind);
-      const tokenId = input.token_id;
-      const row = await findResourceToken(db, loaded.resource.sourceType, loaded.resource.id, tokenId);
+      const row = await findToken(loaded.resource, input.token_id);
       const bot = row ? await findUserById(db, row.user_id) : undefined;
-      if (!row || !bot) throw notFoundToken(tokenId);
+      if (!row || !bot) throw notFoundToken(input.token_id);
       // The route finds the token first; ResourceAccessTokens::RevokeService then refuses, answered as 400 with its message.
       const result = loaded.mayManage
         ? await revokeResourceToken(db, row, bot, { hardDelete: false, host, dataDir: config.dataDir, shards: config.storages })

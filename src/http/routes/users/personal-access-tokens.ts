@@ -12,7 +12,7 @@ import { todayDate } from '../../../domain/clock.ts';
 import {
   findPersonalAccessTokenById, revokePersonalAccessToken, tokensQuery, type TokenFilters,
 } from '../../../domain/tokens/tokens.queries.ts';
-import { isStorableId } from '../../../db/constraints.ts';
+import { idFromText, isStorableId } from '../../../db/constraints.ts';
 import { badRequest, notFound, recordNotFound, unauthorized } from '../../errors.ts';
 import { paginate, paginationParams } from '../../lists/pagination.ts';
 import { defineParams, P } from '../../input/params.ts';
@@ -28,7 +28,8 @@ const params = {
     revoked: P.optional(P.boolean({ description: 'only revoked (true) or unrevoked (false) tokens' })),
     ...paginationParams,
   }),
-  one: defineParams({ id: P.integer({ description: 'token id' }) }),
+  // `:id` is not declared in the Service: any text is looked up (ActiveRecord's cast), so none is refused with 400.
+  one: defineParams({ id: P.string({ maxLength: 1024, description: 'token id' }) }),
 };
 
 const tags = ['personal_access_tokens'];
@@ -98,8 +99,8 @@ const personalAccessTokens: FastifyPluginAsync = async (app) => {
     schema: { summary: 'One personal access token', tags, response: { 200: PersonalAccessTokenSchema } },
   }, async ({ input, caller }) => {
     const user = caller.user;
-    const { id } = input;
-    const token = await findPersonalAccessTokenById(db, id);
+    const id = idFromText(input.id);
+    const token = id === null ? undefined : await findPersonalAccessTokenById(db, id);
     if (token && (user.admin === 1 || token.user_id === user.id)) return presentPersonalAccessToken(token);
     // Only administrators learn whether a token exists.
     throw user.admin === 1 ? notFound() : unauthorized();
@@ -114,8 +115,8 @@ const personalAccessTokens: FastifyPluginAsync = async (app) => {
     method: 'DELETE', url: '/personal_access_tokens/:id', auth: 'required', params: params.one,
     schema: { summary: 'Revokes a personal access token (own ones; any for administrators)', tags },
   }, async ({ request, reply, input }) => {
-    const { id } = input;
-    const token = await findPersonalAccessTokenById(db, id);
+    const id = idFromText(input.id);
+    const token = id === null ? undefined : await findPersonalAccessTokenById(db, id);
     // PersonalAccessToken.find: ActiveRecord's RecordNotFound (reference §6.2).
     if (!token) throw recordNotFound();
     return revoke(request, reply, token);
