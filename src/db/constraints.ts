@@ -17,6 +17,18 @@ export function isStorableId(n: number): boolean {
 }
 
 /**
+ * The id ActiveRecord looks up for a path segment the Service declares as a String (or not at all):
+ * Rails casts a string that starts with optional blanks, a sign and a digit as Ruby's `to_i` reads
+ * it ("12abc" is 12, "1_2" is 12) and any other string to no id. Null when no storable id results.
+ */
+export function idFromText(text: string): number | null {
+  const m = /^\s*([+-]?\d+(?:_\d+)*)/.exec(text);
+  if (!m) return null;
+  const n = Number(m[1].replace(/_/g, ''));
+  return isStorableId(n) ? n : null;
+}
+
+/**
  * Text a database column can hold on both engines: no NUL (PostgreSQL refuses it in text:
  * `invalid byte sequence for encoding "UTF8"`) and no lone surrogate (not encodable as UTF-8).
  * With the u flag a lone surrogate is one code point of category Cs; proper pairs never match.

@@ -101,7 +101,9 @@ describe('audit events', () => {
     assert.equal((await get(`/projects/${project.id}/audit_events/${userEvent.id}`, ownerToken)).statusCode, 404);
     assert.equal((await get(`/projects/${project.id}/audit_events`, userToken)).statusCode, 404);
     const devToken = await createToken(t.db, dev);
-    await t.request({ method: 'POST', url: `/api/v4/projects/${project.id}/members`, token: ownerToken, payload: { user_id: dev.id, access_level: 30 } });
+    const readd = { user_id: dev.id, access_level: 20 };
+    await t.request({ method: 'POST', url: `/api/v4/projects/${project.id}/members`, token: ownerToken, payload: readd });
+    // Below Developer: refused.
     assert.equal((await get(`/projects/${project.id}/audit_events`, devToken)).statusCode, 403);
   });
 
@@ -133,9 +135,63 @@ describe('audit events', () => {
     assert.equal(offset.headers['x-total'], '4');
     const maintainer = await createUser(t.db);
     await t.request({ method: 'POST', url: `/api/v4/groups/${group.id}/members`, token: ownerToken, payload: { user_id: maintainer.id, access_level: 40 } });
-    assert.equal((await get(`/groups/${group.id}/audit_events`, await createToken(t.db, maintainer))).statusCode, 403);
+    // A maintainer is below the group's owners: only the events they caused, none here.
+    assert.deepEqual(await events(`/groups/${group.id}/audit_events`, await createToken(t.db, maintainer)), []);
     const one = (await events(`/groups/${group.id}/audit_events`, ownerToken))[0];
     assert.equal((await get(`/groups/${group.id}/audit_events/${one.id}`, ownerToken)).json().entity_type, 'Group');
+  });
+
+  it('refuses as the Service: who may read before the parameters, members below Maintainer or Owner see their own events', async () => {
+    // The instance's and the group's and project's `before` blocks run ahead of parameter validation.
+    const bogus = await get('/audit_events?entity_type=Bogus', userToken);
+    assert.deepEqual([bogus.statusCode, bogus.json()], [403, { message: '403 Forbidden' }]);
+    assert.equal((await get('/audit_events?entity_type=Bogus')).statusCode, 400);
+    assert.equal((await get('/audit_events/x', userToken)).statusCode, 403);
+
+    const owner = await createUser(t.db);
+    const ownerToken = await createToken(t.db, owner);
+    const create = (url: string, payload: object) => t.request({ method: 'POST', url: `/api/v4${url}`, token: ownerToken, payload });
+    const project = (await create('/projects', { name: 'Own Events' })).json();
+    const base = `/projects/${project.id}/audit_events`;
+    const member = async (user: { id: number }, level: number, method = 'POST') => t.request({
+      method, url: `/api/v4/projects/${project.id}/members${method === 'POST' ? '' : `/${user.id}`}`, token: ownerToken,
+      payload: { user_id: user.id, access_level: level },
+    });
+    const dev = await createUser(t.db);
+    const devToken = await createToken(t.db, dev);
+    assert.equal((await member(dev, 40)).statusCode, 201);
+    // As a maintainer the developer-to-be adds someone: an event they authored.
+    const added = await createUser(t.db);
+    assert.equal((await t.request({
+      method: 'POST', url: `/api/v4/projects/${project.id}/members`, token: devToken, payload: { user_id: added.id, access_level: 10 },
+    })).statusCode, 201);
+    assert.equal((await member(dev, 30, 'PUT')).statusCode, 200);
+    const own = await events(base, devToken);
+    assert.deepEqual(own.map((e) => [e.author_id, e.details.target_id]), [[dev.id, added.id]]);
+    const everyone = await events(base, ownerToken);
+    assert.ok(everyone.length > own.length);
+    const ownersEvent = everyone.find((e) => e.author_id === owner.id)!;
+    // Another author's event is a RecordNotFound for the developer, as an unknown id is for anyone.
+    assert.deepEqual((await get(`${base}/${ownersEvent.id}`, devToken)).json(), { message: '404 Not found' });
+    assert.deepEqual((await get(`${base}/${2 ** 30}`, ownerToken)).json(), { message: '404 Not found' });
+    assert.equal((await get(`${base}/${own[0].id}`, devToken)).json().id, own[0].id);
+    // A reporter is refused before a malformed date is looked at; a developer gets the 400.
+    const reporter = await createUser(t.db);
+    assert.equal((await member(reporter, 20)).statusCode, 201);
+    const refused = await get(`${base}?created_after=not-a-date`, await createToken(t.db, reporter));
+    assert.deepEqual([refused.statusCode, refused.json()], [403, { message: '403 Forbidden' }]);
+    assert.equal((await get(`${base}?created_after=not-a-date`, devToken)).statusCode, 400);
+    // Someone who cannot see the project learns nothing, whatever the parameters.
+    assert.equal((await get(`${base}?created_after=not-a-date`, userToken)).statusCode, 404);
+    assert.equal((await get(`/projects/a%00b/audit_events`, devToken)).statusCode, 404);
+
+    const group = (await create('/groups', { name: 'Own Group', path: 'own-group' })).json();
+    const reporterInGroup = await createUser(t.db);
+    await create(`/groups/${group.id}/members`, { user_id: reporterInGroup.id, access_level: 20 });
+    const groupRefused = await get(`/groups/${group.id}/audit_events?sort=sideways`, await createToken(t.db, reporterInGroup));
+    assert.deepEqual([groupRefused.statusCode, groupRefused.json()], [403, { message: '403 Forbidden' }]);
+    assert.equal((await get(`/groups/${group.id}/audit_events?sort=sideways`, ownerToken)).statusCode, 400);
+    assert.deepEqual((await get(`/groups/${group.id}/audit_events/${ownersEvent.id}`, ownerToken)).json(), { message: '404 Not found' });
   });
 
   it('records OAuth applications, project access tokens, storage moves, and who acted through sudo', async () => {

@@ -70,6 +70,11 @@ describe('/personal_access_tokens', () => {
     }
     const missing = await t.request({ url: '/api/v4/personal_access_tokens/999999', token: adminToken });
     assert.deepEqual([missing.statusCode, missing.json()], [404, { message: '404 Not Found' }]);
+    // `:id` is not declared by the Service: text is looked up as ActiveRecord casts it, never a 400.
+    const text = await t.request({ url: '/api/v4/personal_access_tokens/abc', token: aliceToken });
+    assert.deepEqual([text.statusCode, text.json()], [401, { message: '401 Unauthorized' }]);
+    assert.equal((await t.request({ url: '/api/v4/personal_access_tokens/abc', token: adminToken })).statusCode, 404);
+    assert.equal((await t.request({ url: `/api/v4/personal_access_tokens/${bobId}x`, token: bobToken })).json().name, 'bob main');
     const self = await t.request({ url: '/api/v4/personal_access_tokens/self', token: aliceToken });
     assert.deepEqual([self.statusCode, self.json().name], [200, 'alice main']);
     const oauth = await t.request({ url: '/api/v4/personal_access_tokens/self', headers: { authorization: `Bearer ${await createOauthToken(t.db, alice)}` } });
@@ -83,6 +88,8 @@ describe('/personal_access_tokens', () => {
     assert.deepEqual([notMine.statusCode, notMine.json()], [400, { message: '400 Bad request' }]);
     const missing = await t.request({ method: 'DELETE', url: '/api/v4/personal_access_tokens/999999', token: aliceToken });
     assert.deepEqual([missing.statusCode, missing.json()], [404, { message: '404 Not found' }]);
+    const text = await t.request({ method: 'DELETE', url: '/api/v4/personal_access_tokens/abc', token: aliceToken });
+    assert.deepEqual([text.statusCode, text.json()], [404, { message: '404 Not found' }]);
     assert.equal((await t.request({ url: '/api/v4/user', token: spare })).statusCode, 200);
     const del = await t.request({ method: 'DELETE', url: `/api/v4/personal_access_tokens/${spareId}`, token: bobToken });
     assert.equal(del.statusCode, 204);
@@ -93,6 +100,22 @@ describe('/personal_access_tokens', () => {
     const byAdmin = await t.request({ method: 'DELETE', url: `/api/v4/personal_access_tokens/${await idOf(bob.id, 'bob victim')}`, token: ROOT_TOKEN });
     assert.equal(byAdmin.statusCode, 204);
     assert.equal((await t.request({ url: '/api/v4/user', token: victim })).statusCode, 401);
+    // The revoke service's audit events, on the token's owner: the refused attempt too.
+    const audit = (await t.request({ url: `/api/v4/audit_events?entity_type=User&entity_id=${bob.id}`, token: ROOT_TOKEN })).json() as
+      { author_id: number; details: { custom_message: string; target_details: string } }[];
+    const about = (id: number) => audit.filter((e) => / (\d+)( |$)/.exec(e.details.custom_message)?.[1] === String(id));
+    assert.deepEqual(about(spareId).map((e) => [e.author_id, e.details.custom_message, e.details.target_details]), [
+      [bob.id, `Revoked personal access token with id ${spareId}`, bob.username],
+      [alice.id, `Attempted to revoke personal access token with id ${spareId} but failed with message: Not permitted to revoke`,
+        bob.username],
+    ]);
+    // An impersonation token revoked here goes through the same service and is named the same way.
+    await createToken(t.db, bob, { name: 'bob impersonated', impersonation: true });
+    const impersonationId = await idOf(bob.id, 'bob impersonated');
+    const revoked = await t.request({ method: 'DELETE', url: `/api/v4/personal_access_tokens/${impersonationId}`, token: ROOT_TOKEN });
+    assert.equal(revoked.statusCode, 204);
+    const latest = (await t.request({ url: `/api/v4/audit_events?entity_type=User&entity_id=${bob.id}`, token: ROOT_TOKEN })).json()[0];
+    assert.equal(latest.details.custom_message, `Revoked personal access token with id ${impersonationId}`);
   });
 
   it('revokes the token in use with DELETE /personal_access_tokens/self', async () => {

@@ -1,7 +1,9 @@
 /**
  * Project and group access tokens (issue 16, item 3): a bot user per token, a member of its
  * project or group at the token's level; the token works with PRIVATE-TOKEN and Bearer on the API
- * and for git, only within its project or group and level; revoking removes the bot.
+ * and for git, only within its project or group and level; revoking removes the bot. Refusals
+ * as the Service answers them (issue 35 item 9): 401 on reads, 400 with the service's message on
+ * create and revoke, each attempt audited.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,6 +11,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { UserRow } from '../../src/db/types.ts';
 import { createToken, createUser } from '../helpers/factories.ts';
+import { digest } from '../../src/domain/tokens/secret.ts';
 import { cloneUrl, git, startListeningApp, tempDir } from '../helpers/git.ts';
 import type { TestApp } from '../helpers/app.ts';
 
@@ -42,6 +45,15 @@ describe('project and group access tokens', () => {
 
   const create = (payload: object, token = tokens.maintainer, base = `/api/v4/projects/${project.id}`) =>
     t.request({ method: 'POST', url: `${base}/access_tokens`, token, payload });
+  const answer = (res: { statusCode: number; json: () => unknown }) => [res.statusCode, res.json()];
+  const badRequest = (message: string) => [400, { message: `400 Bad request - ${message}` }];
+  const NO_PERMISSION = 'User does not have permission to create project access token';
+  const auditOf = async (base: string) =>
+    (await t.request({ url: `${base}/audit_events`, token: ownerToken })).json() as { details: Record<string, unknown> }[];
+  const failedRevoke = (kind: string, id: number, message: string) =>
+    `Attempted to revoke ${kind} access token with token_id: ${id}, but failed with message: ${message}`;
+  const revoke = (id: number | string, token: string, base = `/api/v4/projects/${project.id}`) =>
+    t.request({ method: 'DELETE', url: `${base}/access_tokens/${id}`, token });
 
   it('creates a bot user per token, a member at the token\'s level, and shows the token once', async () => {
     const res = await create({ name: 'ci bot', scopes: ['api'], access_level: 30, expires_at: '2099-01-01' });
@@ -74,11 +86,26 @@ describe('project and group access tokens', () => {
     assert.equal(one.json().name, 'ci bot');
     const missing = await t.request({ url: `/api/v4/projects/${project.id}/access_tokens/999999`, token: tokens.maintainer });
     assert.deepEqual(missing.json(), { message: '404 Could not find project access token with token_id: 999999 Not Found' });
+    // token_id is a String to the Service: text is looked up as ActiveRecord casts it, never refused with 400.
+    const text = await t.request({ url: `/api/v4/projects/${project.id}/access_tokens/abc`, token: tokens.maintainer });
+    assert.deepEqual(answer(text), [404, { message: '404 Could not find project access token with token_id: abc Not Found' }]);
+    const cast = await t.request({ url: `/api/v4/projects/${project.id}/access_tokens/${body.id}abc`, token: tokens.maintainer });
+    assert.equal(cast.json().id, body.id);
+    assert.equal((await revoke('abc', tokens.developer)).statusCode, 404);
+    assert.equal((await t.request({ url: `/api/v4/projects/${project.id}/access_tokens/abc`, token: tokens.developer })).statusCode, 401);
   });
 
-  it('refuses developers, bots, owner level from a maintainer, and invalid scopes or levels', async () => {
-    assert.equal((await create({ name: 'x', scopes: ['api'] }, tokens.developer)).statusCode, 403);
-    assert.equal((await t.request({ url: `/api/v4/projects/${project.id}/access_tokens`, token: tokens.developer })).statusCode, 403);
+  it('refuses in the Service\'s words: 401 on reads, the create service\'s message with 400 on create', async () => {
+    const denied = await create({ name: 'x', scopes: ['api'] }, tokens.developer);
+    assert.deepEqual(answer(denied), badRequest(NO_PERMISSION));
+    const list = await t.request({ url: `/api/v4/projects/${project.id}/access_tokens`, token: tokens.developer });
+    assert.deepEqual([list.statusCode, list.json()], [401, { message: '401 Unauthorized' }]);
+    const one = await t.request({ url: `/api/v4/projects/${project.id}/access_tokens/1`, token: tokens.developer });
+    assert.deepEqual([one.statusCode, one.json()], [401, { message: '401 Unauthorized' }]);
+    // A project the caller cannot see stays 404 before any of that.
+    const stranger = await createToken(t.db, await createUser(t.db));
+    assert.equal((await create({ name: 'x', scopes: ['api'] }, stranger)).statusCode, 404);
+    assert.equal((await t.request({ url: `/api/v4/projects/${project.id}/access_tokens`, token: stranger })).statusCode, 404);
     const owner50 = await create({ name: 'x', scopes: ['api'], access_level: 50 });
     assert.deepEqual([owner50.statusCode, owner50.json()], [400, { message: '400 Bad request - Could not provision owner access to project access token' }]);
     const sudo = await create({ name: 'x', scopes: ['sudo'] });
@@ -87,12 +114,30 @@ describe('project and group access tokens', () => {
     assert.deepEqual([level.statusCode, level.json()], [400, { error: 'access_level does not have a valid value' }]);
     const long = await create({ name: 'x'.repeat(256), scopes: ['api'] });
     assert.deepEqual([long.statusCode, long.json()], [400, { message: '400 Bad request - Name is too long (maximum is 255 characters)' }]);
+    // The bot user is made (and its name checked) before the token (and its scopes).
+    const blank = await create({ name: ' ', scopes: '' });
+    assert.deepEqual([blank.statusCode, blank.json()], [400, { message: '400 Bad request - Name can\'t be blank' }]);
+    const noScopes = await create({ name: 'x', scopes: '' });
+    assert.deepEqual([noScopes.statusCode, noScopes.json()], [400, { message: '400 Bad request - Scopes can\'t be blank' }]);
     const missing = await create({ scopes: ['api'] });
     assert.deepEqual(missing.json(), { message: '400 Bad request - "name" not given' });
     const botToken = (await create({ name: 'maintainer bot', scopes: ['api'], access_level: 40 })).json().token;
-    assert.equal((await create({ name: 'bot of a bot', scopes: ['api'] }, botToken)).statusCode, 403);
+    const byBot = await create({ name: 'bot of a bot', scopes: ['api'] }, botToken);
+    assert.deepEqual(answer(byBot), badRequest(NO_PERMISSION));
+    assert.equal((await t.request({ url: `/api/v4/projects/${project.id}/access_tokens`, token: botToken })).statusCode, 401);
     // The owner may hand out owner level.
     assert.equal((await create({ name: 'owner bot', scopes: ['api'], access_level: 50 }, ownerToken)).statusCode, 201);
+    // Refused attempts are audited on the project, as the Service's EE create service does.
+    const events = await auditOf(`/api/v4/projects/${project.id}`);
+    const messages = events.map((e) => e.details.custom_message);
+    const attempted = 'Attempted to create project access token but failed with message: ';
+    assert.ok(messages.includes(`${attempted}${NO_PERMISSION}`));
+    assert.ok(messages.includes(`${attempted}Could not provision owner access to project access token`));
+    const made = events.find((e) => e.details.target_details === 'owner bot')!;
+    assert.equal(made.details.target_type, 'PersonalAccessToken');
+    const madeId = made.details.target_id;
+    assert.equal(made.details.custom_message,
+      `Created project access token with token_id: ${madeId} with scopes: ["api"] and Owner access level.`);
   });
 
   it('works on the API with PRIVATE-TOKEN and Bearer, only within its project and level', async () => {
@@ -129,12 +174,25 @@ describe('project and group access tokens', () => {
   it('revokes the token and removes its bot', async () => {
     const { id, token, user_id: botId } = (await create({ name: 'short lived', scopes: ['api'] })).json();
     assert.equal((await t.request({ url: `/api/v4/projects/${project.id}`, token })).statusCode, 200);
-    assert.equal((await t.request({ method: 'DELETE', url: `/api/v4/projects/${project.id}/access_tokens/${id}`, token: tokens.developer })).statusCode, 403);
+    // The token is found first, then the revoke service refuses with its message (400).
+    const denied = await revoke(id, tokens.developer);
+    const developer = await t.db.selectFrom('users').innerJoin('personal_access_tokens', 'personal_access_tokens.user_id', 'users.id')
+      .select('users.name').where('personal_access_tokens.token_digest', '=', digest(tokens.developer)).executeTakeFirstOrThrow();
+    assert.deepEqual(answer(denied), badRequest(`${developer.name} cannot delete short lived`));
+    const unknown = await revoke(999999, tokens.developer);
+    assert.deepEqual(answer(unknown), [404, { message: '404 Could not find project access token with token_id: 999999 Not Found' }]);
+    assert.equal((await t.request({ url: `/api/v4/projects/${project.id}`, token })).statusCode, 200);
     const del = await t.request({ method: 'DELETE', url: `/api/v4/projects/${project.id}/access_tokens/${id}`, token: tokens.maintainer });
     assert.equal(del.statusCode, 204);
     assert.equal((await t.request({ url: `/api/v4/projects/${project.id}`, token })).statusCode, 401);
     assert.equal(await t.db.selectFrom('users').select('id').where('id', '=', botId).executeTakeFirst(), undefined);
     assert.equal((await t.request({ method: 'DELETE', url: `/api/v4/projects/${project.id}/access_tokens/${id}`, token: tokens.maintainer })).statusCode, 404);
+    const events = await auditOf(`/api/v4/projects/${project.id}`);
+    const revoked = events.filter((e) => e.details.target_id === id).map((e) => [e.details.custom_message, e.details.target_details]);
+    assert.deepEqual(revoked.slice(0, 2), [
+      [`Revoked project access token with token_id: ${id}`, 'short lived'],
+      [failedRevoke('project', id, `${developer.name} cannot delete short lived`), 'short lived'],
+    ]);
     const listed = (await t.request({ url: `/api/v4/projects/${project.id}/access_tokens`, token: tokens.maintainer })).json();
     assert.ok(!listed.some((x: { id: number }) => x.id === id));
   });
@@ -155,7 +213,10 @@ describe('project and group access tokens', () => {
     const maintainer = await createUser(t.db);
     await t.request({ method: 'POST', url: `/api/v4/groups/${group.id}/members`, token: ownerToken, payload: { user_id: maintainer.id, access_level: 40 } });
     const base = `/api/v4/groups/${group.id}`;
-    assert.equal((await create({ name: 'g', scopes: ['api'] }, await createToken(t.db, maintainer), base)).statusCode, 403);
+    const maintainerToken = await createToken(t.db, maintainer);
+    const denied = await create({ name: 'g', scopes: ['api'] }, maintainerToken, base);
+    assert.deepEqual(answer(denied), badRequest('User does not have permission to create group access token'));
+    assert.equal((await t.request({ url: `${base}/access_tokens`, token: maintainerToken })).statusCode, 401);
     const res = await create({ name: 'group bot', scopes: ['read_api'], access_level: 30 }, ownerToken, base);
     assert.equal(res.statusCode, 201, res.body);
     const bot = await t.db.selectFrom('users').selectAll().where('id', '=', res.json().user_id).executeTakeFirstOrThrow();
@@ -166,6 +227,15 @@ describe('project and group access tokens', () => {
     assert.equal((await t.request({ method: 'POST', url: `/api/v4/projects/${inGroup.id}/pipeline?ref=main`, token: res.json().token })).statusCode, 403);
     const list = await t.request({ url: `${base}/access_tokens`, token: ownerToken });
     assert.deepEqual(list.json().map((x: { name: string }) => x.name), ['group bot']);
-    assert.equal((await t.request({ method: 'DELETE', url: `${base}/access_tokens/${res.json().id}`, token: ownerToken })).statusCode, 204);
+    const notYours = await revoke(res.json().id, maintainerToken, base);
+    assert.deepEqual(answer(notYours), badRequest(`${maintainer.name} cannot delete group bot`));
+    assert.equal((await revoke(res.json().id, ownerToken, base)).statusCode, 204);
+    const events = await auditOf(base);
+    assert.deepEqual(events.map((e) => e.details.custom_message).slice(0, 4), [
+      `Revoked group access token with token_id: ${res.json().id}`,
+      failedRevoke('group', res.json().id, `${maintainer.name} cannot delete group bot`),
+      `Created group token with token_id: ${res.json().id} with scopes: ["read_api"].`,
+      'Attempted to create group access token but failed with message: User does not have permission to create group access token',
+    ]);
   });
 });

@@ -27,6 +27,8 @@ export interface AuditEventFilters {
   entityId?: number;
   createdAfter?: string;
   createdBefore?: string;
+  /** Only events this user caused (what a member below Owner/Maintainer may read). */
+  authorId?: number;
 }
 
 /** Unordered: the caller's pagination orders by id. */
@@ -36,6 +38,7 @@ export function auditEventsQuery(db: Db, f: AuditEventFilters) {
   if (f.entityId !== undefined) q = q.where('entity_id', '=', isStorableId(f.entityId) ? f.entityId : 0);
   if (f.createdAfter) q = q.where('created_at', '>=', f.createdAfter);
   if (f.createdBefore) q = q.where('created_at', '<=', f.createdBefore);
+  if (f.authorId !== undefined) q = q.where('author_id', '=', f.authorId);
   return q;
 }
 

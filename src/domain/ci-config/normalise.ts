@@ -29,8 +29,8 @@ function extendOne(key: string, root: Hash, done: Set<string>, ancestors: string
   for (const parent of parents as string[]) {
     merged = deepMerge(merged, extendOne(parent, root, done, [...ancestors, key]));
   }
+  // The job keeps its `extends:` (Extendable merges into the job's own hash), as lint's merged_yaml shows.
   const own = deepMerge(merged, value);
-  delete own.extends;
   root[key] = own;
   done.add(key);
   return own;

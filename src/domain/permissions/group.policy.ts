@@ -6,7 +6,7 @@
  */
 import { ACCESS_LEVELS, type Actor, visibleWithoutMembership } from './access.ts';
 
-export type GroupAction = 'read_group' | 'create_projects' | 'create_subgroup' | 'admin_group_member' | 'admin_group';
+export type GroupAction = 'read_group' | 'create_projects' | 'create_subgroup' | 'admin_group_member' | 'admin_group' | 'read_group_audit_events';
 
 const GROUP_RULES: Record<GroupAction, { minLevel: number; byVisibility: boolean }> = {
   read_group: { minLevel: ACCESS_LEVELS.guest, byVisibility: true },
@@ -14,6 +14,8 @@ const GROUP_RULES: Record<GroupAction, { minLevel: number; byVisibility: boolean
   create_subgroup: { minLevel: ACCESS_LEVELS.maintainer, byVisibility: false },
   admin_group_member: { minLevel: ACCESS_LEVELS.owner, byVisibility: false },
   admin_group: { minLevel: ACCESS_LEVELS.owner, byVisibility: false },
+  // EE GroupPolicy: developers read audit events (below Owner, only their own).
+  read_group_audit_events: { minLevel: ACCESS_LEVELS.developer, byVisibility: false },
 };
 
 export function canOnGroup(actor: Actor, action: GroupAction, group: { visibility_level: number }): boolean {

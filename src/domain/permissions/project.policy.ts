@@ -19,7 +19,8 @@ export type ProjectAction =
   | 'update_project'
   | 'archive_project'
   | 'delete_project'
-  | 'destroy_pipeline';
+  | 'destroy_pipeline'
+  | 'read_project_audit_events';
 
 interface Rule {
   /** Lowest member access level that grants the action. */
@@ -47,6 +48,8 @@ export const PROJECT_RULES: Record<ProjectAction, Rule> = {
   delete_project: { minLevel: ACCESS_LEVELS.owner, byVisibility: false, blockedWhenArchived: false },
   // Deleting a pipeline is for owners (PipelinePolicy destroy_pipeline: owner_access).
   destroy_pipeline: { minLevel: ACCESS_LEVELS.owner, byVisibility: false, blockedWhenArchived: false },
+  // EE ProjectPolicy: developer_access reads audit events (below Maintainer, only one's own).
+  read_project_audit_events: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: false },
 };
 
 export interface ProjectSubject {

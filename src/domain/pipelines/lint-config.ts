@@ -5,11 +5,11 @@
  * lists every job with its only/except; a dry run (`dry_run`) creates the pipeline in memory
  * for the ref, so rules and workflow decide which jobs are listed, and nothing is stored.
  */
-import YAML from 'yaml';
 import type { ProjectRow } from '../../db/tables/projects.ts';
 import type { JobConfig } from '../ci-config/ci-config.ts';
 import { ConfigError, isHash, Reference, type Hash } from '../ci-config/config-error.ts';
 import { loadCiConfig, selectJobs } from '../ci-config/parse-ci-config.ts';
+import { psychDump } from '../ci-config/psych-dump.ts';
 import type { JobSpec } from '../ci-config/job-entry.ts';
 import type { CiEnv } from './ci-env.ts';
 import { projectGitDir } from './create-pipeline-rows.ts';
@@ -43,6 +43,21 @@ function plain(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(plain);
   if (isHash(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
   return value;
+}
+
+/**
+ * The configuration as the Service's lint prints it (Gitlab::Ci::Config#metadata: the expanded
+ * hash's `to_yaml`): after includes, extends and references, with `.pre` first and `.post` last
+ * among the stages when `stages` (or the older `types`) is a list (Config::EdgeStagesInjector).
+ */
+export function mergedYaml(merged: Hash): string {
+  const root = plain(merged) as Record<string, unknown>;
+  const key = 'stages' in root ? 'stages' : 'types' in root ? 'types' : null;
+  const stages = key ? root[key] : null;
+  if (key && Array.isArray(stages)) {
+    root[key] = [...(stages.includes('.pre') ? [] : ['.pre']), ...stages, ...(stages.includes('.post') ? [] : ['.post'])];
+  }
+  return psychDump(root);
 }
 
 function policy(spec: JobSpec['only']): Record<string, unknown> | undefined {
@@ -98,7 +113,7 @@ export async function lintConfig(env: CiEnv, input: LintInput): Promise<LintResu
   const sources = includeSources(env, gitDir, sha, input.userId);
   try {
     const loaded = await loadCiConfig(input.content, sources, predefined);
-    const merged = `---\n${YAML.stringify(plain(loaded.merged as Hash), { lineWidth: 0 })}`;
+    const merged = mergedYaml(loaded.merged);
     let jobs: LintJob[] | undefined;
     if (input.dryRun) {
       if (!resolved) return { valid: false, errors: ['Reference not found'], warnings: [], merged_yaml: merged };

@@ -19,7 +19,6 @@ import { hashPassword, randomPassword } from '../users/password.ts';
 import { USER_TYPES } from '../users/user-kind.ts';
 import { findUserById, insertUserWithNamespace, rootPathTakenByOther, usernameTaken } from '../users/users.queries.ts';
 import { deleteUser, type DeleteOptions } from '../users/delete-user.ts';
-import { ValidationErrors } from '../validation-errors.ts';
 import { digest, generateToken } from './secret.ts';
 import { insertPersonalAccessToken, revokePersonalAccessToken, type ResourceTokenRow } from './tokens.queries.ts';
 
@@ -48,6 +47,12 @@ export type CreateResourceTokenResult =
   | { ok: true; value: { row: ResourceTokenRow; token: string; bot: UserRow } }
   | { ok: false; message: string };
 
+/** Rails' Array#to_sentence, as the Service joins a model's full messages: "a", "a and b", "a, b, and c". */
+function toSentence(items: string[]): string {
+  if (items.length <= 2) return items.join(' and ');
+  return `${items.slice(0, -1).join(', ')}, and ${items[items.length - 1]}`;
+}
+
 /**
  * project_1_bot, then project_1_bot1, project_1_bot2, … (the Service's Uniquify on the username):
  * the first free one from `from` on, with its number.
@@ -68,24 +73,29 @@ async function freeBotUsername(db: Kysely<DB>, resource: Resource, from: number)
 const BOT_USERNAME_TRIES = 50;
 
 /**
- * Creates the bot, its membership and its token in one transaction. `creatorLevel` is the
- * creator's own access level (administrators count as owners): nobody hands out more than they have.
+ * Creates the bot, its membership and its token in one transaction. `creator.level` is the
+ * creator's own access level (administrators count as owners): on a project only an owner hands
+ * out the Owner level. Managing tokens takes Maintainer on a project and Owner on a group, so no
+ * other level can exceed the creator's.
  */
 export async function createResourceToken(
   db: Kysely<DB>, resource: Resource, creator: { id: number; level: number }, input: CreateResourceTokenInput, host: string,
 ): Promise<CreateResourceTokenResult> {
-  const errors = new ValidationErrors();
+  // CreateService's order: the owner level first, then the bot user (its name), then the token (its scopes).
+  if (resource.kind === 'project' && input.accessLevel === OWNER && creator.level < OWNER) {
+    return { ok: false, message: 'Could not provision owner access to project access token' };
+  }
   const name = input.name.trim();
   const scopes = [...new Set(input.scopes.map((s) => s.trim()).filter(Boolean))];
-  if (name === '') errors.add('name', "can't be blank");
-  if (name.length > 255) errors.add('name', 'is too long (maximum is 255 characters)');
-  if (name.includes('\0')) errors.add('name', 'is invalid');
-  if (scopes.length === 0) errors.add('scopes', "can't be blank");
-  if (!scopes.every((s) => RESOURCE_BOT_SCOPES.includes(s))) errors.add('scopes', 'can only contain available scopes');
-  if (!errors.empty) return { ok: false, message: Object.entries(errors.errors).map(([k, v]) => `${k.charAt(0).toUpperCase()}${k.slice(1)} ${v.join(', ')}`).join(', ') };
-  if (input.accessLevel > creator.level || (input.accessLevel === OWNER && creator.level < OWNER)) {
-    return { ok: false, message: `Could not provision ${input.accessLevel === OWNER ? 'owner' : 'a higher'} access to ${resource.kind} access token` };
-  }
+  const userErrors: string[] = [];
+  if (name === '') userErrors.push("Name can't be blank");
+  if (name.length > 255) userErrors.push('Name is too long (maximum is 255 characters)');
+  if (name.includes('\0')) userErrors.push('Name is invalid');
+  if (userErrors.length > 0) return { ok: false, message: toSentence(userErrors) };
+  const tokenErrors: string[] = [];
+  if (scopes.length === 0) tokenErrors.push("Scopes can't be blank");
+  if (!scopes.every((s) => RESOURCE_BOT_SCOPES.includes(s))) tokenErrors.push('Scopes can only contain available scopes');
+  if (tokenErrors.length > 0) return { ok: false, message: toSentence(tokenErrors) };
   const token = generateToken();
   const encrypted = await hashPassword(randomPassword());
   let from = 0;

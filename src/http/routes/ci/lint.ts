@@ -3,7 +3,10 @@
  * `content`, GET checks the project's `.gitlab-ci.yml` at a ref (the default branch unless `sha`,
  * `content_ref` or `ref` names another). Both read includes at that ref, answer 200 with
  * `valid`/`errors`/`warnings`/`merged_yaml`, and the jobs with `include_jobs`. A dry run
- * simulates pipeline creation (rules, workflow) and takes the right to create pipelines.
+ * simulates pipeline creation (rules, workflow). Who may ask, as lib/api/lint.rb says: POST takes
+ * the right to create pipelines (403 otherwise, dry run or not); GET takes the right to read the
+ * code, and a dry run by someone who may not create pipelines is the pipeline service's own
+ * refusal inside a 200 answer (Chain::Validate::Abilities runs before the configuration is read).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
@@ -13,6 +16,7 @@ import { CI_CONFIG_PATH, projectGitDir } from '../../../domain/pipelines/create-
 import { readFileAt, resolveCommitish } from '../../../domain/pipelines/git-source.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { authorizeProject, loadProject } from '../../loaders/containers.ts';
+import { canOnProject } from '../../../domain/permissions/project.policy.ts';
 import { route } from '../../route.ts';
 
 /** Bytes of YAML one lint request may check (the Service's max_yaml_size_bytes). */
@@ -51,6 +55,8 @@ const LintSchema = Type.Object({
   jobs: Type.Optional(Type.Array(LintJobSchema)),
 });
 
+const NO_PIPELINES = 'Insufficient permissions to create a new pipeline';
+
 const invalid = (includeJobs: boolean, message: string): LintResult =>
   ({ valid: false, errors: [message], warnings: [], merged_yaml: null, ...(includeJobs ? { jobs: [] } : {}) });
 
@@ -62,7 +68,7 @@ const ciLint: FastifyPluginAsync = async (app) => {
     schema: { summary: 'Validate CI/CD YAML in the context of a project', tags: ['ci lint'], response: { 200: LintSchema } },
   }, async ({ request, input, caller }) => {
     const ctx = await loadProject(request, input.id);
-    authorizeProject(ctx, input.dry_run ? 'update_build' : 'download_code');
+    authorizeProject(ctx, 'update_build');
     if (input.content.trim() === '') return invalid(input.include_jobs, EMPTY_CONTENT);
     return lintConfig(ciEnvFrom(db, config), {
       project: ctx.project, content: input.content, userId: caller.user.id, dryRun: input.dry_run, includeJobs: input.include_jobs,
@@ -75,7 +81,8 @@ const ciLint: FastifyPluginAsync = async (app) => {
     schema: { summary: "Validate a project's CI/CD configuration", tags: ['ci lint'], response: { 200: LintSchema } },
   }, async ({ request, input, caller }) => {
     const ctx = await loadProject(request, input.id);
-    authorizeProject(ctx, input.dry_run ? 'update_build' : 'download_code');
+    authorizeProject(ctx, 'download_code');
+    if (input.dry_run && !canOnProject(ctx.actor, 'update_build', ctx.project)) return invalid(input.include_jobs, NO_PIPELINES);
     const env = ciEnvFrom(db, config);
     const gitDir = projectGitDir(env, ctx.project);
     const at = input.content_ref ?? input.sha ?? input.ref ?? ctx.project.default_branch;
