@@ -35,7 +35,9 @@ export async function insertSnippet(db: Db, s: Pick<SnippetsTable, 'title' | 'de
   return db.updateTable('snippets').set({ disk_path: `@snippets/${row.id}.git` }).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function updateSnippetRow(db: Db, id: number, set: Partial<Pick<SnippetsTable, 'title' | 'description' | 'file_name' | 'content'>> & { visibility_level?: number }): Promise<SnippetRow> {
+export async function updateSnippetRow(
+  db: Db, id: number, set: Partial<Pick<SnippetsTable, 'title' | 'description' | 'file_name' | 'content' | 'file_paths'>> & { visibility_level?: number },
+): Promise<SnippetRow> {
   return db.updateTable('snippets').set({ ...set, updated_at: nowIso() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }
 

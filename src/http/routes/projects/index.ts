@@ -16,7 +16,7 @@ export default async function projectsArea(api: FastifyInstance): Promise<void> 
     'projects': projects,              // /projects, /projects/:id, /projects/:id/(archive|unarchive), /projects/user/:user_id
     'members': members,                // /projects/:id/members, /groups/:id/members
     'snippets': snippets,              // /snippets[/:id[/raw]]
-    'snippet-reads': snippetReads,     // /snippets/public
+    'snippet-reads': snippetReads,     // /snippets/public, /snippets/:id/files/:ref/:file_path/raw
     'access-tokens': accessTokens,     // /projects/:id/access_tokens, /groups/:id/access_tokens
   });
 }
