@@ -108,10 +108,13 @@ describe('route table: no static segment swallowed by a parameter', () => {
         } catch {
           // A path declared twice (another constraint) needs no second entry.
         }
-        if (route.url.startsWith(`${API}/`)) api.push({ method, url: route.url.slice(API.length), from: `kiln ${route.config?.source ?? ''}` });
+        if (route.url.startsWith(`${API}/`)) {
+          api.push({ method, url: route.url.slice(API.length), from: `kiln ${route.config?.source ?? ''}` });
+        }
       }
     }
-    const declared: Declared[] = [...api, ...SERVICE_STATIC_PATHS.map(([method, url, from]) => ({ method, url, from: `the Service's ${from}` }))];
+    const service = SERVICE_STATIC_PATHS.map(([method, url, from]) => ({ method, url, from: `the Service's ${from}` }));
+    const declared: Declared[] = [...api, ...service];
     const served = new Set(api.map((d) => `${d.method} ${shape(d.url)}`));
     const problems: string[] = [];
 
@@ -129,7 +132,9 @@ describe('route table: no static segment swallowed by a parameter', () => {
       }
       if (own) continue;
       // Not served: other methods' routes catch the path; the answer must still be the catch-all.
-      const res = await t.request({ method: d.method, url: `${API}${sample(d.url)}`, token: ROOT_TOKEN, payload: d.method === 'GET' ? undefined : {} });
+      const res = await t.request({
+        method: d.method, url: `${API}${sample(d.url)}`, token: ROOT_TOKEN, payload: d.method === 'GET' ? undefined : {},
+      });
       const body = res.headers['content-type']?.startsWith('application/json') ? res.json() : res.body;
       if (res.statusCode !== 404 || JSON.stringify(body) !== JSON.stringify({ error: '404 Not Found' })) {
         const by = catchers.map((c) => `${c.method} ${c.url}`).join(', ');

@@ -25,13 +25,17 @@ describe('snippets: public list and files', () => {
   });
   after(async () => { await t?.close(); });
 
-  const create = (token: string, payload: Record<string, unknown>) => t.request({ method: 'POST', url: '/api/v4/snippets', token, payload });
-  const update = (token: string, id: number, payload: Record<string, unknown>) => t.request({ method: 'PUT', url: `/api/v4/snippets/${id}`, token, payload });
+  const create = (token: string, payload: Record<string, unknown>) =>
+    t.request({ method: 'POST', url: '/api/v4/snippets', token, payload });
+  const update = (token: string, id: number, payload: Record<string, unknown>) =>
+    t.request({ method: 'PUT', url: `/api/v4/snippets/${id}`, token, payload });
   const repoOf = (id: number) => path.join(t.dataDir, 'repositories', '@snippets', `${id}.git`);
-  const tree = async (id: number) => (await runGit(['ls-tree', '-r', '--name-only', 'main'], { gitDir: repoOf(id) })).stdout.split('\n').filter(Boolean);
+  const tree = async (id: number) =>
+    (await runGit(['ls-tree', '-r', '--name-only', 'main'], { gitDir: repoOf(id) })).stdout.split('\n').filter(Boolean);
   const show = async (id: number, file: string) => (await runGit(['show', `main:${file}`], { gitDir: repoOf(id) })).stdout;
   const commits = async (id: number) => Number((await runGit(['rev-list', '--count', 'main'], { gitDir: repoOf(id) })).stdout.trim());
-  const snippetCount = async () => Number((await t.db.selectFrom('snippets').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const snippetCount = async () =>
+    Number((await t.db.selectFrom('snippets').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
   const paths = (body: { files: { path: string }[] }) => body.files.map((f) => f.path);
 
   it('lists every public personal snippet, newest first, to any signed-in user', async () => {
@@ -46,7 +50,8 @@ describe('snippets: public list and files', () => {
     assert.equal(res.json()[1].author.id, alice.id);
     assert.equal(res.json()[0].repository_storage, undefined);
     const admin = await t.request({ url: '/api/v4/snippets/public?per_page=1', token: ROOT_TOKEN });
-    assert.deepEqual(admin.json().map((s: { id: number; repository_storage: string }) => [s.id, s.repository_storage]), [[pub2.id, 'default']]);
+    const storages = admin.json().map((s: { id: number; repository_storage: string }) => [s.id, s.repository_storage]);
+    assert.deepEqual(storages, [[pub2.id, 'default']]);
     assert.equal(admin.headers['x-next-page'], '2');
     assert.equal((await t.request({ url: '/api/v4/snippets/public' })).statusCode, 401);
   });
@@ -54,7 +59,9 @@ describe('snippets: public list and files', () => {
   it('creates a snippet of several files, one commit in its repository', async () => {
     const res = await create(aliceToken, {
       title: 'Several', visibility: 'public',
-      files: [{ file_path: 'b.rb', content: 'puts 1\n' }, { file_path: 'a.md', content: '# A\n' }, { file_path: 'dir/c b.txt', content: 'c\n' }],
+      files: [
+        { file_path: 'b.rb', content: 'puts 1\n' }, { file_path: 'a.md', content: '# A\n' }, { file_path: 'dir/c b.txt', content: 'c\n' },
+      ],
     });
     assert.equal(res.statusCode, 201, res.body);
     const s = res.json();
@@ -83,7 +90,8 @@ describe('snippets: public list and files', () => {
   });
 
   it('serves each file raw at a ref', async () => {
-    const s = (await create(aliceToken, { title: 'Raw', files: [{ file_path: 'dir/one.txt', content: 'one\n' }, { file_path: 'two.md', content: '# two\n' }] })).json();
+    const files = [{ file_path: 'dir/one.txt', content: 'one\n' }, { file_path: 'two.md', content: '# two\n' }];
+    const s = (await create(aliceToken, { title: 'Raw', files })).json();
     const url = (ref: string, file: string) => `/api/v4/snippets/${s.id}/files/${ref}/${file}/raw`;
     const one = await t.request({ url: url('main', 'dir%2Fone.txt'), token: aliceToken });
     assert.equal(one.statusCode, 200, one.body);
@@ -138,7 +146,8 @@ describe('snippets: public list and files', () => {
   });
 
   it('updates files with create, update, move and delete actions, one commit each time', async () => {
-    const s = (await create(aliceToken, { title: 'Actions', files: [{ file_path: 'a.txt', content: 'a\n' }, { file_path: 'b.txt', content: 'b\n' }] })).json();
+    const files = [{ file_path: 'a.txt', content: 'a\n' }, { file_path: 'b.txt', content: 'b\n' }];
+    const s = (await create(aliceToken, { title: 'Actions', files })).json();
     const res = await update(aliceToken, s.id, {
       files: [
         { action: 'update', file_path: 'a.txt', content: 'A\n' },
@@ -156,7 +165,9 @@ describe('snippets: public list and files', () => {
     assert.equal((await t.request({ url: `/api/v4/snippets/${s.id}/raw`, token: aliceToken })).body, 'A\n');
 
     // Files sent without a path are named snippetfile<N>.txt, counting on from the highest.
-    const unnamed = await update(aliceToken, s.id, { files: [{ action: 'create', content: 'one' }, { action: 'create', file_path: '', content: 'two' }] });
+    const unnamed = await update(aliceToken, s.id, {
+      files: [{ action: 'create', content: 'one' }, { action: 'create', file_path: '', content: 'two' }],
+    });
     assert.deepEqual(paths(unnamed.json()), ['a.txt', 'c/d.txt', 'e.txt', 'snippetfile1.txt', 'snippetfile2.txt']);
     const more = await update(aliceToken, s.id, { files: [{ action: 'move', previous_path: 'e.txt', content: 'moved' }] });
     assert.deepEqual(paths(more.json()), ['a.txt', 'c/d.txt', 'snippetfile1.txt', 'snippetfile2.txt', 'snippetfile3.txt']);
@@ -175,7 +186,8 @@ describe('snippets: public list and files', () => {
   });
 
   it('refuses updates the Service refuses, in its words, changing nothing', async () => {
-    const s = (await create(aliceToken, { title: 'Strict', visibility: 'public', files: [{ file_path: 'a.txt', content: 'a' }, { file_path: 'b.txt', content: 'b' }] })).json();
+    const files = [{ file_path: 'a.txt', content: 'a' }, { file_path: 'b.txt', content: 'b' }];
+    const s = (await create(aliceToken, { title: 'Strict', visibility: 'public', files })).json();
     const refused = async (payload: Record<string, unknown>, status: number, body: unknown, id = s.id, token = aliceToken) => {
       const res = await update(token, id, payload);
       assert.deepEqual([res.statusCode, res.json()], [status, body], JSON.stringify(payload));
@@ -189,23 +201,28 @@ describe('snippets: public list and files', () => {
     await refused({ files: [{ action: 'create', file_path: 'c.txt', content: '  ' }] }, 422, invalidData);
     await refused({ files: [{ action: 'rename', file_path: 'a.txt' }] }, 400, { error: 'files[0][action] does not have a valid value' });
     await refused({ files: [{ file_path: 'a.txt', content: 'x' }] }, 400, { message: '400 Bad request - "files[0][action]" not given' });
-    await refused({ files: [{ action: 'delete', file_path: '../a.txt' }] }, 400, { error: 'files[0][file_path] should be a valid file path' });
-    await refused({ files: [{ action: 'delete', file_path: 'a.txt' }], content: 'x' }, 400, { error: 'files, content are mutually exclusive' });
-    await refused({ files: [{ action: 'delete', file_path: 'a.txt' }], file_name: 'x' }, 400, { error: 'files, file_name are mutually exclusive' });
-    await refused({}, 400, { error: 'content, description, files, file_name, title, visibility are missing, at least one parameter must be provided' });
+    const remove = (file_path: string) => ({ action: 'delete', file_path });
+    await refused({ files: [remove('../a.txt')] }, 400, { error: 'files[0][file_path] should be a valid file path' });
+    await refused({ files: [remove('a.txt')], content: 'x' }, 400, { error: 'files, content are mutually exclusive' });
+    await refused({ files: [remove('a.txt')], file_name: 'x' }, 400, { error: 'files, file_name are mutually exclusive' });
+    const none = 'content, description, files, file_name, title, visibility are missing, at least one parameter must be provided';
+    await refused({}, 400, { error: none });
     await refused({ content: '' }, 400, { error: 'content is empty' });
     await refused({ title: '' }, 400, { error: 'title is empty' });
     // The parameters are checked before the snippet is looked up (Grape validates first).
     await refused({ files: [{ action: 'rename' }] }, 400, { error: 'files[0][action] does not have a valid value' }, 999999);
     await refused({ title: 'x' }, 404, { message: '404 Snippet Not Found' }, 999999);
-    await refused({ files: [{ action: 'delete', file_path: 'a.txt' }] }, 403, { message: '403 Forbidden' }, s.id, await createToken(t.db, await createUser(t.db)));
-    await refused({ content: 'x' }, 400, { message: { error: 'To update Snippets with multiple files, you must use the `files` parameter' } });
-    await refused({ file_name: 'x.txt' }, 400, { message: { error: 'To update Snippets with multiple files, you must use the `files` parameter' } });
+    const otherToken = await createToken(t.db, await createUser(t.db));
+    await refused({ files: [remove('a.txt')] }, 403, { message: '403 Forbidden' }, s.id, otherToken);
+    const multiple = { message: { error: 'To update Snippets with multiple files, you must use the `files` parameter' } };
+    await refused({ content: 'x' }, 400, multiple);
+    await refused({ file_name: 'x.txt' }, 400, multiple);
     const repositoryError = { message: { error: 'Repository Error updating the snippet' } };
     await refused({ files: [{ action: 'create', file_path: 'a.txt', content: 'x' }] }, 400, repositoryError);
     await refused({ files: [{ action: 'update', file_path: 'zz.txt', content: 'x' }] }, 400, repositoryError);
     await refused({ files: [{ action: 'delete', file_path: 'zz.txt' }] }, 400, repositoryError);
-    await refused({ title: 'Changed?', files: Array.from({ length: 9 }, (_, i) => ({ action: 'create', file_path: `n${i}`, content: 'n' })) }, 400, repositoryError);
+    const nine = Array.from({ length: 9 }, (_, i) => ({ action: 'create', file_path: `n${i}`, content: 'n' }));
+    await refused({ title: 'Changed?', files: nine }, 400, repositoryError);
     const after = await t.request({ url: `/api/v4/snippets/${s.id}`, token: aliceToken });
     assert.deepEqual([after.json().title, paths(after.json())], ['Strict', ['a.txt', 'b.txt']]);
     assert.deepEqual(await tree(s.id), ['a.txt', 'b.txt']);

@@ -45,13 +45,17 @@ export function allMembersQuery(db: Db, sources: { projectId: number | null; gro
       .orderBy(sql`case when members.source_type = 'Project' then 0 else 1 end`)
       .orderBy('members.id')).as('rank'))
     .where((eb) => eb.or([
-      ...(sources.projectId !== null ? [eb.and([eb('members.source_type', '=', 'Project'), eb('members.source_id', '=', sources.projectId)])] : []),
-      ...(sources.groupIds.length > 0 ? [eb.and([eb('members.source_type', '=', 'Namespace'), eb('members.source_id', 'in', sources.groupIds)])] : []),
+      ...(sources.projectId !== null
+        ? [eb.and([eb('members.source_type', '=', 'Project'), eb('members.source_id', '=', sources.projectId)])] : []),
+      ...(sources.groupIds.length > 0
+        ? [eb.and([eb('members.source_type', '=', 'Namespace'), eb('members.source_id', 'in', sources.groupIds)])] : []),
     ]));
   return db.selectFrom(ranked.as('m'))
     .innerJoin('users', 'users.id', 'm.user_id')
     .selectAll('users')
-    .select(['m.id as member_id', 'm.access_level', 'm.expires_at', 'm.created_at as member_created_at', 'm.created_by_id as member_created_by_id'])
+    .select([
+      'm.id as member_id', 'm.access_level', 'm.expires_at', 'm.created_at as member_created_at', 'm.created_by_id as member_created_by_id',
+    ])
     .where('m.rank', '=', 1)
     .orderBy('m.user_id');
 }

@@ -115,7 +115,9 @@ const pendingId = (n: number) => `pending-${n}`;
  * Checks and applies the actions to `files`; returns the index lines that change the base, with
  * pendingId(n) where `contents[n]` is to be written.
  */
-async function applyActions(gitDir: string, base: string | null, files: Files, actions: CommitAction[], contents: Buffer[]): Promise<[string, string | null][]> {
+async function applyActions(
+  gitDir: string, base: string | null, files: Files, actions: CommitAction[], contents: Buffer[],
+): Promise<[string, string | null][]> {
   const changes = new Map<string, string | null>();
   const put = async (p: string, mode: string, content: Buffer | undefined, keepId?: string) => {
     const id = content !== undefined ? pendingId(contents.push(content) - 1) : keepId!;
@@ -134,7 +136,9 @@ async function applyActions(gitDir: string, base: string | null, files: Files, a
     if (base === null && a.action !== 'create') fail(`No files to ${a.action}.`);
     if (a.lastCommitId !== undefined && base !== null && a.action !== 'create') {
       const checked = a.action === 'move' && a.previousPath !== undefined ? cleanPath(a.previousPath) : filePath;
-      if ((await lastCommitFor(gitDir, base, checked)) !== a.lastCommitId) fail(`The file has changed since you started editing it: ${checked}`);
+      if ((await lastCommitFor(gitDir, base, checked)) !== a.lastCommitId) {
+        fail(`The file has changed since you started editing it: ${checked}`);
+      }
     }
     switch (a.action) {
       case 'create':
@@ -218,6 +222,8 @@ export async function commitActions(db: Kysely<DB>, repo: ProjectRepository, req
   if (!written.ok) return written;
   const r = await updateRefs(db, repo, [written.update]);
   if (r.ok) return written;
-  if (r.reason === 'stale') return { ok: false, reason: 'invalid', message: `Could not update refs/heads/${req.branch}. Please refresh and try again.` };
+  if (r.reason === 'stale') {
+    return { ok: false, reason: 'invalid', message: `Could not update refs/heads/${req.branch}. Please refresh and try again.` };
+  }
   return { ok: false, reason: 'read_only' };
 }

@@ -74,7 +74,9 @@ const normalised = (p: string) => {
 /** Writes the commit of `actions` (objects only) and reads back what the row keeps; null when refused. */
 async function writeSnippetCommit(gitDir: string, editor: UserRow, actions: CommitAction[], message: string): Promise<Committed | null> {
   const identity = commitAuthor(editor);
-  const written = await writeCommit(gitDir, { branch: INITIAL_BRANCH, force: false, message, author: identity, committer: identity, actions });
+  const written = await writeCommit(gitDir, {
+    branch: INITIAL_BRANCH, force: false, message, author: identity, committer: identity, actions,
+  });
   if (!written.ok) return null;
   const tree = await flatTree(gitDir, written.commitId);
   // Gitlab::Checks::PushFileCountCheck with Snippet.max_file_limit, run by the commit's hooks.
@@ -98,7 +100,9 @@ async function publish(gitDir: string, u: RefUpdate): Promise<boolean> {
   }
 }
 
-export async function createSnippet(db: Kysely<DB>, shards: StorageShard[], author: UserRow, input: NewSnippet): Promise<SnippetWriteResult<SnippetRow>> {
+export async function createSnippet(
+  db: Kysely<DB>, shards: StorageShard[], author: UserRow, input: NewSnippet,
+): Promise<SnippetWriteResult<SnippetRow>> {
   if (input.files.some((f) => tooLong(f.filePath))) return { ok: false, reason: 'file_name_too_long' };
   if (!input.files.every((f) => validAction(f, ['create']))) return { ok: false, reason: 'invalid_actions' };
   const storage = await pickStorage(db, shards);
@@ -134,7 +138,9 @@ export async function createSnippet(db: Kysely<DB>, shards: StorageShard[], auth
  * after the other. The commit comes before the row, so the row never describes files the
  * repository lacks.
  */
-export async function updateSnippet(db: Kysely<DB>, shards: StorageShard[], editor: UserRow, id: number, change: SnippetChange): Promise<SnippetWriteResult<SnippetRow>> {
+export async function updateSnippet(
+  db: Kysely<DB>, shards: StorageShard[], editor: UserRow, id: number, change: SnippetChange,
+): Promise<SnippetWriteResult<SnippetRow>> {
   const legacy = change.fileName !== undefined || change.content !== undefined;
   const commits = change.files !== undefined || legacy;
   if (tooLong(change.fileName) || change.files?.some((f) => tooLong(f.filePath) || tooLong(f.previousPath))) {
@@ -173,8 +179,10 @@ export async function updateSnippet(db: Kysely<DB>, shards: StorageShard[], edit
  * mid-move would leave the copy on the destination behind, or remove the source from under it.
  * The row goes in the transaction that locked it, with the repository where that row said.
  */
-export async function deleteSnippet(db: Kysely<DB>, shards: StorageShard[], id: number): Promise<{ ok: true } | { ok: false; reason: 'not_found' | 'read_only' }> {
-  const found = await db.transaction().execute(async (trx): Promise<{ ok: true; value: LockedContainer } | { ok: false; reason: 'not_found' | 'read_only' }> => {
+type DeleteRefusal = { ok: false; reason: 'not_found' | 'read_only' };
+
+export async function deleteSnippet(db: Kysely<DB>, shards: StorageShard[], id: number): Promise<{ ok: true } | DeleteRefusal> {
+  const found = await db.transaction().execute(async (trx): Promise<{ ok: true; value: LockedContainer } | DeleteRefusal> => {
     const [locked] = await lockContainers(trx, 'snippet', [id]);
     if (!locked) return { ok: false, reason: 'not_found' };
     if (locked.read_only === 1) return { ok: false, reason: 'read_only' };

@@ -81,7 +81,9 @@ export function toCommitActions(actions: SnippetFileAction[], existing: readonly
  * (Snippets::UpdateService#build_actions_from_params): a new name moves it, new content updates
  * it. Null when nothing would change.
  */
-export function legacyUpdateAction(current: string | null, fileName: string | undefined, content: string | undefined): SnippetFileAction | null {
+export function legacyUpdateAction(
+  current: string | null, fileName: string | undefined, content: string | undefined,
+): SnippetFileAction | null {
   const filePath = fileName ?? current ?? undefined;
   if (current === null) return { action: 'create', filePath, content: content ?? '' };
   if (filePath !== current) return { action: 'move', previousPath: current, filePath, content };

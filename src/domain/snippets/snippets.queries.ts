@@ -36,7 +36,8 @@ export async function insertSnippet(db: Db, s: Pick<SnippetsTable, 'title' | 'de
 }
 
 export async function updateSnippetRow(
-  db: Db, id: number, set: Partial<Pick<SnippetsTable, 'title' | 'description' | 'file_name' | 'content' | 'file_paths'>> & { visibility_level?: number },
+  db: Db, id: number,
+  set: Partial<Pick<SnippetsTable, 'title' | 'description' | 'file_name' | 'content' | 'file_paths'>> & { visibility_level?: number },
 ): Promise<SnippetRow> {
   return db.updateTable('snippets').set({ ...set, updated_at: nowIso() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }

@@ -41,7 +41,8 @@ export type SnippetWithAdmin = Static<typeof SnippetWithAdminSchema>;
  * characters a path segment may hold (RFC 3986 pchar: sub-delims, `:` and `@`) left as they are.
  */
 export function escapePath(path: string): string {
-  return path.split('/').map((part) => encodeURIComponent(part).replace(/%(24|26|2B|2C|3B|3D|3A|40)/g, (m) => decodeURIComponent(m))).join('/');
+  const segment = (part: string) => encodeURIComponent(part).replace(/%(24|26|2B|2C|3B|3D|3A|40)/g, (m) => decodeURIComponent(m));
+  return path.split('/').map(segment).join('/');
 }
 
 export function presentSnippet(s: SnippetRow, author: UserRow, externalUrl: string): Snippet {

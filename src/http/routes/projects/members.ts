@@ -55,7 +55,8 @@ async function loadSource(request: FastifyRequest, kind: 'projects' | 'groups', 
   if (kind === 'projects') {
     const ctx = await loadProject(request, id);
     return {
-      type: 'Project', id: ctx.project.id, lineage: ctx.lineage, actor: ctx.actor, fullPath: `${ctx.namespace.fullPath}/${ctx.project.path}`,
+      type: 'Project', id: ctx.project.id, lineage: ctx.lineage, actor: ctx.actor,
+      fullPath: `${ctx.namespace.fullPath}/${ctx.project.path}`,
       canRead: canOnProject(ctx.actor, 'read_members', ctx.project), canAdmin: canOnProject(ctx.actor, 'admin_members', ctx.project),
     };
   }
@@ -74,7 +75,9 @@ function filterMembers<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, inp
   let out = qb;
   if (input.query) {
     const q = `%${input.query.toLowerCase()}%`;
-    out = out.where((eb) => eb.or([eb(eb.fn('lower', ['users.username']), 'like', q), eb(eb.fn('lower', ['users.name']), 'like', q)])) as QB;
+    out = out.where((eb) => eb.or([
+      eb(eb.fn('lower', ['users.username']), 'like', q), eb(eb.fn('lower', ['users.name']), 'like', q),
+    ])) as QB;
   }
   if (input.user_ids && input.user_ids.length > 0) out = out.where('users.id', 'in', input.user_ids) as QB;
   return out;

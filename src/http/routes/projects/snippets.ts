@@ -96,7 +96,9 @@ function checkParams(input: { title?: string; content?: string; file_name?: stri
   });
   if (input.content !== undefined && isBlank(input.content)) errors.push('content is empty');
   if (creating && input.content !== undefined && input.file_name === undefined) missing ??= 'file_name';
-  if (creating && input.content === undefined && input.files === undefined) errors.push('files, content are missing, exactly one parameter must be provided');
+  if (creating && input.content === undefined && input.files === undefined) {
+    errors.push('files, content are missing, exactly one parameter must be provided');
+  }
   if (missing !== undefined) throw missingAttribute(missing);
   if (errors.length > 0) throw invalidParams(errors);
 }
@@ -155,10 +157,14 @@ const snippets: FastifyPluginAsync = async (app) => {
     config: { auth: 'required', params: createParams },
     schema: { summary: 'Create a personal snippet', tags: ['snippets'], response: { 201: OneSnippet } },
   }, async (request, reply) => {
-    const input = request.input as unknown as { title: string; description?: string; visibility?: Visibility; files?: FileParam[]; content?: string; file_name?: string };
+    const input = request.input as unknown as {
+      title: string; description?: string; visibility?: Visibility; files?: FileParam[]; content?: string; file_name?: string;
+    };
     checkParams(input, true);
     // Snippets::CreateService's create_params: the first file names the row; no files is no content.
-    const files = input.files !== undefined ? fileActions(input.files, true) : [{ action: 'create' as const, filePath: input.file_name, content: input.content }];
+    const files = input.files !== undefined
+      ? fileActions(input.files, true)
+      : [{ action: 'create' as const, filePath: input.file_name, content: input.content }];
     if (files.length === 0) throw validationFailed({ error: "Content can't be blank" });
     const result = await createSnippet(db, config.storages, request.caller!.user, {
       title: input.title, description: input.description ?? null, visibilityLevel: visibilityLevel(input.visibility ?? 'private'), files,
