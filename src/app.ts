@@ -15,6 +15,7 @@ import type { Cluster } from './cluster/cluster.ts';
 import { parseQueryString } from './http/input/query-string.ts';
 import runningHandlers from './http/plugins/running-handlers.ts';
 import requestDefaults from './http/plugins/request-defaults.ts';
+import cors from './http/plugins/cors.ts';
 import earlyAnswer from './http/plugins/early-answer.ts';
 import nullBytes from './http/plugins/null-bytes.ts';
 import bodyParsers from './http/plugins/body-parsers.ts';
@@ -131,6 +132,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // First: its onRoute hook counts the handlers of every route registered after it.
   await app.register(runningHandlers);
   await app.register(requestDefaults);
+  // CORS preflights are answered before authentication and rate limits, as Rack::Cors sits before Warden.
+  await app.register(cors);
   await app.register(earlyAnswer);
   await app.register(errorHandling);
   await app.register(openapi);

@@ -57,14 +57,26 @@ describe('errors and response conventions', () => {
     assert.deepEqual(res.json(), { message: '404 User Not Found' });
   });
 
-  it('answers a known path with the wrong method 405, listing the allowed ones', async () => {
-    for (const method of ['POST', 'DELETE', 'PUT'] as const) {
+  it('answers a known path with another method 404, as the Service\'s catch-all route does', async () => {
+    // lib/api/api.rb ends in `route :any, '*path'` (404): Grape's router reaches it before its 405.
+    for (const method of ['POST', 'DELETE', 'PUT', 'PATCH'] as const) {
       const res = await t.request({ method, url: '/api/v4/version', token: ROOT_TOKEN });
-      assert.equal(res.statusCode, 405, method);
-      assert.deepEqual(res.json(), { error: '405 Not Allowed' });
-      assert.equal(res.headers.allow, 'GET, HEAD');
+      assert.equal(res.statusCode, 404, method);
+      assert.deepEqual(res.json(), { error: '404 Not Found' });
+      assert.equal(res.headers.allow, undefined);
       assertServiceHeaders(res.headers, method);
     }
+  });
+
+  it('answers OPTIONS on a known API path 204 with Allow, as Grape does, and 404 elsewhere', async () => {
+    const known = await t.request({ method: 'OPTIONS', url: '/api/v4/version' });
+    assert.equal(known.statusCode, 204);
+    assert.equal(known.headers.allow, 'OPTIONS, GET, HEAD');
+    assert.equal(known.body, '');
+    const many = await t.request({ method: 'OPTIONS', url: '/api/v4/projects/1' });
+    assert.equal(many.headers.allow, 'OPTIONS, GET, PUT, DELETE, HEAD');
+    const unknown = await t.request({ method: 'OPTIONS', url: '/api/v4/nowhere' });
+    assert.deepEqual([unknown.statusCode, unknown.json()], [404, { error: '404 Not Found' }]);
   });
 
   it('answers a query string over KILN_MAX_QUERY_STRING with 414', async () => {

@@ -190,10 +190,10 @@ describe('SSH keys of any user (/users/:id/keys)', () => {
     assert.deepEqual([wrong.statusCode, wrong.json()], [404, { message: '404 Key Not Found' }]);
     const noUser = await t.request({ url: `/api/v4/users/999999/keys/${keyIds[1]}` });
     assert.deepEqual([noUser.statusCode, noUser.json()], [404, { message: '404 User Not Found' }]);
-    // GET requires a numeric :id; the path still matches the administrators' DELETE (whose
-    // :user_id has no requirement), so the router answers 405, as Grape does.
+    // GET requires a numeric :id; the path only matches the administrators' DELETE (whose
+    // :user_id has no requirement), so the Service's catch-all route answers 404.
     const named = await t.request({ url: `/api/v4/users/${owner.username}/keys/${keyIds[1]}` });
-    assert.deepEqual([named.statusCode, named.json()], [405, { error: '405 Not Allowed' }]);
+    assert.deepEqual([named.statusCode, named.json()], [404, { error: '404 Not Found' }]);
   });
 
   it('lets administrators add and delete keys of a user', async () => {

@@ -6,9 +6,12 @@ export interface SnippetsTable {
   id: Generated<number>;
   title: string;
   description: string | null;
+  /** The first file's path (repository order). */
   file_name: string;
-  /** The file as committed to the snippet's repository, kept for raw reads. */
+  /** The first file's content (repository order), kept for raw reads. */
   content: string;
+  /** JSON array of every file's path at the repository's tip; null: the one file `file_name` (migration 2026-11-27T0900). */
+  file_paths: string | null;
   author_id: number;
   visibility_level: Generated<number>;
   repository_storage: string;

@@ -3,7 +3,7 @@
  * user holds through groups (a group's members inherit access to its sub-groups and projects;
  * the highest level wins).
  */
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import { param, prepared } from '../../db/prepared.ts';
 import { cachedRead } from '../../db/read-cache.ts';
@@ -27,6 +27,37 @@ export function membersQuery(db: Db, sourceType: MemberSourceType, sourceId: num
     .select(['members.id as member_id', 'members.access_level', 'members.expires_at', 'members.created_at as member_created_at', 'members.created_by_id as member_created_by_id'])
     .where('members.source_type', '=', sourceType).where('members.source_id', '=', sourceId)
     .orderBy('members.id');
+}
+
+/**
+ * Members of a project or group including those who hold access through an ancestor group
+ * (`GET /:source/:id/members/all`; the Service's MembersFinder / GroupMembersFinder with the
+ * inherited and direct relations): one row per user, the membership with the highest access
+ * level, a project's own membership first on a tie (the Service's DISTINCT ON ordering), then the
+ * oldest. Ordered by user id, as the Service's DISTINCT ON (user_id) answers. `groupIds` is the
+ * lineage of groups whose members count (a group and its ancestors; a project's namespace's).
+ */
+export function allMembersQuery(db: Db, sources: { projectId: number | null; groupIds: number[] }) {
+  const ranked = db.selectFrom('members')
+    .select(['members.id', 'members.user_id', 'members.access_level', 'members.expires_at', 'members.created_at', 'members.created_by_id'])
+    .select((eb) => eb.fn.agg<number>('row_number').over((ob) => ob.partitionBy('members.user_id')
+      .orderBy('members.access_level', 'desc')
+      .orderBy(sql`case when members.source_type = 'Project' then 0 else 1 end`)
+      .orderBy('members.id')).as('rank'))
+    .where((eb) => eb.or([
+      ...(sources.projectId !== null
+        ? [eb.and([eb('members.source_type', '=', 'Project'), eb('members.source_id', '=', sources.projectId)])] : []),
+      ...(sources.groupIds.length > 0
+        ? [eb.and([eb('members.source_type', '=', 'Namespace'), eb('members.source_id', 'in', sources.groupIds)])] : []),
+    ]));
+  return db.selectFrom(ranked.as('m'))
+    .innerJoin('users', 'users.id', 'm.user_id')
+    .selectAll('users')
+    .select([
+      'm.id as member_id', 'm.access_level', 'm.expires_at', 'm.created_at as member_created_at', 'm.created_by_id as member_created_by_id',
+    ])
+    .where('m.rank', '=', 1)
+    .orderBy('m.user_id');
 }
 
 export async function insertMember(db: Db, m: { sourceType: MemberSourceType; sourceId: number; userId: number; accessLevel: number; expiresAt?: string | null; createdById: number | null }): Promise<MemberRow> {

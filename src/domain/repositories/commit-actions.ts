@@ -66,16 +66,16 @@ function cleanPath(raw: string): string {
 }
 
 /** Where the commit starts from and what the branch's old value is. */
-async function resolveBase(repo: ProjectRepository, req: CommitRequest): Promise<{ base: string | null; old: string }> {
+async function resolveBase(gitDir: string, req: CommitRequest): Promise<{ base: string | null; old: string }> {
   if (!validRefName(req.branch)) fail(`Something went wrong when we tried to create '${req.branch}' for you: Branch name is invalid`);
   if (req.startSha !== undefined && req.startBranch !== undefined) fail("You can't pass both start_branch and start_sha");
   const startBranch = req.startSha !== undefined ? undefined : (req.startBranch ?? req.branch);
-  const tips = await branchTips(repo.gitDir, [req.branch, ...(startBranch !== undefined && validRefName(startBranch) ? [startBranch] : [])]);
-  const empty = tips.size === 0 && !(await hasBranches(repo.gitDir));
+  const tips = await branchTips(gitDir, [req.branch, ...(startBranch !== undefined && validRefName(startBranch) ? [startBranch] : [])]);
+  const empty = tips.size === 0 && !(await hasBranches(gitDir));
   let startSha: string | null = null;
   if (req.startSha !== undefined) {
     if (!COMMIT_ID.test(req.startSha)) fail(`Invalid start_sha '${req.startSha}'`);
-    startSha = await resolveCommit(repo.gitDir, req.startSha);
+    startSha = await resolveCommit(gitDir, req.startSha);
     if (!startSha) fail(`Cannot find start_sha '${req.startSha}'`);
   }
   const startTip = startBranch !== undefined ? tips.get(startBranch) ?? null : null;
@@ -98,11 +98,11 @@ export function identityPart(s: string): string {
  * Writes the new contents as blobs with one `hash-object -w --stdin-paths` (one git process for
  * any number of files, instead of one each) and answers their ids in order.
  */
-async function writeBlobs(repo: ProjectRepository, dir: string, contents: Buffer[]): Promise<string[]> {
+async function writeBlobs(gitDir: string, dir: string, contents: Buffer[]): Promise<string[]> {
   if (contents.length === 0) return [];
   const paths = contents.map((_, i) => path.join(dir, `blob-${i}`));
   await Promise.all(contents.map((c, i) => fs.writeFile(paths[i], c)));
-  const { stdout } = await runGit(['hash-object', '-w', '--no-filters', '--stdin-paths'], { gitDir: repo.gitDir, input: `${paths.join('\n')}\n` });
+  const { stdout } = await runGit(['hash-object', '-w', '--no-filters', '--stdin-paths'], { gitDir, input: `${paths.join('\n')}\n` });
   const ids = stdout.split('\n').filter(Boolean);
   if (ids.length !== contents.length || !ids.every((id) => COMMIT_ID.test(id))) throw new Error('git hash-object answered an unexpected list');
   return ids;
@@ -115,7 +115,9 @@ const pendingId = (n: number) => `pending-${n}`;
  * Checks and applies the actions to `files`; returns the index lines that change the base, with
  * pendingId(n) where `contents[n]` is to be written.
  */
-async function applyActions(repo: ProjectRepository, base: string | null, files: Files, actions: CommitAction[], contents: Buffer[]): Promise<[string, string | null][]> {
+async function applyActions(
+  gitDir: string, base: string | null, files: Files, actions: CommitAction[], contents: Buffer[],
+): Promise<[string, string | null][]> {
   const changes = new Map<string, string | null>();
   const put = async (p: string, mode: string, content: Buffer | undefined, keepId?: string) => {
     const id = content !== undefined ? pendingId(contents.push(content) - 1) : keepId!;
@@ -134,7 +136,9 @@ async function applyActions(repo: ProjectRepository, base: string | null, files:
     if (base === null && a.action !== 'create') fail(`No files to ${a.action}.`);
     if (a.lastCommitId !== undefined && base !== null && a.action !== 'create') {
       const checked = a.action === 'move' && a.previousPath !== undefined ? cleanPath(a.previousPath) : filePath;
-      if ((await lastCommitFor(repo.gitDir, base, checked)) !== a.lastCommitId) fail(`The file has changed since you started editing it: ${checked}`);
+      if ((await lastCommitFor(gitDir, base, checked)) !== a.lastCommitId) {
+        fail(`The file has changed since you started editing it: ${checked}`);
+      }
     }
     switch (a.action) {
       case 'create':
@@ -172,40 +176,54 @@ async function applyActions(repo: ProjectRepository, base: string | null, files:
   return [...changes];
 }
 
-export async function commitActions(db: Kysely<DB>, repo: ProjectRepository, req: CommitRequest): Promise<CommitResult> {
+export type WrittenCommit = { ok: true; commitId: string; update: RefUpdate } | { ok: false; reason: 'invalid'; message: string };
+
+/**
+ * Writes the commit of `req` into the repository at `gitDir` (objects only, unreachable until a
+ * ref names them) and answers the update that would publish it; moving the ref is the caller's
+ * (commitActions for a project; a snippet moves its own under its row's lock).
+ */
+export async function writeCommit(gitDir: string, req: CommitRequest): Promise<WrittenCommit> {
   let tmp: string | null = null;
   try {
-    const { base, old } = await resolveBase(repo, req);
-    const files = new Files(base ? await flatTree(repo.gitDir, base) : new Map());
+    const { base, old } = await resolveBase(gitDir, req);
+    const files = new Files(base ? await flatTree(gitDir, base) : new Map());
     const contents: Buffer[] = [];
-    const changes = await applyActions(repo, base, files, req.actions, contents);
+    const changes = await applyActions(gitDir, base, files, req.actions, contents);
     tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'kiln-index-'));
-    const ids = await writeBlobs(repo, tmp, contents);
+    const ids = await writeBlobs(gitDir, tmp, contents);
     const lines = changes.map(([p, line]) => {
       const resolved = line === null ? `0 ${ZERO_ID}` : line.replace(/pending-(\d+)$/, (_, n: string) => ids[Number(n)]);
       return `${resolved}\t${p}\0`;
     });
     const env = { GIT_INDEX_FILE: path.join(tmp, 'index') };
-    if (base) await runGit(['read-tree', base], { gitDir: repo.gitDir, env });
-    else await runGit(['read-tree', '--empty'], { gitDir: repo.gitDir, env });
-    await runGit(['update-index', '-z', '--index-info'], { gitDir: repo.gitDir, env, input: lines.join('') });
-    const tree = (await runGit(['write-tree'], { gitDir: repo.gitDir, env })).stdout.trim();
+    if (base) await runGit(['read-tree', base], { gitDir, env });
+    else await runGit(['read-tree', '--empty'], { gitDir, env });
+    await runGit(['update-index', '-z', '--index-info'], { gitDir, env, input: lines.join('') });
+    const tree = (await runGit(['write-tree'], { gitDir, env })).stdout.trim();
     const identity = {
       GIT_AUTHOR_NAME: identityPart(req.author.name), GIT_AUTHOR_EMAIL: identityPart(req.author.email),
       GIT_COMMITTER_NAME: identityPart(req.committer.name), GIT_COMMITTER_EMAIL: identityPart(req.committer.email),
     };
     const commit = (await runGit(['commit-tree', tree, ...(base ? ['-p', base] : [])], {
-      gitDir: repo.gitDir, env: identity, input: req.message.endsWith('\n') ? req.message : `${req.message}\n`,
+      gitDir, env: identity, input: req.message.endsWith('\n') ? req.message : `${req.message}\n`,
     })).stdout.trim();
-    const update = { ref: `refs/heads/${req.branch}`, before: old, after: commit };
-    const r = await updateRefs(db, repo, [update]);
-    if (r.ok) return { ok: true, commitId: commit, update };
-    if (r.reason === 'stale') return { ok: false, reason: 'invalid', message: `Could not update refs/heads/${req.branch}. Please refresh and try again.` };
-    return { ok: false, reason: 'read_only' };
+    return { ok: true, commitId: commit, update: { ref: `refs/heads/${req.branch}`, before: old, after: commit } };
   } catch (err) {
     if (err instanceof ActionError) return { ok: false, reason: 'invalid', message: err.message };
     throw err;
   } finally {
     if (tmp) await fs.rm(tmp, { recursive: true, force: true });
   }
+}
+
+export async function commitActions(db: Kysely<DB>, repo: ProjectRepository, req: CommitRequest): Promise<CommitResult> {
+  const written = await writeCommit(repo.gitDir, req);
+  if (!written.ok) return written;
+  const r = await updateRefs(db, repo, [written.update]);
+  if (r.ok) return written;
+  if (r.reason === 'stale') {
+    return { ok: false, reason: 'invalid', message: `Could not update refs/heads/${req.branch}. Please refresh and try again.` };
+  }
+  return { ok: false, reason: 'read_only' };
 }

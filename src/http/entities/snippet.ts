@@ -7,7 +7,9 @@ import { Type, type Static } from 'typebox';
 import type { UserRow } from '../../db/types.ts';
 import type { SnippetRow } from '../../db/tables/snippets.ts';
 import { visibilityName } from '../../domain/permissions/access.ts';
+import { snippetFilePaths } from '../../domain/snippets/snippet-actions.ts';
 import { presentUserBasic, UserBasicSchema } from './user.ts';
+import { INITIAL_BRANCH } from '../../domain/repositories/repositories.ts';
 
 export const SnippetSchema = Type.Object({
   id: Type.Integer(),
@@ -34,6 +36,15 @@ export const SnippetWithAdminSchema = Type.Object({
 export type Snippet = Static<typeof SnippetSchema>;
 export type SnippetWithAdmin = Static<typeof SnippetWithAdminSchema>;
 
+/**
+ * A path as Rails writes a glob segment into a URL: each part escaped, `/` kept, and the
+ * characters a path segment may hold (RFC 3986 pchar: sub-delims, `:` and `@`) left as they are.
+ */
+export function escapePath(path: string): string {
+  const segment = (part: string) => encodeURIComponent(part).replace(/%(24|26|2B|2C|3B|3D|3A|40)/g, (m) => decodeURIComponent(m));
+  return path.split('/').map(segment).join('/');
+}
+
 export function presentSnippet(s: SnippetRow, author: UserRow, externalUrl: string): Snippet {
   const webUrl = `${externalUrl}/-/snippets/${s.id}`;
   return {
@@ -49,8 +60,9 @@ export function presentSnippet(s: SnippetRow, author: UserRow, externalUrl: stri
     raw_url: `${webUrl}/raw`,
     ssh_url_to_repo: `git@${new URL(externalUrl).hostname}:snippets/${s.id}.git`,
     http_url_to_repo: `${externalUrl}/snippets/${s.id}.git`,
+    // file_name_on_repo: the repository's first file (the row keeps it with every commit).
     file_name: s.file_name,
-    files: [{ path: s.file_name, raw_url: `${webUrl}/raw/main/${encodeURIComponent(s.file_name)}` }],
+    files: snippetFilePaths(s).map((path) => ({ path, raw_url: `${webUrl}/raw/${INITIAL_BRANCH}/${escapePath(path)}` })),
   };
 }
 

@@ -258,7 +258,8 @@ function coerce(schema: any, value: unknown, clamp = false): Coerced {
       if (schema.properties) {
         const out: Record<string, unknown> = {};
         for (const [k, sub] of Object.entries<any>(schema.properties)) {
-          if (value[k] === undefined) {
+          // A JSON null is not given, as at the top level (lookup below).
+          if (value[k] === undefined || value[k] === null) {
             if (schema.required?.includes(k)) return INVALID;
             continue;
           }

@@ -1,8 +1,14 @@
 /**
  * One mapping from failures to the Service's bodies (reference §6.2): ApiError as thrown;
  * Fastify's own client errors in the Service's shape; unknown routes 404 `{"error":"404 Not
- * Found"}`; a known path with the wrong method 405 with `Allow`; anything unexpected 500 with
- * nothing leaked but the request id in the log.
+ * Found"}`, a known path with another method included; anything unexpected 500 with nothing
+ * leaked but the request id in the log.
+ *
+ * The Service's API ends in a catch-all route (`route :any, '*path'` in lib/api/api.rb, reference
+ * §6.2) that answers `404 Not Found` for any method. Grape's router tries that route before it
+ * would answer 405 for a path known under other methods, so the Service never answers 405 there:
+ * kiln does not either. Only OPTIONS on a known API path gets Grape's own answer, 204 with
+ * `Allow` (a CORS preflight never gets here: plugins/cors.ts answers it first).
  */
 import fp from 'fastify-plugin';
 import FindMyWay from 'find-my-way';
@@ -19,7 +25,7 @@ function send(reply: FastifyReply, err: ApiError): FastifyReply {
 }
 
 export default fp(async (app) => {
-  // A mirror of the route table, asked only when no route matched, to tell 405 from 404.
+  // A mirror of the route table, asked only for OPTIONS on a path no route matched: its `Allow`.
   const mirror = FindMyWay({ ignoreTrailingSlash: false, maxParamLength: 1000 });
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -35,10 +41,13 @@ export default fp(async (app) => {
   app.setNotFoundHandler(async (request, reply) => {
     request.server.httpMetrics?.observeUnmatched(request, reply);
     const path = request.url.split('?', 1)[0];
-    const allowed = METHODS.filter((m) => m !== request.method && mirror.find(m, path) !== null);
-    if (allowed.length > 0 && !(request.method === 'OPTIONS')) {
-      reply.header('allow', allowed.join(', '));
-      return send(reply, new ApiError(405, { error: '405 Not Allowed' }));
+    if (request.method === 'OPTIONS' && path.startsWith('/api/')) {
+      const allowed = METHODS.filter((m) => m !== 'OPTIONS' && m !== 'HEAD' && mirror.find(m, path) !== null);
+      if (allowed.length > 0) {
+        // Grape's Allow: OPTIONS, the path's methods, HEAD after them wherever GET is one.
+        if (allowed.includes('GET')) allowed.push('HEAD');
+        return reply.code(204).header('allow', ['OPTIONS', ...allowed].join(', ')).send();
+      }
     }
     return send(reply, routeNotFound());
   });

@@ -8,6 +8,7 @@ import { registerFiles } from '../area.ts';
 import projects from './projects.ts';
 import members from './members.ts';
 import snippets from './snippets.ts';
+import snippetReads from './snippet-reads.ts';
 import accessTokens from './access-tokens.ts';
 
 export default async function projectsArea(api: FastifyInstance): Promise<void> {
@@ -15,6 +16,7 @@ export default async function projectsArea(api: FastifyInstance): Promise<void> 
     'projects': projects,              // /projects, /projects/:id, /projects/:id/(archive|unarchive), /projects/user/:user_id
     'members': members,                // /projects/:id/members, /groups/:id/members
     'snippets': snippets,              // /snippets[/:id[/raw]]
+    'snippet-reads': snippetReads,     // /snippets/public, /snippets/:id/files/:ref/:file_path/raw
     'access-tokens': accessTokens,     // /projects/:id/access_tokens, /groups/:id/access_tokens
   });
 }

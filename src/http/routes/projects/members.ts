@@ -6,10 +6,13 @@
  * group_member_policy refuses removing or demoting the last one with 403); users may leave.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { sql, type SelectQueryBuilder } from 'kysely';
 import { Type } from 'typebox';
 import type { MemberSourceType } from '../../../db/tables/projects.ts';
 import { ACCESS_LEVELS, MEMBER_ACCESS_LEVELS, type Actor } from '../../../domain/permissions/access.ts';
-import { changeMemberKeepingAnOwner, countOwners, findMember, insertMember, membersQuery } from '../../../domain/members/members.queries.ts';
+import {
+  allMembersQuery, changeMemberKeepingAnOwner, countOwners, findMember, insertMember, membersQuery,
+} from '../../../domain/members/members.queries.ts';
 import { findUserById } from '../../../domain/users/users.queries.ts';
 import { canOnProject } from '../../../domain/permissions/project.policy.ts';
 import { canOnGroup } from '../../../domain/permissions/group.policy.ts';
@@ -23,7 +26,15 @@ import { audit, ROLE_NAMES } from '../../audit.ts';
 import { route } from '../../route.ts';
 
 const accessLevel = P.integer({ description: '10 guest, 20 reporter, 30 developer, 40 maintainer, 50 owner' });
-const listParams = defineParams({ id: P.string(), query: P.optional(P.string()), ...paginationParams });
+// user_ids: Array[Integer] with the Service's comma-separated coercion (`user_ids=1,2`).
+const userIds = P.array(P.integer(), { commaSeparated: true, description: 'only these users (comma-separated ids or an array)' });
+const listParams = defineParams({ id: P.string(), query: P.optional(P.string()), user_ids: P.optional(userIds), ...paginationParams });
+// `state` is the Service's (Premium) membership-state filter on the inherited list; every kiln
+// membership is `active` (the entity's membership_state), so `awaiting` lists none.
+const allParams = defineParams({
+  id: P.string(), query: P.optional(P.string()), user_ids: P.optional(userIds),
+  state: P.optional(P.oneOf(['awaiting', 'active'] as const)), ...paginationParams,
+});
 const showParams = defineParams({ id: P.string(), user_id: P.integer() });
 const addParams = defineParams({ id: P.string(), user_id: P.integer(), access_level: accessLevel, expires_at: P.optional(P.date()) });
 const editParams = defineParams({ id: P.string(), user_id: P.integer(), access_level: accessLevel, expires_at: P.optional(P.date()) });
@@ -31,6 +42,8 @@ const editParams = defineParams({ id: P.string(), user_id: P.integer(), access_l
 interface Source {
   type: MemberSourceType;
   id: number;
+  /** The groups whose members the source inherits: a group's lineage, a project's namespace's (ancestors first). */
+  lineage: number[];
   actor: Actor;
   canRead: boolean;
   canAdmin: boolean;
@@ -42,12 +55,32 @@ async function loadSource(request: FastifyRequest, kind: 'projects' | 'groups', 
   if (kind === 'projects') {
     const ctx = await loadProject(request, id);
     return {
-      type: 'Project', id: ctx.project.id, actor: ctx.actor, fullPath: `${ctx.namespace.fullPath}/${ctx.project.path}`,
+      type: 'Project', id: ctx.project.id, lineage: ctx.lineage, actor: ctx.actor,
+      fullPath: `${ctx.namespace.fullPath}/${ctx.project.path}`,
       canRead: canOnProject(ctx.actor, 'read_members', ctx.project), canAdmin: canOnProject(ctx.actor, 'admin_members', ctx.project),
     };
   }
   const ctx = await loadGroup(request, id);
-  return { type: 'Namespace', id: ctx.group.id, actor: ctx.actor, fullPath: ctx.fullPath, canRead: true, canAdmin: canOnGroup(ctx.actor, 'admin_group_member', ctx.group) };
+  return {
+    type: 'Namespace', id: ctx.group.id, lineage: ctx.lineage, actor: ctx.actor, fullPath: ctx.fullPath, canRead: true,
+    canAdmin: canOnGroup(ctx.actor, 'admin_group_member', ctx.group),
+  };
+}
+
+/**
+ * The list filters (API::Helpers::MembersHelpers#retrieve_members): `query` matches the username
+ * or the name, `user_ids` keeps those users.
+ */
+function filterMembers<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, input: { query?: string; user_ids?: number[] | null }): QB {
+  let out = qb;
+  if (input.query) {
+    const q = `%${input.query.toLowerCase()}%`;
+    out = out.where((eb) => eb.or([
+      eb(eb.fn('lower', ['users.username']), 'like', q), eb(eb.fn('lower', ['users.name']), 'like', q),
+    ])) as QB;
+  }
+  if (input.user_ids && input.user_ids.length > 0) out = out.where('users.id', 'in', input.user_ids) as QB;
+  return out;
 }
 
 /** Access levels outside the list are a model validation error (Member validates inclusion). */
@@ -68,6 +101,12 @@ const members: FastifyPluginAsync = async (app) => {
   async function present(row: MemberRowWithUser) {
     const createdBy = row.member_created_by_id ? await findUserById(db, row.member_created_by_id) : undefined;
     return presentMember(row, createdBy, externalUrl);
+  }
+
+  function inheritedMembers(source: Source) {
+    // A group's lineage holds the group itself; a project's, the groups above it (none for a
+    // project in a user's namespace, whose namespace has no members).
+    return allMembersQuery(db, { projectId: source.type === 'Project' ? source.id : null, groupIds: source.lineage });
   }
 
   async function memberWithUser(source: Source, userId: number): Promise<MemberRowWithUser> {
@@ -96,13 +135,36 @@ const members: FastifyPluginAsync = async (app) => {
     }, async ({ request, reply, input }) => {
       const source = await loadSource(request, kind, input.id);
       if (!source.canRead) throw forbidden();
-      let qb = membersQuery(db, source.type, source.id);
-      if (input.query) {
-        const q = `%${input.query.toLowerCase()}%`;
-        qb = qb.where((eb) => eb.or([eb(eb.fn('lower', ['users.username']), 'like', q), eb(eb.fn('lower', ['users.name']), 'like', q)]));
-      }
+      const rows = await paginate(db, request, reply, filterMembers(membersQuery(db, source.type, source.id), input));
+      return Promise.all(rows.map((r) => present(r as MemberRowWithUser)));
+    });
+
+    // Declared before `/members/:user_id`, and static, so `all` is never read as a user id.
+    route(app, {
+      method: 'GET', url: `/${kind}/:id/members/all`, auth: 'required', params: allParams,
+      schema: {
+        summary: `Members of a ${kind.slice(0, -1)}, including those inherited from ancestor groups`, tags: [tag],
+        response: { 200: Type.Array(MemberSchema) },
+      },
+    }, async ({ request, reply, input }) => {
+      const source = await loadSource(request, kind, input.id);
+      if (!source.canRead) throw forbidden();
+      let qb = filterMembers(inheritedMembers(source), input);
+      if (input.state === 'awaiting') qb = qb.where(sql<boolean>`1 = 0`);
       const rows = await paginate(db, request, reply, qb);
       return Promise.all(rows.map((r) => present(r as MemberRowWithUser)));
+    });
+
+    route(app, {
+      method: 'GET', url: `/${kind}/:id/members/all/:user_id`, auth: 'required', params: showParams,
+      schema: { summary: 'A member, direct or inherited from an ancestor group', tags: [tag], response: { 200: MemberSchema } },
+    }, async ({ request, input }) => {
+      const source = await loadSource(request, kind, input.id);
+      if (!source.canRead) throw forbidden();
+      const row = await inheritedMembers(source).where('users.id', '=', input.user_id).executeTakeFirst();
+      // find_by! on the finder's relation: ActiveRecord's 404 text (reference §6.2).
+      if (!row) throw recordNotFound();
+      return present(row as MemberRowWithUser);
     });
 
     route(app, {

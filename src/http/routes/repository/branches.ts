@@ -1,12 +1,14 @@
 /**
  * Branches of a project's repository (the Service's API::Branches): list, show, create from a
- * ref, delete. Reading needs `download_code`, writing `push_code`. A branch name in the path is
+ * ref (in an empty repository, after a first commit of an empty README.md, create-branch.ts),
+ * delete. Reading needs `download_code`, writing `push_code`. A branch name in the path is
  * URL-encoded when it holds slashes. Every change goes through afterRefUpdate.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { listRefs, mergedBranches, type RefEntry } from '../../../domain/repositories/git-read.ts';
-import { createBranch, deleteBranch } from '../../../domain/repositories/ref-writes.ts';
+import { deleteBranch } from '../../../domain/repositories/ref-writes.ts';
+import { createBranchFromApi } from '../../../domain/repositories/create-branch.ts';
 import { ciEnvFrom } from '../../../domain/pipelines/ci-env.ts';
 import { afterRefUpdate } from '../../../domain/repositories/after-ref-update.ts';
 import { validRefName } from '../../../domain/repositories/ref-names.ts';
@@ -75,12 +77,17 @@ const branches: FastifyPluginAsync = async (app) => {
     schema: { summary: 'Create a branch from a ref', tags: ['branches'], response: { 201: BranchSchema } },
   }, async ({ request, reply, input, caller }) => {
     const ctx = await loadRepository(request, input.id, 'write');
-    const result = await createBranch(db, ctx.repo, input.branch, input.ref);
+    const user = { name: caller.user.name, email: caller.user.commit_email || caller.user.email };
+    const result = await createBranchFromApi(db, ctx.repo, {
+      name: input.branch, ref: input.ref, defaultBranch: ctx.project.default_branch, user,
+    });
+    // What landed (the README of an empty repository) is followed up even when the branch is refused.
+    const onPipelineError = (err: unknown) => request.log.error({ err }, 'could not create the pipelines of a ref update');
+    await afterRefUpdate(ciEnvFrom(db, config), ctx.project, result.updates, caller.user.id, onPipelineError);
     if (!result.ok) {
       if (result.reason === 'read_only') throw repositoryReadOnly();
       throw new ApiError(400, { message: result.message });
     }
-    await afterRefUpdate(ciEnvFrom(db, config), ctx.project, [result.update], caller.user.id, (err) => request.log.error({ err }, 'could not create the pipelines of a ref update'));
     // The default branch may have just come to be (the first branch of an empty repository).
     const project = await findProjectById(db, ctx.project.id);
     reply.code(201);
