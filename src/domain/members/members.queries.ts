@@ -172,3 +172,18 @@ export function membershipsQuery(db: Db, userId: number, type: MemberSourceType 
   if (type) q = q.where('members.source_type', '=', type);
   return q.orderBy('members.id');
 }
+
+/**
+ * The user's direct memberships of the given projects and groups (a page of projects and their
+ * namespaces' lineages): one statement on members_user (user_id, source_type, source_id).
+ */
+export async function membershipsOfUserIn(db: Db, userId: number, projectIds: number[], groupIds: number[]): Promise<{ source_type: string; source_id: number; access_level: number }[]> {
+  if (projectIds.length === 0 && groupIds.length === 0) return [];
+  return db.selectFrom('members').select(['source_type', 'source_id', 'access_level'])
+    .where('user_id', '=', userId)
+    .where((eb) => eb.or([
+      ...(projectIds.length > 0 ? [eb.and([eb('source_type', '=', 'Project'), eb('source_id', 'in', projectIds)])] : []),
+      ...(groupIds.length > 0 ? [eb.and([eb('source_type', '=', 'Namespace'), eb('source_id', 'in', groupIds)])] : []),
+    ]))
+    .execute();
+}
