@@ -307,98 +307,98 @@ function policyNextRunAt(createdAt: string): string {
   return new Date(isoMillis(createdAt) + 86_400_000).toISOString();
 }
 
+/**
+ * Project: BasicProjectDetails's object with the rest added in the Service's order, each field
+ * that does not apply (Grape's `if:`) left out rather than sent as null. Added one by one, not
+ * spread or deleted: a list presents twenty of these, and an object that lost a property (or a
+ * spread of one) is several times slower to make and to write.
+ */
 export function presentProject(p: ProjectRow, ns: NamespaceInfo, view: ProjectView): Project {
-  const basic = presentBasicProjectDetails(p, ns, view);
+  const e = presentBasicProjectDetails(p, ns, view) as Project;
   const api = flat(view.externalUrl, '/api/v4/projects/', p.id);
-  const pagesAccess = p.visibility_level >= 20 ? 'enabled' : 'private';
   const s = PROJECT_SETTINGS;
-  const entity: Project = {
-    ...basic,
-    _links: {
-      self: api,
-      issues: flat(api, '/issues'),
-      merge_requests: flat(api, '/merge_requests'),
-      repo_branches: flat(api, '/repository/branches'),
-      labels: flat(api, '/labels'),
-      events: flat(api, '/events'),
-      members: flat(api, '/members'),
-    },
-    packages_enabled: s.packages_enabled,
-    empty_repo: p.empty_repo === 1,
-    archived: p.archived === 1,
-    visibility: visibilityName(p.visibility_level),
-    owner: view.owner ? presentUserBasic(view.owner, {}, { externalUrl: view.externalUrl, canReadProfile: false }) : undefined,
-    resolve_outdated_diff_discussions: s.resolve_outdated_diff_discussions,
-    container_expiration_policy: {
-      cadence: '1d', enabled: false, keep_n: 10, older_than: '90d', name_regex: null, name_regex_keep: null,
-      next_run_at: policyNextRunAt(p.created_at),
-    },
-    issues_enabled: true,
-    merge_requests_enabled: true,
-    wiki_enabled: true,
-    jobs_enabled: true,
-    snippets_enabled: true,
-    container_registry_enabled: true,
-    service_desk_enabled: s.service_desk_enabled,
-    service_desk_address: s.service_desk_address,
-    can_create_merge_request_in: view.createMergeRequestIn,
-    issues_access_level: 'enabled',
-    repository_access_level: 'enabled',
-    merge_requests_access_level: 'enabled',
-    forking_access_level: 'enabled',
-    wiki_access_level: 'enabled',
-    builds_access_level: 'enabled',
-    snippets_access_level: 'enabled',
-    pages_access_level: pagesAccess,
-    operations_access_level: 'enabled',
-    analytics_access_level: 'enabled',
-    container_registry_access_level: 'enabled',
-    emails_disabled: s.emails_disabled,
-    shared_runners_enabled: s.shared_runners_enabled,
-    group_runners_enabled: s.group_runners_enabled,
-    lfs_enabled: s.lfs_enabled,
-    creator_id: p.creator_id,
-    import_status: s.import_status,
-    import_error: view.administered ? null : undefined,
-    open_issues_count: 0,
-    runners_token: view.administered ? view.administered.runnersToken : undefined,
-    ci_default_git_depth: DEFAULT_GIT_DEPTH,
-    ci_forward_deployment_enabled: s.ci_forward_deployment_enabled,
-    ci_job_token_scope_enabled: s.ci_job_token_scope_enabled,
-    ci_separated_caches: s.ci_separated_caches,
-    public_jobs: p.public_builds !== 0,
-    build_git_strategy: view.administered ? BUILD_GIT_STRATEGY : undefined,
-    build_timeout: s.build_timeout,
-    auto_cancel_pending_pipelines: s.auto_cancel_pending_pipelines,
-    // The Service's column stays null until set; pipelines then read .gitlab-ci.yml.
-    ci_config_path: view.readCode ? null : undefined,
-    shared_with_groups: [],
-    only_allow_merge_if_pipeline_succeeds: s.only_allow_merge_if_pipeline_succeeds,
-    allow_merge_on_skipped_pipeline: s.allow_merge_on_skipped_pipeline,
-    restrict_user_defined_variables: s.restrict_user_defined_variables,
-    request_access_enabled: s.request_access_enabled,
-    only_allow_merge_if_all_discussions_are_resolved: s.only_allow_merge_if_all_discussions_are_resolved,
-    remove_source_branch_after_merge: s.remove_source_branch_after_merge,
-    printing_merge_request_link_enabled: s.printing_merge_request_link_enabled,
-    merge_method: s.merge_method,
-    squash_option: s.squash_option,
-    suggestion_commit_message: s.suggestion_commit_message,
-    merge_commit_template: s.merge_commit_template,
-    squash_commit_template: s.squash_commit_template,
-    auto_devops_enabled: s.auto_devops_enabled,
-    auto_devops_deploy_strategy: s.auto_devops_deploy_strategy,
-    autoclose_referenced_issues: s.autoclose_referenced_issues,
-    repository_storage: view.admin ? p.repository_storage : undefined,
-    keep_latest_artifact: s.keep_latest_artifact,
-    updated_at: p.updated_at,
+  e._links = {
+    self: api,
+    issues: flat(api, '/issues'),
+    merge_requests: flat(api, '/merge_requests'),
+    repo_branches: flat(api, '/repository/branches'),
+    labels: flat(api, '/labels'),
+    events: flat(api, '/events'),
+    members: flat(api, '/members'),
   };
-  // Fields that do not apply are left out, not sent as null (Grape's `if:`).
-  for (const key of OPTIONAL_PROJECT_FIELDS) if (entity[key] === undefined) delete entity[key];
-  return entity;
+  e.packages_enabled = s.packages_enabled;
+  e.empty_repo = p.empty_repo === 1;
+  e.archived = p.archived === 1;
+  e.visibility = visibilityName(p.visibility_level);
+  if (view.owner) e.owner = presentUserBasic(view.owner, {}, { externalUrl: view.externalUrl, canReadProfile: false });
+  e.resolve_outdated_diff_discussions = s.resolve_outdated_diff_discussions;
+  e.container_expiration_policy = {
+    cadence: '1d', enabled: false, keep_n: 10, older_than: '90d', name_regex: null, name_regex_keep: null, next_run_at: policyNextRunAt(p.created_at),
+  };
+  e.issues_enabled = true;
+  e.merge_requests_enabled = true;
+  e.wiki_enabled = true;
+  e.jobs_enabled = true;
+  e.snippets_enabled = true;
+  e.container_registry_enabled = true;
+  e.service_desk_enabled = s.service_desk_enabled;
+  e.service_desk_address = s.service_desk_address;
+  e.can_create_merge_request_in = view.createMergeRequestIn;
+  e.issues_access_level = 'enabled';
+  e.repository_access_level = 'enabled';
+  e.merge_requests_access_level = 'enabled';
+  e.forking_access_level = 'enabled';
+  e.wiki_access_level = 'enabled';
+  e.builds_access_level = 'enabled';
+  e.snippets_access_level = 'enabled';
+  // The Service's default: public projects' pages for everyone, others' for members.
+  e.pages_access_level = p.visibility_level >= 20 ? 'enabled' : 'private';
+  e.operations_access_level = 'enabled';
+  e.analytics_access_level = 'enabled';
+  e.container_registry_access_level = 'enabled';
+  e.emails_disabled = s.emails_disabled;
+  e.shared_runners_enabled = s.shared_runners_enabled;
+  e.group_runners_enabled = s.group_runners_enabled;
+  e.lfs_enabled = s.lfs_enabled;
+  e.creator_id = p.creator_id;
+  e.import_status = s.import_status;
+  if (view.administered) e.import_error = null;
+  e.open_issues_count = 0;
+  if (view.administered) e.runners_token = view.administered.runnersToken;
+  e.ci_default_git_depth = DEFAULT_GIT_DEPTH;
+  e.ci_forward_deployment_enabled = s.ci_forward_deployment_enabled;
+  e.ci_job_token_scope_enabled = s.ci_job_token_scope_enabled;
+  e.ci_separated_caches = s.ci_separated_caches;
+  e.public_jobs = p.public_builds !== 0;
+  if (view.administered) e.build_git_strategy = BUILD_GIT_STRATEGY;
+  e.build_timeout = s.build_timeout;
+  e.auto_cancel_pending_pipelines = s.auto_cancel_pending_pipelines;
+  // The Service's column stays null until set; pipelines then read .gitlab-ci.yml.
+  if (view.readCode) e.ci_config_path = null;
+  e.shared_with_groups = [];
+  e.only_allow_merge_if_pipeline_succeeds = s.only_allow_merge_if_pipeline_succeeds;
+  e.allow_merge_on_skipped_pipeline = s.allow_merge_on_skipped_pipeline;
+  e.restrict_user_defined_variables = s.restrict_user_defined_variables;
+  e.request_access_enabled = s.request_access_enabled;
+  e.only_allow_merge_if_all_discussions_are_resolved = s.only_allow_merge_if_all_discussions_are_resolved;
+  e.remove_source_branch_after_merge = s.remove_source_branch_after_merge;
+  e.printing_merge_request_link_enabled = s.printing_merge_request_link_enabled;
+  e.merge_method = s.merge_method;
+  e.squash_option = s.squash_option;
+  e.suggestion_commit_message = s.suggestion_commit_message;
+  e.merge_commit_template = s.merge_commit_template;
+  e.squash_commit_template = s.squash_commit_template;
+  e.auto_devops_enabled = s.auto_devops_enabled;
+  e.auto_devops_deploy_strategy = s.auto_devops_deploy_strategy;
+  e.autoclose_referenced_issues = s.autoclose_referenced_issues;
+  if (view.admin) e.repository_storage = p.repository_storage;
+  e.keep_latest_artifact = s.keep_latest_artifact;
+  e.updated_at = p.updated_at;
+  return e;
 }
 
-const OPTIONAL_PROJECT_FIELDS = ['owner', 'import_error', 'runners_token', 'build_git_strategy', 'ci_config_path', 'repository_storage'] as const;
-
 export function presentProjectWithAccess(p: ProjectRow, ns: NamespaceInfo, view: ProjectView, permissions: ProjectPermissions): ProjectWithAccess {
-  return { ...presentProject(p, ns, view), permissions };
+  const e = presentProject(p, ns, view) as ProjectWithAccess;
+  e.permissions = permissions;
+  return e;
 }

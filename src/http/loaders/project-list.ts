@@ -38,13 +38,15 @@ interface ViewerAccess {
 }
 
 /** What `viewer` may see of each project: its ProjectView and its permissions. */
-async function viewerAccess(db: Kysely<DB>, viewer: UserRow | null, placed: Placed[], externalUrl: string): Promise<Map<number, ViewerAccess>> {
+async function viewerAccess(db: Kysely<DB>, viewer: UserRow | null, placed: Placed[], externalUrl: string, entity: ProjectEntity): Promise<Map<number, ViewerAccess>> {
   const groupIds = [...new Set(placed.flatMap((p) => (p.namespace.namespace.kind === 'group' ? p.lineage : [])))];
   const memberships = viewer ? await membershipsOfUserIn(db, viewer.id, placed.map((p) => p.row.id), groupIds) : [];
   const projectLevel = new Map<number, number>();
   const groupLevel = new Map<number, number>();
   for (const m of memberships) (m.source_type === 'Project' ? projectLevel : groupLevel).set(m.source_id, m.access_level);
-  const ownerIds = [...new Set(placed.map((p) => p.namespace.namespace).filter((n) => n.kind === 'user' && n.owner_id !== null).map((n) => n.owner_id!))];
+  // BasicProjectDetails names no owner.
+  const ownerIds = entity === 'basic' ? []
+    : [...new Set(placed.map((p) => p.namespace.namespace).filter((n) => n.kind === 'user' && n.owner_id !== null).map((n) => n.owner_id!))];
   const owners = new Map((ownerIds.length > 0 ? await findUsersByIds(db, ownerIds) : []).map((u) => [u.id, u]));
   const out = new Map<number, ViewerAccess>();
   for (const p of placed) {
@@ -88,9 +90,9 @@ export async function presentProjectList(db: Kysely<DB>, rows: ProjectRow[], o: 
     const ns = namespaces.get(row.namespace_id)!;
     return { row, namespace: { namespace: ns.namespace, fullPath: ns.fullPath, fullName: ns.fullName }, lineage: ns.lineage };
   });
-  // BasicProjectDetails needs only whether the code is readable, which a page of a list grants
-  // alike to all but guests of private projects: the same lookups serve every entity.
-  const access = await viewerAccess(db, o.viewer, placed, o.externalUrl);
+  // BasicProjectDetails needs only whether the code is readable (guests of private projects may
+  // not): the membership lookup serves every entity.
+  const access = await viewerAccess(db, o.viewer, placed, o.externalUrl, o.entity);
   return placed.map((p) => presentAs(o.entity, p, access.get(p.row.id)!));
 }
 
@@ -102,7 +104,7 @@ export async function presentOneProject(
   db: Kysely<DB>, row: ProjectRow, namespace: NamespaceInfo & { lineage: number[] }, o: ProjectListOptions & { administered?: { runnersToken: string | null } },
 ): Promise<BasicProjectDetails | Project | ProjectWithAccess> {
   const placed = { row, namespace, lineage: namespace.lineage };
-  const access = (await viewerAccess(db, o.viewer, [placed], o.externalUrl)).get(row.id)!;
+  const access = (await viewerAccess(db, o.viewer, [placed], o.externalUrl, o.entity)).get(row.id)!;
   if (o.administered) access.view.administered = o.administered;
   return presentAs(o.entity, placed, access);
 }
