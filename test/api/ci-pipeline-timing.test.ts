@@ -39,9 +39,12 @@ describe('pipeline timing', () => {
   const show = async (id: number) => {
     const res = await t.request({ url: `/api/v4/projects/${p.project.id}/pipelines/${id}`, token: p.ownerToken });
     assert.equal(res.statusCode, 200, res.body);
-    return res.json() as { status: string; started_at: string | null; finished_at: string | null; duration: unknown; queued_duration: unknown; coverage: unknown };
+    return res.json() as {
+      status: string; started_at: string | null; finished_at: string | null; duration: unknown; queued_duration: unknown; coverage: unknown;
+    };
   };
-  const setJob = (id: number, set: { started_at?: string; finished_at?: string }) => t.db.updateTable('ci_builds').set(set).where('id', '=', id).execute();
+  const setJob = (id: number, set: { started_at?: string; finished_at?: string }) =>
+    t.db.updateTable('ci_builds').set(set).where('id', '=', id).execute();
 
   it('has no start, duration or queued time while no job ran, nor when canceled before any did', async () => {
     const { id } = await createPipeline(t, p);
@@ -84,7 +87,8 @@ describe('pipeline timing', () => {
     assert.equal(done.started_at, running.started_at);
     // The mean of 80.0 and 95.25, with two decimals, as a string.
     assert.equal(done.coverage, '87.63');
-    assert.equal((await t.db.selectFrom('ci_pipelines').select('duration').where('id', '=', id).executeTakeFirstOrThrow()).duration, done.duration);
+    const stored = await t.db.selectFrom('ci_pipelines').select('duration').where('id', '=', id).executeTakeFirstOrThrow();
+    assert.equal(stored.duration, done.duration);
   });
 
   it('leaves queued_duration null when the queued time comes to less than a second', async () => {
@@ -106,9 +110,10 @@ describe('pipeline timing', () => {
     const job = await runner.requestJob();
     await runner.update(job, 'success');
     const rest = await show(id);
+    const { iid } = await t.db.selectFrom('ci_pipelines').select('iid').where('id', '=', id).executeTakeFirstOrThrow();
     const res = await t.request({
       method: 'POST', url: '/api/graphql', token: p.ownerToken,
-      payload: { query: `{ project(fullPath: "${p.fullPath}") { pipeline(iid: "${(await t.db.selectFrom('ci_pipelines').select('iid').where('id', '=', id).executeTakeFirstOrThrow()).iid}") { duration queuedDuration startedAt } } }` },
+      payload: { query: `{ project(fullPath: "${p.fullPath}") { pipeline(iid: "${iid}") { duration queuedDuration startedAt } } }` },
     });
     assert.equal(res.statusCode, 200, res.body);
     const gql = res.json().data.project.pipeline;

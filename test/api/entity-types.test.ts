@@ -42,7 +42,9 @@ function scalarMatches(type: string, v: unknown): boolean {
 
 /** Where `value` strays from `table`: one line per field. */
 function typeErrors(table: Table, value: unknown, at: string): string[] {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return [`${at}: expected an object, got ${JSON.stringify(value)}`];
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return [`${at}: expected an object, got ${JSON.stringify(value)}`];
+  }
   const out: string[] = [];
   const record = value as Record<string, unknown>;
   const known = new Set<string>();
@@ -56,7 +58,9 @@ function typeErrors(table: Table, value: unknown, at: string): string[] {
     }
     out.push(...fieldErrors(type, record[name], `${at}.${name}`));
   }
-  for (const name of Object.keys(record)) if (!known.has(name)) out.push(`${at}.${name}: not in the Service's entity (add it with its type)`);
+  for (const name of Object.keys(record)) {
+    if (!known.has(name)) out.push(`${at}.${name}: not in the Service's entity (add it with its type)`);
+  }
   return out;
 }
 
@@ -109,7 +113,9 @@ const UserCounts: Table = {
 };
 const UserActivity: Table = { username: 'string', last_activity_on: 'date|null', last_activity_at: 'date|null' };
 const Membership: Table = { source_id: 'int', source_name: 'string', source_type: 'string', access_level: 'int' };
-const SSHKey: Table = { id: 'int', title: 'string', created_at: 'datetime', expires_at: 'datetime|null', key: 'string', usage_type: 'string' };
+const SSHKey: Table = {
+  id: 'int', title: 'string', created_at: 'datetime', expires_at: 'datetime|null', key: 'string', usage_type: 'string',
+};
 const GpgKey: Table = { id: 'int', key: 'string', created_at: 'datetime' };
 const Email: Table = { id: 'int', email: 'string', confirmed_at: 'datetime|null' };
 const PersonalAccessToken: Table = {
@@ -120,9 +126,13 @@ const ImpersonationTokenWithToken: Table = { ...PersonalAccessToken, impersonati
 const ResourceAccessTokenWithToken: Table = { ...PersonalAccessToken, access_level: 'int', token: 'string' };
 
 const NamespaceBasic: Table = {
-  id: 'int', name: 'string', path: 'string', kind: 'string', full_path: 'string', parent_id: 'int|null', avatar_url: 'string|null', web_url: 'string',
+  id: 'int', name: 'string', path: 'string', kind: 'string', full_path: 'string', parent_id: 'int|null', avatar_url: 'string|null',
+  web_url: 'string',
 };
 const Namespace: Table = { ...NamespaceBasic, '?members_count_with_descendants': 'int' };
+const SharedWithGroup: Table = {
+  group_id: 'int', group_name: 'string', group_full_path: 'string', group_access_level: 'int', expires_at: 'date|null',
+};
 const ProjectIdentity: Table = {
   id: 'int', description: 'string|null', name: 'string', name_with_namespace: 'string', path: 'string', path_with_namespace: 'string',
   created_at: 'datetime',
@@ -135,7 +145,10 @@ const BasicProjectDetails: Table = {
 const MemberAccess: Table = { access_level: 'int', notification_level: 'int|null' };
 const Project: Table = {
   ...BasicProjectDetails,
-  _links: { self: 'string', issues: 'string', merge_requests: 'string', repo_branches: 'string', labels: 'string', events: 'string', members: 'string' },
+  _links: {
+    self: 'string', issues: 'string', merge_requests: 'string', repo_branches: 'string', labels: 'string', events: 'string',
+    members: 'string',
+  },
   packages_enabled: 'bool', empty_repo: 'bool', archived: 'bool', visibility: 'string', '?owner': UserBasic,
   resolve_outdated_diff_discussions: 'bool',
   container_expiration_policy: {
@@ -143,7 +156,8 @@ const Project: Table = {
     name_regex_keep: 'string|null', next_run_at: 'datetime|null',
   },
   issues_enabled: 'bool', merge_requests_enabled: 'bool', wiki_enabled: 'bool', jobs_enabled: 'bool', snippets_enabled: 'bool',
-  container_registry_enabled: 'bool', service_desk_enabled: 'bool', service_desk_address: 'string|null', can_create_merge_request_in: 'bool',
+  container_registry_enabled: 'bool', service_desk_enabled: 'bool', service_desk_address: 'string|null',
+  can_create_merge_request_in: 'bool',
   issues_access_level: 'string', repository_access_level: 'string', merge_requests_access_level: 'string', forking_access_level: 'string',
   wiki_access_level: 'string', builds_access_level: 'string', snippets_access_level: 'string', pages_access_level: 'string',
   operations_access_level: 'string', analytics_access_level: 'string', container_registry_access_level: 'string',
@@ -152,7 +166,7 @@ const Project: Table = {
   ci_default_git_depth: 'int', ci_forward_deployment_enabled: 'bool', ci_job_token_scope_enabled: 'bool', ci_separated_caches: 'bool',
   public_jobs: 'bool', '?build_git_strategy': 'string', build_timeout: 'int', auto_cancel_pending_pipelines: 'string',
   '?ci_config_path': 'string|null',
-  shared_with_groups: [{ group_id: 'int', group_name: 'string', group_full_path: 'string', group_access_level: 'int', expires_at: 'date|null' }],
+  shared_with_groups: [SharedWithGroup],
   only_allow_merge_if_pipeline_succeeds: 'bool', allow_merge_on_skipped_pipeline: 'bool|null', restrict_user_defined_variables: 'bool',
   request_access_enabled: 'bool', only_allow_merge_if_all_discussions_are_resolved: 'bool', remove_source_branch_after_merge: 'bool|null',
   printing_merge_request_link_enabled: 'bool', merge_method: 'string', squash_option: 'string', suggestion_commit_message: 'string|null',
@@ -170,7 +184,7 @@ const Group: Table = {
 };
 const GroupDetail: Table = {
   ...Group,
-  shared_with_groups: [{ group_id: 'int', group_name: 'string', group_full_path: 'string', group_access_level: 'int', expires_at: 'date|null' }],
+  shared_with_groups: [SharedWithGroup],
   '?runners_token': 'string|null', '?prevent_sharing_groups_outside_hierarchy': 'bool', projects: [Project], shared_projects: [Project],
 };
 const Member: Table = {
@@ -264,7 +278,9 @@ const ProjectRepositoryStorageMove: Table = {
   id: 'int', created_at: 'datetime', state: 'string', source_storage_name: 'string', destination_storage_name: 'string',
   error_message: 'string|null', project: { nullable: ProjectIdentity },
 };
-const AuditEvent: Table = { id: 'int', author_id: 'int', entity_id: 'int', entity_type: 'string', details: 'object', created_at: 'datetime' };
+const AuditEvent: Table = {
+  id: 'int', author_id: 'int', entity_id: 'int', entity_type: 'string', details: 'object', created_at: 'datetime',
+};
 const ApplicationWithSecret: Table = {
   id: 'int', application_id: 'string', application_name: 'string', callback_url: 'string', confidential: 'bool', secret: 'string',
 };
@@ -357,7 +373,9 @@ describe('entity types as served', () => {
     assertTypes('GpgKey', GpgKey, await api('POST', '/user/gpg_keys', aliceToken, { key: (await gpgPublicKey([alice.email])).armored }));
     assertTypes('Email', Email, await api('POST', '/user/emails', aliceToken, { email: `other-${alice.id}@example.com` }));
     assertTypes('PersonalAccessToken', PersonalAccessToken, await api('GET', '/personal_access_tokens', aliceToken));
-    const impersonation = await api('POST', `/users/${alice.id}/impersonation_tokens`, ROOT_TOKEN, { name: 'i', scopes: ['api'], expires_at: '2099-01-01' });
+    const impersonation = await api('POST', `/users/${alice.id}/impersonation_tokens`, ROOT_TOKEN, {
+      name: 'i', scopes: ['api'], expires_at: '2099-01-01',
+    });
     assertTypes('ImpersonationTokenWithToken', ImpersonationTokenWithToken, impersonation);
   });
 
@@ -378,7 +396,9 @@ describe('entity types as served', () => {
     assertTypes('Project[] (group)', Project, await api('GET', `/groups/${group.id}/projects`, ROOT_TOKEN));
     assertTypes('Namespace[]', Namespace, await api('GET', '/namespaces', ROOT_TOKEN));
     assertTypes('Member[]', Member, await api('GET', `/projects/${p.project.id}/members`, aliceToken));
-    const token = await api('POST', `/projects/${p.project.id}/access_tokens`, aliceToken, { name: 'bot', scopes: ['api'], expires_at: '2099-01-01' });
+    const token = await api('POST', `/projects/${p.project.id}/access_tokens`, aliceToken, {
+      name: 'bot', scopes: ['api'], expires_at: '2099-01-01',
+    });
     assertTypes('ResourceAccessTokenWithToken', ResourceAccessTokenWithToken, token);
   });
 
@@ -408,7 +428,9 @@ describe('entity types as served', () => {
     assertTypes('Runner[]', Runner, await api('GET', '/runners/all', ROOT_TOKEN));
     assertTypes('RunnerDetails', RunnerDetails, await api('GET', `/runners/${runner.id}`, ROOT_TOKEN));
     assertTypes('RegistrationToken', RegistrationToken, await api('POST', `${base}/runners/reset_registration_token`, aliceToken));
-    const registered = await t.request({ method: 'POST', url: '/api/v4/runners', payload: { token: REGISTRATION_TOKEN, description: 'types' } });
+    const registered = await t.request({
+      method: 'POST', url: '/api/v4/runners', payload: { token: REGISTRATION_TOKEN, description: 'types' },
+    });
     assertTypes('RunnerRegistration', RunnerRegistration, registered.json());
     assertTypes('Variable', Variable, await api('POST', `${base}/variables`, aliceToken, { key: 'DEPLOY', value: 'yes' }));
     assertTypes('InstanceVariable', InstanceVariable, await api('POST', '/admin/ci/variables', ROOT_TOKEN, { key: 'GLOBAL', value: 'g' }));
@@ -430,7 +452,9 @@ describe('entity types as served', () => {
     const move = await api('POST', `/projects/${p.project.id}/repository_storage_moves`, ROOT_TOKEN, { destination_storage_name: 'spare' });
     assertTypes('ProjectRepositoryStorageMove', ProjectRepositoryStorageMove, move);
     assertTypes('AuditEvent[]', AuditEvent, await api('GET', '/audit_events', ROOT_TOKEN));
-    const application = await api('POST', '/applications', ROOT_TOKEN, { name: 'app', redirect_uri: 'https://example.com/cb', scopes: 'api' });
+    const application = await api('POST', '/applications', ROOT_TOKEN, {
+      name: 'app', redirect_uri: 'https://example.com/cb', scopes: 'api',
+    });
     assertTypes('ApplicationWithSecret', ApplicationWithSecret, application);
     assertTypes('ApplicationSetting', ApplicationSetting, await api('GET', '/application/settings', ROOT_TOKEN));
     assertTypes('Version', Version, await api('GET', '/version', aliceToken));

@@ -23,6 +23,7 @@ describe('project entity', () => {
 
   const api = (method: 'GET' | 'POST' | 'PUT', url: string, token?: string, payload?: object) =>
     t.request({ method, url: `/api/v4${url}`, ...(token ? { token } : {}), ...(payload ? { payload } : {}) });
+  const registerRunner = (token: string) => t.request({ method: 'POST', url: '/api/v4/runners', payload: { token, description: 'r' } });
   const get = async (url: string, token?: string) => {
     const res = await api('GET', url, token);
     assert.equal(res.statusCode, 200, res.body);
@@ -33,7 +34,8 @@ describe('project entity', () => {
     t = await startTestApp();
     owner = await createUser(t.db);
     ownerToken = await createToken(t.db, owner);
-    for (const name of Object.keys({ guest: 0, developer: 0, maintainer: 0, groupDeveloper: 0, groupOwner: 0 }) as (keyof typeof tokens)[]) {
+    const names = ['guest', 'developer', 'maintainer', 'groupDeveloper', 'groupOwner'] as const;
+    for (const name of names) {
       users[name] = await createUser(t.db);
       tokens[name] = await createToken(t.db, users[name]);
     }
@@ -80,7 +82,8 @@ describe('project entity', () => {
   it('names the owner of a personal project (UserBasic), none for a group project', async () => {
     const p = await get(`/projects/${personal.id}`, tokens.guest);
     assert.deepEqual(p.owner, {
-      id: owner.id, username: owner.username, name: owner.name, state: 'active', avatar_url: null, web_url: `http://kiln.test/${owner.username}`,
+      id: owner.id, username: owner.username, name: owner.name, state: 'active', avatar_url: null,
+      web_url: `http://kiln.test/${owner.username}`,
     });
     assert.equal('owner' in (await get(`/projects/${inGroup.id}`, tokens.groupOwner)), false);
     const listed = (await get('/projects?owned=true', ownerToken)).find((x: Json) => x.id === personal.id);
@@ -92,7 +95,8 @@ describe('project entity', () => {
     const anon = await get(`/projects/${pub.id}`);
     assert.deepEqual(Object.keys(anon).sort(), [
       'avatar_url', 'created_at', 'default_branch', 'description', 'forks_count', 'http_url_to_repo', 'id', 'last_activity_at', 'name',
-      'name_with_namespace', 'namespace', 'path', 'path_with_namespace', 'readme_url', 'ssh_url_to_repo', 'star_count', 'tag_list', 'topics', 'web_url',
+      'name_with_namespace', 'namespace', 'path', 'path_with_namespace', 'readme_url', 'ssh_url_to_repo', 'star_count', 'tag_list',
+      'topics', 'web_url',
     ]);
     const anonList = await get('/projects');
     assert.ok(anonList.length > 0 && anonList.every((p: Json) => !('permissions' in p) && !('visibility' in p)));
@@ -132,7 +136,7 @@ describe('project entity', () => {
     const row = await t.db.selectFrom('ci_runner_registration_tokens').selectAll()
       .where('source_type', '=', 'Project').where('source_id', '=', personal.id).executeTakeFirstOrThrow();
     assert.ok(row.encrypted_token && !row.encrypted_token.includes(maintainer.runners_token));
-    const registered = await t.request({ method: 'POST', url: '/api/v4/runners', payload: { token: maintainer.runners_token, description: 'r' } });
+    const registered = await registerRunner(maintainer.runners_token);
     assert.equal(registered.statusCode, 201, registered.body);
     // A reset shows its token once more, and the entity shows the new one from then on.
     const reset = await api('POST', `/projects/${personal.id}/runners/reset_registration_token`, tokens.maintainer);
@@ -147,7 +151,7 @@ describe('project entity', () => {
       .where('source_type', '=', 'Project').where('source_id', '=', legacy.id).execute();
     assert.equal((await get(`/projects/${legacy.id}`, ownerToken)).runners_token, null);
     // It still registers runners.
-    const registered = await t.request({ method: 'POST', url: '/api/v4/runners', payload: { token, description: 'old' } });
+    const registered = await registerRunner(token);
     assert.equal(registered.statusCode, 201, registered.body);
     const reset = (await api('POST', `/projects/${legacy.id}/runners/reset_registration_token`, ownerToken)).json();
     assert.equal((await get(`/projects/${legacy.id}`, ownerToken)).runners_token, reset.token);
@@ -162,7 +166,7 @@ describe('project entity', () => {
     const updated = await api('PUT', `/groups/${groupId}`, tokens.groupOwner, { description: 'the crew' });
     assert.equal(updated.statusCode, 200, updated.body);
     assert.equal(updated.json().runners_token, groupOwner.runners_token);
-    const registered = await t.request({ method: 'POST', url: '/api/v4/runners', payload: { token: groupOwner.runners_token, description: 'g' } });
+    const registered = await registerRunner(groupOwner.runners_token);
     assert.equal(registered.statusCode, 201, registered.body);
     assert.equal(registered.json().id > 0, true);
     const runner = await t.db.selectFrom('ci_runners').selectAll().where('id', '=', registered.json().id).executeTakeFirstOrThrow();

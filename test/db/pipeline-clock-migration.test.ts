@@ -45,7 +45,8 @@ describe('pipeline clock migration', () => {
     await runner.run();
     await runner.run();
     const neverRan = (await createPipeline(t, p)).id;
-    const cancel = await t.request({ method: 'POST', url: `/api/v4/projects/${p.project.id}/pipelines/${neverRan}/cancel`, token: p.ownerToken });
+    const cancelUrl = `/api/v4/projects/${p.project.id}/pipelines/${neverRan}/cancel`;
+    const cancel = await t.request({ method: 'POST', url: cancelUrl, token: p.ownerToken });
     assert.equal(cancel.statusCode, 200, cancel.body);
 
     const down = await migrator(t).then((m) => m.migrateTo(BEFORE));
@@ -54,13 +55,16 @@ describe('pipeline clock migration', () => {
     // (a: 0–10.4 s, b: 60–63.9 s after a base), the pipeline spanning both.
     const base = Date.parse('2026-01-01T00:00:00.000Z');
     const [a, b] = await t.db.selectFrom('ci_builds').select(['id', 'name']).where('pipeline_id', '=', ran).orderBy('stage_idx').execute();
-    await t.db.updateTable('ci_builds').set({ started_at: iso(base), finished_at: iso(base + 10_400) }).where('id', '=', a.id).execute();
-    await t.db.updateTable('ci_builds').set({ started_at: iso(base + 60_000), finished_at: iso(base + 63_900) }).where('id', '=', b.id).execute();
+    const ranFor = (id: number, from: number, to: number) =>
+      t.db.updateTable('ci_builds').set({ started_at: iso(base + from), finished_at: iso(base + to) }).where('id', '=', id).execute();
+    await ranFor(a.id, 0, 10_400);
+    await ranFor(b.id, 60_000, 63_900);
     await t.db.updateTable('ci_pipelines').set({ started_at: iso(base), finished_at: iso(base + 63_900) }).where('id', '=', ran).execute();
     await t.db.updateTable('ci_pipelines').set({ started_at: iso(base) }).where('id', '=', neverRan).execute();
 
     await migrateToLatest(t.db);
-    const rows = await t.db.selectFrom('ci_pipelines').select(['id', 'started_at', 'duration']).where('id', 'in', [ran, neverRan]).orderBy('id').execute();
+    const rows = await t.db.selectFrom('ci_pipelines').select(['id', 'started_at', 'duration'])
+      .where('id', 'in', [ran, neverRan]).orderBy('id').execute();
     // 10.4 + 3.9 s of running, the 49.6 s between the stages not counted: 14.
     assert.deepEqual(rows, [{ id: ran, started_at: iso(base), duration: 14 }, { id: neverRan, started_at: null, duration: null }]);
     const shown = await t.request({ url: `/api/v4/projects/${p.project.id}/pipelines/${ran}`, token: p.ownerToken });

@@ -41,7 +41,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     if (pipelines.length === 0) break;
     after = pipelines[pipelines.length - 1].id;
     const ids = pipelines.map((p) => p.id);
-    const jobs: { pipeline_id: number; type: string; status: string; retried: number; started_at: string | null; finished_at: string | null }[] =
+    type Job = {
+      pipeline_id: number; type: string; status: string; retried: number; started_at: string | null; finished_at: string | null;
+    };
+    const jobs: Job[] =
       await db.selectFrom('ci_builds').select(['pipeline_id', 'type', 'status', 'retried', 'started_at', 'finished_at'])
         .where('pipeline_id', 'in', ids).where('started_at', 'is not', null).execute();
     for (const p of pipelines) {

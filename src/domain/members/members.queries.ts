@@ -183,11 +183,14 @@ const MAX_PREPARED_IDS = 100;
  * namespaces' lineages): one statement on members_user (user_id, source_type, source_id),
  * compiled once per shape as the other lookups behind a page are (db/query-shape.ts ByIds).
  */
-export async function membershipsOfUserIn(db: Db, userId: number, projectIds: number[], groupIds: number[]): Promise<{ source_type: string; source_id: number; access_level: number }[]> {
+export async function membershipsOfUserIn(
+  db: Db, userId: number, projectIds: number[], groupIds: number[],
+): Promise<{ source_type: string; source_id: number; access_level: number }[]> {
   const projects = [...new Set(projectIds)];
   const groups = [...new Set(groupIds)];
   if (projects.length === 0 && groups.length === 0) return [];
-  const build = (d: Db, user: number, p: number[], g: number[]) => d.selectFrom('members').select(['source_type', 'source_id', 'access_level'])
+  const build = (d: Db, user: number, p: number[], g: number[]) => d.selectFrom('members')
+    .select(['source_type', 'source_id', 'access_level'])
     .where('user_id', '=', user)
     .where((eb) => eb.or([
       ...(p.length > 0 ? [eb.and([eb('source_type', '=', 'Project'), eb('source_id', 'in', p)])] : []),

@@ -45,7 +45,9 @@ export function startedAtAfter(before: PipelineClock, status: string, jobs: read
 }
 
 /** The duration to store once the pipeline moves from `before` to `status` (started at `startedAt`). */
-export function durationAfter(before: PipelineClock, status: string, startedAt: string | null, jobs: readonly TimedJob[], nowMs: number): number | null {
+export function durationAfter(
+  before: PipelineClock, status: string, startedAt: string | null, jobs: readonly TimedJob[], nowMs: number,
+): number | null {
   if (status === before.status || !TIMED_AT.includes(status) || startedAt === null) return before.duration;
   return runningSeconds(jobs, nowMs);
 }

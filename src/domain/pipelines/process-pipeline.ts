@@ -73,9 +73,10 @@ async function writeStatus(env: CiEnv, pipelineId: number, jobs: BuildRow[]): Pr
   // started_at only once a job started, the duration when it ends (pipeline-timing.ts).
   const startedAt = startedAtAfter(pipeline, status, jobs, now);
   const duration = durationAfter(pipeline, status, startedAt, jobs, isoMillis(now));
-  if (status !== pipeline.status || (done ? pipeline.finished_at === null : pipeline.finished_at !== null) || startedAt !== pipeline.started_at
-    || duration !== pipeline.duration) {
-    await updatePipelineStatus(env.db, pipelineId, { status, started_at: startedAt, finished_at: done ? pipeline.finished_at ?? now : null, duration });
+  const finishedAt = done ? pipeline.finished_at ?? now : null;
+  const changed = status !== pipeline.status || finishedAt !== pipeline.finished_at || startedAt !== pipeline.started_at;
+  if (changed || duration !== pipeline.duration) {
+    await updatePipelineStatus(env.db, pipelineId, { status, started_at: startedAt, finished_at: finishedAt, duration });
   }
   return { before: pipeline.status, after: status };
 }

@@ -12,7 +12,8 @@ import { nowIso } from '../clock.ts';
 import { digest, generateToken, safeEqual } from '../tokens/secret.ts';
 import type { Sealer } from '../ci-variables/encryption.ts';
 import {
-  findRegistrationToken, findRegistrationTokenOwner, insertRegistrationTokenIfAbsent, replaceRegistrationToken, type StoredRegistrationToken,
+  findRegistrationToken, findRegistrationTokenOwner, insertRegistrationTokenIfAbsent, replaceRegistrationToken,
+  type StoredRegistrationToken,
 } from './runners.queries.ts';
 
 const SETTING = 'runners_registration_token_digest';
@@ -74,7 +75,9 @@ export async function resetRegistrationToken(db: Kysely<DB>, sealer: Sealer, sou
  * only: it keeps registering runners, and this answers null until a reset makes a new one,
  * rather than replacing, unasked, a token someone may have written into a runner's set-up.
  */
-export async function shownRegistrationToken(db: Kysely<DB>, sealer: Sealer, sourceType: TokenSource, sourceId: number): Promise<string | null> {
+export async function shownRegistrationToken(
+  db: Kysely<DB>, sealer: Sealer, sourceType: TokenSource, sourceId: number,
+): Promise<string | null> {
   let row = await findRegistrationToken(db, sourceType, sourceId);
   if (!row) {
     await insertRegistrationTokenIfAbsent(db, newToken(sealer, sourceType, sourceId).stored);

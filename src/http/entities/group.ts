@@ -6,7 +6,7 @@
 import { Type, type Static } from 'typebox';
 import type { NamespaceRow } from '../../db/types.ts';
 import { visibilityName } from '../../domain/permissions/access.ts';
-import { ProjectSchema } from './project.ts';
+import { ProjectSchema, SharedWithGroupSchema } from './project.ts';
 
 const NString = Type.Union([Type.String(), Type.Null()]);
 
@@ -30,9 +30,7 @@ export const GroupSchema = Type.Object({
 export const GroupDetailSchema = Type.Object({
   ...GroupSchema.properties,
   /** Groups this group is shared with: kiln has no group sharing, so none. */
-  shared_with_groups: Type.Array(Type.Object({
-    group_id: Type.Integer(), group_name: Type.String(), group_full_path: Type.String(), group_access_level: Type.Integer(), expires_at: NString,
-  })),
+  shared_with_groups: Type.Array(SharedWithGroupSchema),
   /** The group's runner registration token, for those who may administer it (Owners, administrators). */
   runners_token: Type.Optional(NString),
   /** Top-level groups only; the Service's default. */

@@ -113,7 +113,9 @@ const STATUS_TEXT: Record<string, { text: string; label: string }> = {
  * `coverage` is Ci::Pipeline#coverage (pipeline-timing.ts), which the routes that show a
  * pipeline with finished jobs read; a pipeline just created has none.
  */
-export function presentPipeline(p: PipelineRow, projectWebUrl: string, user: UserRow | null, externalUrl: string, coverage: string | null = null): Pipeline {
+export function presentPipeline(
+  p: PipelineRow, projectWebUrl: string, user: UserRow | null, externalUrl: string, coverage: string | null = null,
+): Pipeline {
   const basic = presentPipelineBasic(p, projectWebUrl);
   const words = STATUS_TEXT[p.status] ?? { text: p.status, label: p.status };
   const group = p.status === 'success' ? 'success' : p.status;

@@ -77,6 +77,15 @@ export const ContainerExpirationPolicySchema = Type.Object({
   next_run_at: NString,
 }, { title: 'ContainerExpirationPolicy' });
 
+/** A group a project or group is shared with (the Service's SharedGroupWithProject / …WithGroup). */
+export const SharedWithGroupSchema = Type.Object({
+  group_id: Type.Integer(),
+  group_name: Type.String(),
+  group_full_path: Type.String(),
+  group_access_level: Type.Integer(),
+  expires_at: NString,
+}, { title: 'SharedWithGroup' });
+
 const AccessLevelString = Type.String({ description: 'disabled, private, enabled (or public for pages)' });
 
 export const ProjectSchema = Type.Object({
@@ -139,9 +148,7 @@ export const ProjectSchema = Type.Object({
   auto_cancel_pending_pipelines: Type.String(),
   /** Only for those who may read the code (download_code). */
   ci_config_path: Type.Optional(NString),
-  shared_with_groups: Type.Array(Type.Object({
-    group_id: Type.Integer(), group_name: Type.String(), group_full_path: Type.String(), group_access_level: Type.Integer(), expires_at: NString,
-  })),
+  shared_with_groups: Type.Array(SharedWithGroupSchema),
   only_allow_merge_if_pipeline_succeeds: Type.Boolean(),
   allow_merge_on_skipped_pipeline: Type.Boolean(),
   restrict_user_defined_variables: Type.Boolean(),
@@ -283,7 +290,9 @@ export interface ProjectView {
   administered?: { runnersToken: string | null };
 }
 
-export function presentBasicProjectDetails(p: ProjectRow, ns: NamespaceInfo, view: Pick<ProjectView, 'externalUrl' | 'readCode'>): BasicProjectDetails {
+export function presentBasicProjectDetails(
+  p: ProjectRow, ns: NamespaceInfo, view: Pick<ProjectView, 'externalUrl' | 'readCode'>,
+): BasicProjectDetails {
   const fullPath = flat(ns.fullPath, '/', p.path);
   const webUrl = flat(view.externalUrl, '/', fullPath);
   const entity = presentProjectIdentity(p, ns) as BasicProjectDetails;
@@ -333,7 +342,8 @@ export function presentProject(p: ProjectRow, ns: NamespaceInfo, view: ProjectVi
   if (view.owner) e.owner = presentUserBasic(view.owner, {}, { externalUrl: view.externalUrl, canReadProfile: false });
   e.resolve_outdated_diff_discussions = s.resolve_outdated_diff_discussions;
   e.container_expiration_policy = {
-    cadence: '1d', enabled: false, keep_n: 10, older_than: '90d', name_regex: null, name_regex_keep: null, next_run_at: policyNextRunAt(p.created_at),
+    cadence: '1d', enabled: false, keep_n: 10, older_than: '90d', name_regex: null, name_regex_keep: null,
+    next_run_at: policyNextRunAt(p.created_at),
   };
   e.issues_enabled = true;
   e.merge_requests_enabled = true;
@@ -397,7 +407,9 @@ export function presentProject(p: ProjectRow, ns: NamespaceInfo, view: ProjectVi
   return e;
 }
 
-export function presentProjectWithAccess(p: ProjectRow, ns: NamespaceInfo, view: ProjectView, permissions: ProjectPermissions): ProjectWithAccess {
+export function presentProjectWithAccess(
+  p: ProjectRow, ns: NamespaceInfo, view: ProjectView, permissions: ProjectPermissions,
+): ProjectWithAccess {
   const e = presentProject(p, ns, view) as ProjectWithAccess;
   e.permissions = permissions;
   return e;

@@ -38,7 +38,9 @@ interface ViewerAccess {
 }
 
 /** What `viewer` may see of each project: its ProjectView and its permissions. */
-async function viewerAccess(db: Kysely<DB>, viewer: UserRow | null, placed: Placed[], externalUrl: string, entity: ProjectEntity): Promise<Map<number, ViewerAccess>> {
+async function viewerAccess(
+  db: Kysely<DB>, viewer: UserRow | null, placed: Placed[], externalUrl: string, entity: ProjectEntity,
+): Promise<Map<number, ViewerAccess>> {
   const groupIds = [...new Set(placed.flatMap((p) => (p.namespace.namespace.kind === 'group' ? p.lineage : [])))];
   const memberships = viewer ? await membershipsOfUserIn(db, viewer.id, placed.map((p) => p.row.id), groupIds) : [];
   const projectLevel = new Map<number, number>();
@@ -46,7 +48,8 @@ async function viewerAccess(db: Kysely<DB>, viewer: UserRow | null, placed: Plac
   for (const m of memberships) (m.source_type === 'Project' ? projectLevel : groupLevel).set(m.source_id, m.access_level);
   // BasicProjectDetails names no owner.
   const ownerIds = entity === 'basic' ? []
-    : [...new Set(placed.map((p) => p.namespace.namespace).filter((n) => n.kind === 'user' && n.owner_id !== null).map((n) => n.owner_id!))];
+    : [...new Set(placed.map((p) => p.namespace.namespace).filter((n) => n.kind === 'user').map((n) => n.owner_id)
+      .filter((id): id is number => id !== null))];
   const owners = new Map((ownerIds.length > 0 ? await findUsersByIds(db, ownerIds) : []).map((u) => [u.id, u]));
   const out = new Map<number, ViewerAccess>();
   for (const p of placed) {
@@ -84,7 +87,9 @@ export interface ProjectListOptions {
   entity: ProjectEntity;
 }
 
-export async function presentProjectList(db: Kysely<DB>, rows: ProjectRow[], o: ProjectListOptions): Promise<(BasicProjectDetails | Project | ProjectWithAccess)[]> {
+export async function presentProjectList(
+  db: Kysely<DB>, rows: ProjectRow[], o: ProjectListOptions,
+): Promise<(BasicProjectDetails | Project | ProjectWithAccess)[]> {
   const namespaces = await namespacePathsById(db, [...new Set(rows.map((r) => r.namespace_id))]);
   const placed = rows.map((row) => {
     const ns = namespaces.get(row.namespace_id)!;
@@ -101,7 +106,8 @@ export async function presentProjectList(db: Kysely<DB>, rows: ProjectRow[], o: 
  * the route passes it and the viewer may administer the project.
  */
 export async function presentOneProject(
-  db: Kysely<DB>, row: ProjectRow, namespace: NamespaceInfo & { lineage: number[] }, o: ProjectListOptions & { administered?: { runnersToken: string | null } },
+  db: Kysely<DB>, row: ProjectRow, namespace: NamespaceInfo & { lineage: number[] },
+  o: ProjectListOptions & { administered?: { runnersToken: string | null } },
 ): Promise<BasicProjectDetails | Project | ProjectWithAccess> {
   const placed = { row, namespace, lineage: namespace.lineage };
   const access = (await viewerAccess(db, o.viewer, [placed], o.externalUrl, o.entity)).get(row.id)!;

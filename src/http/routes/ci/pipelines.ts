@@ -12,7 +12,9 @@ import { checkPipelineVariables } from '../../../domain/ci-variables/pipeline-va
 import { resolvePipelineVariables } from '../../../domain/ci-variables/collect-variables.ts';
 import { VARIABLE_TYPES } from '../../../domain/ci-variables/variable-rules.ts';
 import { ciEnvFrom } from '../../../domain/pipelines/ci-env.ts';
-import { findPipelineInProject, latestJobCoverages, projectPipelinesShape, type ProjectPipelinesFrom } from '../../../domain/pipelines/pipelines.queries.ts';
+import {
+  findPipelineInProject, latestJobCoverages, projectPipelinesShape, type ProjectPipelinesFrom,
+} from '../../../domain/pipelines/pipelines.queries.ts';
 import { pipelineCoverage } from '../../../domain/pipelines/pipeline-timing.ts';
 import { findUserById } from '../../../domain/users/users.queries.ts';
 import { recordNotFound, validationFailed } from '../../errors.ts';

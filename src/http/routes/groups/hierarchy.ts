@@ -119,7 +119,10 @@ const groupHierarchy: FastifyPluginAsync = async (app) => {
 
   route(app, {
     method: 'GET', url: '/groups/:id/projects', auth: 'optional', params: projectListParams,
-    schema: { summary: "A group's projects the caller may see", tags: ['groups'], response: { 200: Type.Array(Type.Union([ProjectSchema, BasicProjectDetailsSchema])) } },
+    schema: {
+      summary: "A group's projects the caller may see", tags: ['groups'],
+      response: { 200: Type.Array(Type.Union([ProjectSchema, BasicProjectDetailsSchema])) },
+    },
   }, async ({ request, reply, input, caller }) => {
     rejectNulBytes(request.input, ['search']);
     const ctx = await loadGroup(request, input.id);

@@ -121,11 +121,14 @@ const projects: FastifyPluginAsync = async (app) => {
    * who may administer the project (Maintainers, Owners, administrators).
    */
   async function send(
-    reply: FastifyReply, viewer: UserRow | null, project: ProjectRow, ns: NamespaceInfo & { lineage: number[] }, entity: ProjectEntity, administered: boolean,
+    reply: FastifyReply, viewer: UserRow | null, project: ProjectRow, ns: NamespaceInfo & { lineage: number[] },
+    entity: ProjectEntity, administered: boolean,
   ) {
     const mayAdminister = administered && viewer !== null
       && canOnProject(await projectActor(db, viewer, project.id, ns.lineage), 'admin_project', project);
-    const runners = mayAdminister ? { runnersToken: await shownRegistrationToken(db, await sealerFor(config.dataDir), 'Project', project.id) } : undefined;
+    const runners = mayAdminister
+      ? { runnersToken: await shownRegistrationToken(db, await sealerFor(config.dataDir), 'Project', project.id) }
+      : undefined;
     const body = await presentOneProject(db, project, ns, { externalUrl, viewer, entity, administered: runners });
     serializeWith(reply, serialize.one[entity]);
     return body;

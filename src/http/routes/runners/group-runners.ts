@@ -43,7 +43,8 @@ const groupRunners: FastifyPluginAsync = async (app) => {
     schema: { summary: "A new registration token for the group's runners", tags, response: { 201: RegistrationTokenSchema } },
   }, async ({ request, reply }) => {
     const ctx = await ownedGroup(request);
-    return reply.code(201).send({ token: await resetRegistrationToken(db, await sealerFor(config.dataDir), 'Namespace', ctx.group.id), token_expires_at: null });
+    const token = await resetRegistrationToken(db, await sealerFor(config.dataDir), 'Namespace', ctx.group.id);
+    return reply.code(201).send({ token, token_expires_at: null });
   });
 };
 

@@ -81,7 +81,8 @@ const projectRunners: FastifyPluginAsync = async (app) => {
     schema: { summary: "A new registration token for the project's runners", tags, response: { 201: RegistrationTokenSchema } },
   }, async ({ request, reply }) => {
     const ctx = await maintainedProject(request);
-    return reply.code(201).send({ token: await resetRegistrationToken(db, await sealerFor(config.dataDir), 'Project', ctx.project.id), token_expires_at: null });
+    const token = await resetRegistrationToken(db, await sealerFor(config.dataDir), 'Project', ctx.project.id);
+    return reply.code(201).send({ token, token_expires_at: null });
   });
 };
 
