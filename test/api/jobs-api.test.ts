@@ -178,8 +178,9 @@ describe('jobs API', () => {
     assert.ok(erased.erased_at);
     assert.ok(!fs.existsSync(artifactDir) && !fs.existsSync(traceFile));
     assert.equal((await t.db.selectFrom('ci_job_artifacts').select('id').where('job_id', '=', job.id).execute()).length, 0);
+    // An erased log reads as an empty one: 200, text/plain, no bytes (reference §3.1).
     const trace = await get(`/jobs/${job.id}/trace`);
-    assert.equal(trace.statusCode, 404);
+    assert.deepEqual([trace.statusCode, trace.headers['content-type'], trace.body], [200, 'text/plain; charset=utf-8', '']);
     const twice = await post(`/jobs/${job.id}/erase`, tokens.maintainer);
     assert.deepEqual([twice.statusCode, twice.json()], [403, { message: '403 Forbidden - Job is not erasable!' }]);
     const pending = await jobId(id, 'test');
@@ -212,10 +213,14 @@ describe('jobs API', () => {
     assert.notEqual(replay.json().id, deploy);
   });
 
-  it('serves the log as text/plain, 404 when there is none', async () => {
+  it('serves the log as text/plain, empty (200) while there is none', async () => {
     await createPipeline(t, p);
     const job = await runner.requestJob();
-    assert.deepEqual([(await get(`/jobs/${job.id}/trace`)).statusCode], [404]);
+    const empty = await get(`/jobs/${job.id}/trace`);
+    assert.deepEqual(
+      [empty.statusCode, empty.headers['content-type'], empty.headers['content-disposition'], empty.body],
+      [200, 'text/plain; charset=utf-8', `infile; filename="${job.id}.log"`, ''],
+    );
     await runner.appendTrace(job, 'line 1\n');
     await runner.appendTrace(job, 'line 2\n');
     const trace = await get(`/jobs/${job.id}/trace`, tokens.reporter);

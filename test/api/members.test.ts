@@ -100,8 +100,8 @@ describe('members and memberships', () => {
     const all = await t.request({ url, token: ROOT_TOKEN });
     assert.equal(all.statusCode, 200);
     assert.deepEqual(all.json(), [
-      { source_id: projectId, source_name: 'Members', source_type: 'Project', access_level: '40' },
-      { source_id: groupId, source_name: 'Crew', source_type: 'Namespace', access_level: '50' },
+      { source_id: projectId, source_name: 'Members', source_type: 'Project', access_level: 40 },
+      { source_id: groupId, source_name: 'Crew', source_type: 'Namespace', access_level: 50 },
     ]);
     assert.deepEqual((await t.request({ url: `${url}?type=Namespace`, token: ROOT_TOKEN })).json().map((m: { source_type: string }) => m.source_type), ['Namespace']);
     assert.deepEqual((await t.request({ url: `${url}?type=Project&per_page=1`, token: ROOT_TOKEN })).headers['x-total'], '1');

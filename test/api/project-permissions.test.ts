@@ -115,7 +115,9 @@ describe('project permission table', () => {
       assert.deepEqual(allowed(0)('admin_build'), ['maintainer', 'owner', 'administrator']);
       assert.deepEqual(allowed(0)('delete_project'), ['owner', 'administrator']);
       assert.deepEqual(allowed(0)('destroy_pipeline'), ['owner', 'administrator']);
-      assert.equal(Object.keys(PROJECT_RULES).length, 12);
+      // What the project entity asks before showing runners_token (issue 35, item 12).
+      assert.deepEqual(allowed(20)('admin_project'), ['maintainer', 'owner', 'administrator']);
+      assert.equal(Object.keys(PROJECT_RULES).length, 13);
     });
   });
 });

@@ -13,8 +13,13 @@ export interface CiRunnerRegistrationTokensTable {
   /** 'Project' or 'Namespace' (a group), as members name their source. */
   source_type: string;
   source_id: number;
-  /** SHA-256 digest of the registration token; the token itself is shown once, when reset. */
+  /** SHA-256 digest of the registration token: how registration finds it. */
   token_digest: string;
+  /**
+   * The token sealed with the CI variables' key (migration 2026-11-26T1710), for the entities'
+   * `runners_token`; null for a token made before it, which only a reset makes readable.
+   */
+  encrypted_token: Generated<string | null>;
   created_at: string;
 }
 

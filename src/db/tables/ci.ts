@@ -27,6 +27,8 @@ export interface CiPipelinesTable {
   updated_at: string;
   started_at: string | null;
   finished_at: string | null;
+  /** Whole seconds its latest builds ran, stored when it finishes (migration 2026-11-26T1700; pipeline-timing.ts). */
+  duration: Generated<number | null>;
 }
 export type PipelineRow = Selectable<CiPipelinesTable>;
 

@@ -5,7 +5,7 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../db/types.ts';
-import { param, prepared } from '../../db/prepared.ts';
+import { param, prepared, type Prepared } from '../../db/prepared.ts';
 import { cachedRead } from '../../db/read-cache.ts';
 import type { MemberRow, MemberSourceType } from '../../db/tables/projects.ts';
 import { nowIso } from '../clock.ts';
@@ -233,4 +233,38 @@ export function membershipsQuery(db: Db, userId: number, type: MemberSourceType 
     .where((eb) => eb.or([eb('projects.id', 'is not', null), eb('namespaces.id', 'is not', null)]));
   if (type) q = q.where('members.source_type', '=', type);
   return q.orderBy('members.id');
+}
+
+/** The statements of membershipsOfUserIn, compiled once per (number of projects, number of groups). */
+const membershipsIn = new Map<string, Prepared<{ source_type: string; source_id: number; access_level: number }>>();
+/** Beyond this many ids a page is no page: such a lookup is built each time. */
+const MAX_PREPARED_IDS = 100;
+
+/**
+ * The user's direct memberships of the given projects and groups (a page of projects and their
+ * namespaces' lineages): one statement on members_user (user_id, source_type, source_id),
+ * compiled once per shape as the other lookups behind a page are (db/query-shape.ts ByIds).
+ */
+export async function membershipsOfUserIn(
+  db: Db, userId: number, projectIds: number[], groupIds: number[],
+): Promise<{ source_type: string; source_id: number; access_level: number }[]> {
+  const projects = [...new Set(projectIds)];
+  const groups = [...new Set(groupIds)];
+  if (projects.length === 0 && groups.length === 0) return [];
+  const build = (d: Db, user: number, p: number[], g: number[]) => d.selectFrom('members')
+    .select(['source_type', 'source_id', 'access_level'])
+    .where('user_id', '=', user)
+    .where((eb) => eb.or([
+      ...(p.length > 0 ? [eb.and([eb('source_type', '=', 'Project'), eb('source_id', 'in', p)])] : []),
+      ...(g.length > 0 ? [eb.and([eb('source_type', '=', 'Namespace'), eb('source_id', 'in', g)])] : []),
+    ]));
+  if (projects.length + groups.length > MAX_PREPARED_IDS) return build(db, userId, projects, groups).execute();
+  const key = `${projects.length}:${groups.length}`;
+  let statement = membershipsIn.get(key);
+  if (!statement) {
+    const at = (offset: number, n: number) => Array.from({ length: n }, (_, i) => param<number>(offset + i));
+    statement = prepared((d) => build(d, param<number>(0), at(1, projects.length), at(1 + projects.length, groups.length)));
+    membershipsIn.set(key, statement);
+  }
+  return statement.all(db as Kysely<DB>, [userId, ...projects, ...groups]);
 }

@@ -17,6 +17,7 @@ export type ProjectAction =
   | 'read_members'
   | 'admin_members'
   | 'update_project'
+  | 'admin_project'
   | 'archive_project'
   | 'delete_project'
   | 'destroy_pipeline'
@@ -43,6 +44,8 @@ export const PROJECT_RULES: Record<ProjectAction, Rule> = {
   admin_build: { minLevel: ACCESS_LEVELS.maintainer, byVisibility: false, blockedWhenArchived: true },
   admin_members: { minLevel: ACCESS_LEVELS.maintainer, byVisibility: false, blockedWhenArchived: false },
   update_project: { minLevel: ACCESS_LEVELS.maintainer, byVisibility: false, blockedWhenArchived: false },
+  // What the Service's entity asks before showing runners_token, import_error, build_git_strategy.
+  admin_project: { minLevel: ACCESS_LEVELS.maintainer, byVisibility: false, blockedWhenArchived: false },
   // The Service gives archiving and removal to owners only.
   archive_project: { minLevel: ACCESS_LEVELS.owner, byVisibility: false, blockedWhenArchived: false },
   delete_project: { minLevel: ACCESS_LEVELS.owner, byVisibility: false, blockedWhenArchived: false },

@@ -44,7 +44,9 @@ export async function insertPipelineWithJobs(trx: Transaction<DB>, pipeline: New
   return row;
 }
 
-export async function updatePipelineStatus(db: Db, id: number, set: { status: string; started_at?: string | null; finished_at?: string | null }): Promise<void> {
+export async function updatePipelineStatus(
+  db: Db, id: number, set: { status: string; started_at?: string | null; finished_at?: string | null; duration?: number | null },
+): Promise<void> {
   await db.updateTable('ci_pipelines').set({ ...set, updated_at: nowIso() }).where('id', '=', id).execute();
 }
 
@@ -108,4 +110,11 @@ export async function countRetries(db: Db, pipelineId: number, name: string): Pr
   const row = await db.selectFrom('ci_builds').select((eb) => eb.fn.countAll<number>().as('n'))
     .where('pipeline_id', '=', pipelineId).where('name', '=', name).where('retried', '=', 1).executeTakeFirst();
   return Number(row?.n ?? 0);
+}
+
+/** The coverage its latest jobs reported (for Ci::Pipeline#coverage). */
+export async function latestJobCoverages(db: Db, pipelineId: number): Promise<number[]> {
+  const rows = await db.selectFrom('ci_builds').select('coverage')
+    .where('pipeline_id', '=', pipelineId).where('retried', '=', 0).where('coverage', 'is not', null).execute();
+  return rows.map((r) => Number(r.coverage));
 }

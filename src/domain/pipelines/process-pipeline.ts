@@ -16,11 +16,12 @@
  * awaited under the lock, so parent and child never wait on each other.
  */
 import type { BuildRow } from '../../db/tables/ci.ts';
-import { nowIso } from '../clock.ts';
+import { isoMillis, nowIso } from '../clock.ts';
 import { applyJobEvent, latestPipelineJobs } from '../jobs/jobs.queries.ts';
 import type { JobEvent } from '../jobs/state-machine.ts';
 import { compositeStatus, PIPELINE_COMPLETED } from './composite-status.ts';
 import { findPipeline, updatePipelineStatus } from './pipelines.queries.ts';
+import { durationAfter, startedAtAfter } from './pipeline-timing.ts';
 import type { CiEnv } from './ci-env.ts';
 import { mirrorDownstream, triggerDownstream } from './bridges.ts';
 
@@ -69,9 +70,13 @@ async function writeStatus(env: CiEnv, pipelineId: number, jobs: BuildRow[]): Pr
   const status = compositeStatus(jobs);
   const now = nowIso();
   const done = PIPELINE_COMPLETED.includes(status);
-  const startedAt = pipeline.started_at ?? (status === 'running' || done ? now : null);
-  if (status !== pipeline.status || (done ? pipeline.finished_at === null : pipeline.finished_at !== null) || startedAt !== pipeline.started_at) {
-    await updatePipelineStatus(env.db, pipelineId, { status, started_at: startedAt, finished_at: done ? pipeline.finished_at ?? now : null });
+  // started_at only once a job started, the duration when it ends (pipeline-timing.ts).
+  const startedAt = startedAtAfter(pipeline, status, jobs, now);
+  const duration = durationAfter(pipeline, status, startedAt, jobs, isoMillis(now));
+  const finishedAt = done ? pipeline.finished_at ?? now : null;
+  const changed = status !== pipeline.status || finishedAt !== pipeline.finished_at || startedAt !== pipeline.started_at;
+  if (changed || duration !== pipeline.duration) {
+    await updatePipelineStatus(env.db, pipelineId, { status, started_at: startedAt, finished_at: finishedAt, duration });
   }
   return { before: pipeline.status, after: status };
 }

@@ -156,3 +156,47 @@ export function projectNamespaces(db: Db, projectIds: number[]): Promise<{ id: n
   if (projectIds.length === 0) return Promise.resolve([]);
   return db.selectFrom('projects').select(['id', 'namespace_id']).where('id', 'in', projectIds).execute();
 }
+
+/** Whose registration token has this digest (a project's or a group's). */
+export function findRegistrationTokenOwner(db: Db, tokenDigest: string): Promise<{ source_type: string; source_id: number } | undefined> {
+  return db.selectFrom('ci_runner_registration_tokens').select(['source_type', 'source_id'])
+    .where('token_digest', '=', tokenDigest).executeTakeFirst();
+}
+
+/** The stored registration token of a project ('Project') or group ('Namespace'). */
+export function findRegistrationToken(
+  db: Db, sourceType: string, sourceId: number,
+): Promise<{ encrypted_token: string | null } | undefined> {
+  return db.selectFrom('ci_runner_registration_tokens').select('encrypted_token')
+    .where('source_type', '=', sourceType).where('source_id', '=', sourceId).executeTakeFirst();
+}
+
+export interface StoredRegistrationToken {
+  sourceType: string;
+  sourceId: number;
+  tokenDigest: string;
+  encryptedToken: string;
+}
+
+function tokenRow(t: StoredRegistrationToken) {
+  return {
+    source_type: t.sourceType, source_id: t.sourceId, token_digest: t.tokenDigest, encrypted_token: t.encryptedToken, created_at: nowIso(),
+  };
+}
+
+/** Stores a project's or group's token in place of the one it had (one row per owner, a unique index). */
+export async function replaceRegistrationToken(db: Db, t: StoredRegistrationToken): Promise<void> {
+  const row = tokenRow(t);
+  await db.insertInto('ci_runner_registration_tokens').values(row)
+    .onConflict((oc) => oc.columns(['source_type', 'source_id'])
+      .doUpdateSet({ token_digest: row.token_digest, encrypted_token: row.encrypted_token, created_at: row.created_at }))
+    .execute();
+}
+
+/** Stores a token for an owner that has none; keeps what a concurrent writer stored first. */
+export async function insertRegistrationTokenIfAbsent(db: Db, t: StoredRegistrationToken): Promise<void> {
+  await db.insertInto('ci_runner_registration_tokens')
+    .values(tokenRow(t))
+    .onConflict((oc) => oc.columns(['source_type', 'source_id']).doNothing())
+    .execute();
+}

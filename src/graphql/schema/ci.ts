@@ -9,6 +9,7 @@ import type { BuildRow, JobArtifactRow, PipelineRow } from '../../db/tables/ci.t
 import { isRetryable, transition } from '../../domain/jobs/state-machine.ts';
 import { traceRelPath } from '../../domain/jobs/job-files.ts';
 import { hasCancelableJobs } from '../../domain/pipelines/pipeline-actions.ts';
+import { pipelineQueuedDuration } from '../../domain/pipelines/pipeline-timing.ts';
 import { escapeHtml } from '../../web/html.ts';
 import { optionalText } from '../bounds.ts';
 import { MODELS, toGid, type ParsedGid } from '../global-id.ts';
@@ -172,11 +173,9 @@ const pipelineFields = {
   retryable: async (p: PipelineRow, _: unknown, ctx: GqlContext) =>
     (await ctx.loaders.latestJobs.load(p.id)).some((j) => j.type === 'build' && (j.status === 'failed' || j.status === 'canceled')),
   complete: (p: PipelineRow) => COMPLETE.includes(p.status),
-  duration: (p: PipelineRow) => {
-    const d = seconds(p.started_at, p.finished_at);
-    return d === null ? null : Math.round(d);
-  },
-  queuedDuration: (p: PipelineRow) => (p.started_at ? seconds(p.created_at, p.started_at) : null),
+  // The stored duration and Ci::Pipeline#queued_duration, as REST shows them (pipeline-timing.ts).
+  duration: (p: PipelineRow) => p.duration,
+  queuedDuration: (p: PipelineRow) => pipelineQueuedDuration(p),
   createdAt: (p: PipelineRow) => p.created_at,
   updatedAt: (p: PipelineRow) => p.updated_at,
   startedAt: (p: PipelineRow) => p.started_at,

@@ -1,11 +1,12 @@
 /**
  * The group entities of the Service: Group for lists and creation, GroupDetail (with the group's
- * projects) for GET /groups/:id; administrators also see the wiki's storage shard.
+ * projects, and its runner registration token for those who may administer it) for GET and PUT
+ * /groups/:id; administrators also see the wiki's storage shard.
  */
 import { Type, type Static } from 'typebox';
 import type { NamespaceRow } from '../../db/types.ts';
 import { visibilityName } from '../../domain/permissions/access.ts';
-import { ProjectSchema } from './project.ts';
+import { ProjectSchema, SharedWithGroupSchema } from './project.ts';
 
 const NString = Type.Union([Type.String(), Type.Null()]);
 
@@ -28,6 +29,12 @@ export const GroupSchema = Type.Object({
 
 export const GroupDetailSchema = Type.Object({
   ...GroupSchema.properties,
+  /** Groups this group is shared with: kiln has no group sharing, so none. */
+  shared_with_groups: Type.Array(SharedWithGroupSchema),
+  /** The group's runner registration token, for those who may administer it (Owners, administrators). */
+  runners_token: Type.Optional(NString),
+  /** Top-level groups only; the Service's default. */
+  prevent_sharing_groups_outside_hierarchy: Type.Optional(Type.Boolean()),
   projects: Type.Array(ProjectSchema),
   shared_projects: Type.Array(ProjectSchema),
 }, { title: 'GroupDetail' });

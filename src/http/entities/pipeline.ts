@@ -7,11 +7,11 @@ import type { PipelineRow } from '../../db/tables/ci.ts';
 import type { UserRow } from '../../db/types.ts';
 import type { CommitData } from '../../domain/pipelines/git-source.ts';
 import { PIPELINE_COMPLETED } from '../../domain/pipelines/composite-status.ts';
+import { pipelineQueuedDuration } from '../../domain/pipelines/pipeline-timing.ts';
 import { UserBasicSchema, presentUserBasic } from './user.ts';
 import { flat } from './serializers.ts';
 
 const NString = Type.Union([Type.String(), Type.Null()]);
-const NNumber = Type.Union([Type.Number(), Type.Null()]);
 
 export const PipelineBasicSchema = Type.Object({
   id: Type.Integer(),
@@ -48,8 +48,10 @@ export const PipelineSchema = Type.Object({
   started_at: NString,
   finished_at: NString,
   committed_at: NString,
+  /** Whole seconds (an integer column in the Service); go-gitlab decodes both into ints. */
   duration: Type.Union([Type.Integer(), Type.Null()]),
-  queued_duration: NNumber,
+  queued_duration: Type.Union([Type.Integer(), Type.Null()]),
+  /** The mean of the jobs' coverage as the Service writes it, a string with two decimals ("97.50"). */
   coverage: NString,
   detailed_status: DetailedStatusSchema,
 }, { title: 'Pipeline' });
@@ -107,14 +109,17 @@ const STATUS_TEXT: Record<string, { text: string; label: string }> = {
   manual: { text: 'blocked', label: 'waiting for manual action' },
 };
 
-const seconds = (from: string | null, to: string | null) => (from && to ? (Date.parse(to) - Date.parse(from)) / 1000 : null);
-
-export function presentPipeline(p: PipelineRow, projectWebUrl: string, user: UserRow | null, externalUrl: string): Pipeline {
+/**
+ * `coverage` is Ci::Pipeline#coverage (pipeline-timing.ts), which the routes that show a
+ * pipeline with finished jobs read; a pipeline just created has none.
+ */
+export function presentPipeline(
+  p: PipelineRow, projectWebUrl: string, user: UserRow | null, externalUrl: string, coverage: string | null = null,
+): Pipeline {
   const basic = presentPipelineBasic(p, projectWebUrl);
   const words = STATUS_TEXT[p.status] ?? { text: p.status, label: p.status };
   const group = p.status === 'success' ? 'success' : p.status;
   const commit = JSON.parse(p.commit_data) as CommitData;
-  const duration = seconds(p.started_at, p.finished_at);
   return {
     ...basic,
     before_sha: p.before_sha,
@@ -124,9 +129,9 @@ export function presentPipeline(p: PipelineRow, projectWebUrl: string, user: Use
     started_at: p.started_at,
     finished_at: p.finished_at,
     committed_at: commit.committed_date,
-    duration: duration === null ? null : Math.round(duration),
-    queued_duration: p.started_at ? seconds(p.created_at, p.started_at) : null,
-    coverage: null,
+    duration: p.duration,
+    queued_duration: pipelineQueuedDuration(p),
+    coverage,
     detailed_status: {
       icon: flat('status_', group), text: words.text, label: words.label, group, tooltip: words.label,
       has_details: true, details_path: new URL(basic.web_url).pathname, illustration: null,

@@ -1,14 +1,116 @@
-/** Presents a page of project rows: their namespaces' full paths in a few queries, then the entity. */
+/**
+ * Presents projects as the viewer may see them, a page in a few queries whatever its length: the
+ * namespaces' full paths, the viewer's memberships of the projects and their groups (one
+ * statement), and the owners of personal namespaces (one statement).
+ */
 import type { Kysely } from 'kysely';
-import type { DB } from '../../db/types.ts';
+import type { DB, UserRow } from '../../db/types.ts';
 import type { ProjectRow } from '../../db/tables/projects.ts';
 import { namespacePathsById } from '../../domain/namespaces/namespaces.queries.ts';
-import { presentProject, presentProjectWithAdmin, type Project, type ProjectWithAdmin } from '../entities/project.ts';
+import { membershipsOfUserIn } from '../../domain/members/members.queries.ts';
+import { findUsersByIds } from '../../domain/users/users-batch.queries.ts';
+import { canOnProject } from '../../domain/permissions/project.policy.ts';
+import {
+  presentBasicProjectDetails, presentProject, presentProjectWithAccess,
+  type BasicProjectDetails, type NamespaceInfo, type Project, type ProjectPermissions, type ProjectView, type ProjectWithAccess,
+} from '../entities/project.ts';
 
-export async function presentProjectList(db: Kysely<DB>, rows: ProjectRow[], o: { externalUrl: string; admin: boolean }): Promise<(Project | ProjectWithAdmin)[]> {
-  const namespaces = await namespacePathsById(db, rows.map((r) => r.namespace_id));
-  return rows.map((row) => {
+/** Which of the Service's project entities a route answers. */
+export type ProjectEntity = 'basic' | 'project' | 'with_access';
+
+/**
+ * A member's notification level as the Service's MemberAccess shows it: kiln keeps no
+ * notification settings, so every member has the one the Service makes for them on first read,
+ * `global` (NotificationSetting.levels[:global] = 3).
+ */
+const GLOBAL_NOTIFICATION_LEVEL = 3;
+
+interface Placed {
+  row: ProjectRow;
+  namespace: NamespaceInfo;
+  /** The namespace and its ancestors, nearest first. */
+  lineage: number[];
+}
+
+interface ViewerAccess {
+  view: ProjectView;
+  permissions: ProjectPermissions;
+}
+
+/** What `viewer` may see of each project: its ProjectView and its permissions. */
+async function viewerAccess(
+  db: Kysely<DB>, viewer: UserRow | null, placed: Placed[], externalUrl: string, entity: ProjectEntity,
+): Promise<Map<number, ViewerAccess>> {
+  const groupIds = [...new Set(placed.flatMap((p) => (p.namespace.namespace.kind === 'group' ? p.lineage : [])))];
+  const memberships = viewer ? await membershipsOfUserIn(db, viewer.id, placed.map((p) => p.row.id), groupIds) : [];
+  const projectLevel = new Map<number, number>();
+  const groupLevel = new Map<number, number>();
+  for (const m of memberships) (m.source_type === 'Project' ? projectLevel : groupLevel).set(m.source_id, m.access_level);
+  // BasicProjectDetails names no owner.
+  const ownerIds = entity === 'basic' ? []
+    : [...new Set(placed.map((p) => p.namespace.namespace).filter((n) => n.kind === 'user').map((n) => n.owner_id)
+      .filter((id): id is number => id !== null))];
+  const owners = new Map((ownerIds.length > 0 ? await findUsersByIds(db, ownerIds) : []).map((u) => [u.id, u]));
+  const out = new Map<number, ViewerAccess>();
+  for (const p of placed) {
+    const direct = projectLevel.get(p.row.id) ?? 0;
+    // The highest level over the group and its ancestors (Group#highest_group_member).
+    const inherited = p.namespace.namespace.kind === 'group' ? Math.max(0, ...p.lineage.map((id) => groupLevel.get(id) ?? 0)) : 0;
+    const actor = { user: viewer, accessLevel: Math.max(direct, inherited) };
+    const ns = p.namespace.namespace;
+    out.set(p.row.id, {
+      view: {
+        externalUrl,
+        readCode: canOnProject(actor, 'download_code', p.row),
+        createMergeRequestIn: viewer !== null && canOnProject(actor, 'read_project', p.row),
+        admin: viewer?.admin === 1,
+        owner: ns.kind === 'user' && ns.owner_id !== null ? owners.get(ns.owner_id) ?? null : null,
+      },
+      permissions: {
+        project_access: direct > 0 ? { access_level: direct, notification_level: GLOBAL_NOTIFICATION_LEVEL } : null,
+        group_access: inherited > 0 ? { access_level: inherited, notification_level: GLOBAL_NOTIFICATION_LEVEL } : null,
+      },
+    });
+  }
+  return out;
+}
+
+function presentAs(entity: ProjectEntity, p: Placed, access: ViewerAccess): BasicProjectDetails | Project | ProjectWithAccess {
+  if (entity === 'basic') return presentBasicProjectDetails(p.row, p.namespace, access.view);
+  if (entity === 'project') return presentProject(p.row, p.namespace, access.view);
+  return presentProjectWithAccess(p.row, p.namespace, access.view, access.permissions);
+}
+
+export interface ProjectListOptions {
+  externalUrl: string;
+  viewer: UserRow | null;
+  entity: ProjectEntity;
+}
+
+export async function presentProjectList(
+  db: Kysely<DB>, rows: ProjectRow[], o: ProjectListOptions,
+): Promise<(BasicProjectDetails | Project | ProjectWithAccess)[]> {
+  const namespaces = await namespacePathsById(db, [...new Set(rows.map((r) => r.namespace_id))]);
+  const placed = rows.map((row) => {
     const ns = namespaces.get(row.namespace_id)!;
-    return o.admin ? presentProjectWithAdmin(row, ns, o.externalUrl) : presentProject(row, ns, o.externalUrl);
+    return { row, namespace: { namespace: ns.namespace, fullPath: ns.fullPath, fullName: ns.fullName }, lineage: ns.lineage };
   });
+  // BasicProjectDetails needs only whether the code is readable (guests of private projects may
+  // not): the membership lookup serves every entity.
+  const access = await viewerAccess(db, o.viewer, placed, o.externalUrl, o.entity);
+  return placed.map((p) => presentAs(o.entity, p, access.get(p.row.id)!));
+}
+
+/**
+ * One project, as a route answers it: `administered` (the Service's user_can_admin_project) when
+ * the route passes it and the viewer may administer the project.
+ */
+export async function presentOneProject(
+  db: Kysely<DB>, row: ProjectRow, namespace: NamespaceInfo & { lineage: number[] },
+  o: ProjectListOptions & { administered?: { runnersToken: string | null } },
+): Promise<BasicProjectDetails | Project | ProjectWithAccess> {
+  const placed = { row, namespace, lineage: namespace.lineage };
+  const access = (await viewerAccess(db, o.viewer, [placed], o.externalUrl, o.entity)).get(row.id)!;
+  if (o.administered) access.view.administered = o.administered;
+  return presentAs(o.entity, placed, access);
 }

@@ -9,7 +9,8 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ciEnvFrom } from '../../../domain/pipelines/ci-env.ts';
 import { cancelPipeline, deletePipeline, retryPipeline } from '../../../domain/pipelines/pipeline-actions.ts';
-import { findPipelineInProject } from '../../../domain/pipelines/pipelines.queries.ts';
+import { findPipelineInProject, latestJobCoverages } from '../../../domain/pipelines/pipelines.queries.ts';
+import { pipelineCoverage } from '../../../domain/pipelines/pipeline-timing.ts';
 import { latestPipelineFor } from '../../../domain/pipelines/latest-pipeline.ts';
 import { projectGitDir } from '../../../domain/pipelines/create-pipeline.ts';
 import { pipelineVariables } from '../../../domain/ci-variables/ci-variables.queries.ts';
@@ -44,7 +45,8 @@ const pipelineActions: FastifyPluginAsync = async (app) => {
 
   async function present(ctx: ProjectContext, pipeline: PipelineRow) {
     const user = pipeline.user_id === null ? null : await findUserById(db, pipeline.user_id) ?? null;
-    return presentPipeline(pipeline, projectWebUrl(config.externalUrl, ctx), user, config.externalUrl);
+    const coverage = pipelineCoverage(await latestJobCoverages(db, pipeline.id));
+    return presentPipeline(pipeline, projectWebUrl(config.externalUrl, ctx), user, config.externalUrl, coverage);
   }
 
   route(app, {

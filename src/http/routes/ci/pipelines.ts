@@ -12,7 +12,10 @@ import { checkPipelineVariables } from '../../../domain/ci-variables/pipeline-va
 import { resolvePipelineVariables } from '../../../domain/ci-variables/collect-variables.ts';
 import { VARIABLE_TYPES } from '../../../domain/ci-variables/variable-rules.ts';
 import { ciEnvFrom } from '../../../domain/pipelines/ci-env.ts';
-import { findPipelineInProject, projectPipelinesShape, type ProjectPipelinesFrom } from '../../../domain/pipelines/pipelines.queries.ts';
+import {
+  findPipelineInProject, latestJobCoverages, projectPipelinesShape, type ProjectPipelinesFrom,
+} from '../../../domain/pipelines/pipelines.queries.ts';
+import { pipelineCoverage } from '../../../domain/pipelines/pipeline-timing.ts';
 import { findUserById } from '../../../domain/users/users.queries.ts';
 import { recordNotFound, validationFailed } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
@@ -106,7 +109,8 @@ const pipelines: FastifyPluginAsync = async (app) => {
     const pipeline = await findPipelineInProject(db, ctx.project.id, input.pipeline_id);
     if (!pipeline) throw recordNotFound();
     const user = pipeline.user_id === null ? null : await findUserById(db, pipeline.user_id) ?? null;
-    return presentPipeline(pipeline, projectWebUrl(config.externalUrl, ctx), user, config.externalUrl);
+    const coverage = pipelineCoverage(await latestJobCoverages(db, pipeline.id));
+    return presentPipeline(pipeline, projectWebUrl(config.externalUrl, ctx), user, config.externalUrl, coverage);
   });
 };
 

@@ -34,6 +34,9 @@ import { authorizeGroup, loadGroup } from '../../loaders/containers.ts';
 import { presentProjectList } from '../../loaders/project-list.ts';
 import type { Project } from '../../entities/project.ts';
 import { route } from '../../route.ts';
+import { canOnGroup } from '../../../domain/permissions/group.policy.ts';
+import { shownRegistrationToken } from '../../../domain/runners/registration-token.ts';
+import { sealerFor } from '../../../domain/ci-variables/encryption.ts';
 
 const createParams = defineParams({
   // Namespace's limits (255 each), checked before the group's directory is made (issue 13).
@@ -138,14 +141,23 @@ const groups: FastifyPluginAsync = async (app) => {
     return rows.map((g) => presentGroup(g, paths.get(g.id)!, { externalUrl, admin: viewer?.admin === 1 }));
   });
 
-  /** GroupDetail: the group with the projects the viewer may see (GET and PUT answer it). */
-  async function presentDetail(request: FastifyRequest, ctx: Pick<GroupContext, 'group' | 'fullPath' | 'fullName'>) {
+  /**
+   * GroupDetail: the group with the projects the viewer may see (GET and PUT answer it), and
+   * runners_token for those who may administer the group (the Service's user_can_admin_group).
+   */
+  async function presentDetail(request: FastifyRequest, ctx: Pick<GroupContext, 'group' | 'fullPath' | 'fullName' | 'actor'>) {
     const viewer = request.caller?.user ?? null;
     const qb = await findProjects(db, viewer, { namespaceIds: [ctx.group.id] });
     const rows = await qb.orderBy('projects.id', 'asc').limit(DETAIL_PROJECTS_LIMIT).execute();
-    const projects = await presentProjectList(db, rows, { externalUrl, admin: false }) as Project[];
+    const projects = await presentProjectList(db, rows, { externalUrl, viewer, entity: 'project' }) as Project[];
+    const runnersToken = canOnGroup(ctx.actor, 'admin_group', ctx.group)
+      ? { runners_token: await shownRegistrationToken(db, await sealerFor(config.dataDir), 'Namespace', ctx.group.id) }
+      : {};
     return {
       ...presentGroup(ctx.group, ctx, { externalUrl, admin: viewer?.admin === 1 }),
+      shared_with_groups: [],
+      ...runnersToken,
+      ...(ctx.group.parent_id === null ? { prevent_sharing_groups_outside_hierarchy: false } : {}),
       projects,
       shared_projects: [],
     };
@@ -171,7 +183,7 @@ const groups: FastifyPluginAsync = async (app) => {
       throw validationFailed(result.errors);
     }
     const paths = (await namespacePaths(db, [result.group])).get(result.group.id)!;
-    return presentDetail(request, { group: result.group, fullPath: paths.fullPath, fullName: paths.fullName });
+    return presentDetail(request, { group: result.group, fullPath: paths.fullPath, fullName: paths.fullName, actor: ctx.actor });
   });
 
   route(app, {

@@ -19,8 +19,8 @@ import { findProjects } from '../../../domain/projects/project.finder.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { paginate, paginationParams } from '../../lists/pagination.ts';
 import { GroupSchema, presentGroup } from '../../entities/group.ts';
-import { BasicProjectSchema, ProjectSchema, ProjectWithAdminSchema } from '../../entities/project.ts';
-import { compileSerializer, serializeWith } from '../../entities/serializers.ts';
+import { BasicProjectDetailsSchema, ProjectSchema } from '../../entities/project.ts';
+import { compileSerializer, exactJson, serializeWith } from '../../entities/serializers.ts';
 import { loadGroup } from '../../loaders/containers.ts';
 import { rejectNulBytes } from '../../input/string-guards.ts';
 import { presentProjectList } from '../../loaders/project-list.ts';
@@ -62,9 +62,8 @@ const projectListParams = defineParams({
 const MAX_SEARCH = 255;
 
 const serialize = {
-  Projects: compileSerializer(Type.Array(ProjectSchema)),
-  ProjectsWithAdmin: compileSerializer(Type.Array(ProjectWithAdminSchema)),
-  BasicProjects: compileSerializer(Type.Array(BasicProjectSchema)),
+  Projects: compileSerializer(exactJson(Type.Array(ProjectSchema))),
+  BasicProjects: compileSerializer(exactJson(Type.Array(BasicProjectDetailsSchema))),
 };
 
 type GroupListInput = InputOf<typeof groupListParams>;
@@ -116,14 +115,16 @@ const groupHierarchy: FastifyPluginAsync = async (app) => {
 
   route(app, {
     method: 'GET', url: '/groups/:id/projects', auth: 'optional', params: projectListParams,
-    schema: { summary: "A group's projects the caller may see", tags: ['groups'], response: { 200: Type.Array(Type.Union([ProjectWithAdminSchema, ProjectSchema, BasicProjectSchema])) } },
+    schema: {
+      summary: "A group's projects the caller may see", tags: ['groups'],
+      response: { 200: Type.Array(Type.Union([ProjectSchema, BasicProjectDetailsSchema])) },
+    },
   }, async ({ request, reply, input, caller }) => {
     rejectNulBytes(input, ['search']);
     const ctx = await loadGroup(request, input.id);
     const viewer = caller?.user ?? null;
-    const admin = viewer?.admin === 1;
-    // `simple` answers BasicProject (the serializer leaves the other fields out).
-    const serializer = input.simple ? serialize.BasicProjects : admin ? serialize.ProjectsWithAdmin : serialize.Projects;
+    // Project, or BasicProjectDetails with `simple` (the Service's groups.rb present_projects).
+    const serializer = input.simple ? serialize.BasicProjects : serialize.Projects;
     if (input.search && input.search.length > MAX_SEARCH) {
       serializeWith(reply, serializer);
       return [];
@@ -139,7 +140,7 @@ const groupHierarchy: FastifyPluginAsync = async (app) => {
     const rows = await paginate(db, request, reply, ordered);
     // Chosen once the page is read, so an error on the way keeps the error body's own shape.
     serializeWith(reply, serializer);
-    return presentProjectList(db, rows, { externalUrl, admin });
+    return presentProjectList(db, rows, { externalUrl, viewer, entity: input.simple ? 'basic' : 'project' });
   });
 };
 

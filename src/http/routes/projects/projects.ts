@@ -22,22 +22,37 @@ import { READ_ONLY_MESSAGE } from '../../../domain/repositories/repositories.ts'
 import { authenticatedAsAdmin } from '../../auth/admin.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { keysetParams, keysetRequested, paginate, paginateKeyset, paginationParams } from '../../lists/pagination.ts';
-import { compileSerializer, serializeWith } from '../../entities/serializers.ts';
-import { presentProject, presentProjectWithAdmin, ProjectSchema, ProjectWithAdminSchema, type NamespaceInfo } from '../../entities/project.ts';
+import { compileSerializer, exactJson, serializeWith } from '../../entities/serializers.ts';
+import { BasicProjectDetailsSchema, ProjectSchema, ProjectWithAccessSchema, type NamespaceInfo } from '../../entities/project.ts';
 import type { ProjectRow } from '../../../db/tables/projects.ts';
 import { authorizeProject, loadProject } from '../../loaders/containers.ts';
-import { presentProjectList } from '../../loaders/project-list.ts';
+import { presentOneProject, presentProjectList, type ProjectEntity } from '../../loaders/project-list.ts';
+import { projectActor } from '../../../domain/permissions/actors.ts';
+import { canOnProject } from '../../../domain/permissions/project.policy.ts';
+import { shownRegistrationToken } from '../../../domain/runners/registration-token.ts';
+import { sealerFor } from '../../../domain/ci-variables/encryption.ts';
 import { resourceBotIds } from '../../../domain/tokens/tokens.queries.ts';
 import { removeResourceBots } from '../../../domain/tokens/resource-access-tokens.ts';
 import { route } from '../../route.ts';
 
+/**
+ * The Service's entity per route (lib/api/projects.rb): signed-in readers get ProjectWithAccess,
+ * anonymous ones and `simple=true` BasicProjectDetails, writes Project.
+ */
 const serialize = {
-  Project: compileSerializer(ProjectSchema),
-  ProjectWithAdmin: compileSerializer(ProjectWithAdminSchema),
-  Projects: compileSerializer(Type.Array(ProjectSchema)),
-  ProjectsWithAdmin: compileSerializer(Type.Array(ProjectWithAdminSchema)),
+  one: {
+    basic: compileSerializer(exactJson(Type.Object(BasicProjectDetailsSchema.properties))),
+    project: compileSerializer(exactJson(Type.Object(ProjectSchema.properties))),
+    with_access: compileSerializer(exactJson(Type.Object(ProjectWithAccessSchema.properties))),
+  } satisfies Record<ProjectEntity, unknown>,
+  // Written by JSON.stringify in the presenters' order, the Service's (entities/serializers.ts exactJson).
+  list: {
+    basic: compileSerializer(exactJson(Type.Array(BasicProjectDetailsSchema))),
+    project: compileSerializer(exactJson(Type.Array(ProjectSchema))),
+    with_access: compileSerializer(exactJson(Type.Array(ProjectWithAccessSchema))),
+  } satisfies Record<ProjectEntity, unknown>,
 };
-const OneProject = Type.Union([ProjectWithAdminSchema, ProjectSchema]);
+const OneProject = Type.Union([ProjectWithAccessSchema, ProjectSchema, BasicProjectDetailsSchema]);
 
 /**
  * A new default branch or a deletion while the repository moves to another storage. The
@@ -80,7 +95,7 @@ const listParams = defineParams({
   search: P.optional(P.string()),
   owned: P.optional(P.boolean({ default: false })),
   membership: P.optional(P.boolean({ default: false })),
-  simple: P.optional(P.boolean({ default: false })),
+  simple: P.optional(P.boolean({ default: false, description: 'BasicProjectDetails only' })),
   min_access_level: P.optional(P.oneOf(MEMBER_ACCESS_LEVELS.map(String) as unknown as readonly ['10'])),
   order_by: P.optional(P.oneOf(ORDERS, { default: 'created_at' })),
   sort: P.optional(P.oneOf(['asc', 'desc'] as const, { default: 'desc' })),
@@ -100,13 +115,23 @@ const projects: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
   const externalUrl = config.externalUrl;
 
-  function send(reply: FastifyReply, viewer: UserRow | null, project: ProjectRow, ns: NamespaceInfo) {
-    if (viewer?.admin) {
-      serializeWith(reply, serialize.ProjectWithAdmin);
-      return presentProjectWithAdmin(project, ns, externalUrl);
-    }
-    serializeWith(reply, serialize.Project);
-    return presentProject(project, ns, externalUrl);
+  /**
+   * `project` as `entity`; `administered` where the route passes the Service's
+   * user_can_admin_project (show, create, update): runners_token and the other fields for those
+   * who may administer the project (Maintainers, Owners, administrators).
+   */
+  async function send(
+    reply: FastifyReply, viewer: UserRow | null, project: ProjectRow, ns: NamespaceInfo & { lineage: number[] },
+    entity: ProjectEntity, administered: boolean,
+  ) {
+    const mayAdminister = administered && viewer !== null
+      && canOnProject(await projectActor(db, viewer, project.id, ns.lineage), 'admin_project', project);
+    const runners = mayAdminister
+      ? { runnersToken: await shownRegistrationToken(db, await sealerFor(config.dataDir), 'Project', project.id) }
+      : undefined;
+    const body = await presentOneProject(db, project, ns, { externalUrl, viewer, entity, administered: runners });
+    serializeWith(reply, serialize.one[entity]);
+    return body;
   }
 
   /** May `creator` create a project in `namespace`? (Projects::CreateService#allowed_namespace?). */
@@ -139,7 +164,7 @@ const projects: FastifyPluginAsync = async (app) => {
     });
     if (!result.ok) throw validationFailed(result.errors as FieldErrors);
     reply.code(201);
-    return send(reply, viewer, result.project, { namespace: namespace!, fullPath: paths.fullPath, fullName: paths.fullName });
+    return send(reply, viewer, result.project, { namespace: namespace!, ...paths }, 'project', true);
   }
 
   route(app, {
@@ -184,8 +209,10 @@ const projects: FastifyPluginAsync = async (app) => {
       : await paginate(db, request, reply, input.order_by === 'id'
         ? qb.orderBy('projects.id', input.sort)
         : qb.orderBy(`projects.${input.order_by as Exclude<(typeof ORDERS)[number], 'id'>}`, input.sort).orderBy('projects.id', input.sort), { maxOffset: PROJECT_MAX_OFFSET });
-    serializeWith(reply, admin ? serialize.ProjectsWithAdmin : serialize.Projects);
-    return presentProjectList(db, rows, { externalUrl, admin });
+    const entity: ProjectEntity = viewer && !input.simple ? 'with_access' : 'basic';
+    const body = await presentProjectList(db, rows, { externalUrl, viewer, entity });
+    serializeWith(reply, serialize.list[entity]);
+    return body;
   });
 
   route(app, {
@@ -193,7 +220,8 @@ const projects: FastifyPluginAsync = async (app) => {
     schema: { summary: 'A single project (public projects without authentication)', tags: ['projects'], response: { 200: OneProject } },
   }, async ({ request, reply, input, caller }) => {
     const ctx = await loadProject(request, input.id);
-    return send(reply, caller?.user ?? null, ctx.project, ctx.namespace);
+    const viewer = caller?.user ?? null;
+    return send(reply, viewer, ctx.project, { ...ctx.namespace, lineage: ctx.lineage }, viewer ? 'with_access' : 'basic', true);
   });
 
   route(app, {
@@ -215,7 +243,7 @@ const projects: FastifyPluginAsync = async (app) => {
     const project = typeof input.public_builds === 'boolean'
       ? await updateProjectRow(db, result.project.id, { public_builds: input.public_builds ? 1 : 0 })
       : result.project;
-    return send(reply, caller.user, project, ctx.namespace);
+    return send(reply, caller.user, project, { ...ctx.namespace, lineage: ctx.lineage }, 'project', true);
   });
 
   for (const [action, archived] of [['archive', 1], ['unarchive', 0]] as const) {
@@ -227,7 +255,7 @@ const projects: FastifyPluginAsync = async (app) => {
       authorizeProject(ctx, 'archive_project');
       const project = await updateProjectRow(db, ctx.project.id, { archived });
       reply.code(201);
-      return send(reply, caller.user, project, ctx.namespace);
+      return send(reply, caller.user, project, { ...ctx.namespace, lineage: ctx.lineage }, 'project', false);
     });
   }
 

@@ -8,6 +8,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { descendantGroupIds } from '../../../domain/namespaces/namespaces.queries.ts';
 import { resetRegistrationToken } from '../../../domain/runners/registration-token.ts';
+import { sealerFor } from '../../../domain/ci-variables/encryption.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { authorizeGroup, loadGroup, type GroupContext } from '../../loaders/containers.ts';
 import { listRunners, runnerListParams } from '../../loaders/runners.ts';
@@ -19,7 +20,7 @@ const listParams = defineParams({ id: P.string(), ...runnerListParams });
 const groupParams = defineParams({ id: P.string() });
 
 const groupRunners: FastifyPluginAsync = async (app) => {
-  const { db } = app.kiln;
+  const { db, config } = app.kiln;
   const tags = ['runners'];
 
   async function ownedGroup(request: FastifyRequest, id: string): Promise<GroupContext> {
@@ -39,10 +40,11 @@ const groupRunners: FastifyPluginAsync = async (app) => {
 
   route(app, {
     method: 'POST', url: '/groups/:id/runners/reset_registration_token', auth: 'required', params: groupParams,
-    schema: { summary: "A new registration token for the group's runners (shown once)", tags, response: { 201: RegistrationTokenSchema } },
+    schema: { summary: "A new registration token for the group's runners", tags, response: { 201: RegistrationTokenSchema } },
   }, async ({ request, reply, input }) => {
     const ctx = await ownedGroup(request, input.id);
-    return reply.code(201).send({ token: await resetRegistrationToken(db, 'Namespace', ctx.group.id), token_expires_at: null });
+    const token = await resetRegistrationToken(db, await sealerFor(config.dataDir), 'Namespace', ctx.group.id);
+    return reply.code(201).send({ token, token_expires_at: null });
   });
 };
 

@@ -9,6 +9,7 @@ import { Type } from 'typebox';
 import { isUniqueViolation } from '../../../db/constraints.ts';
 import { deleteRunnerProject, findRunner, insertRunnerProject, runnerProjectIds } from '../../../domain/runners/runners.queries.ts';
 import { resetRegistrationToken } from '../../../domain/runners/registration-token.ts';
+import { sealerFor } from '../../../domain/ci-variables/encryption.ts';
 import { canAdminRunner } from '../../../domain/runners/runner-access.ts';
 import { forbidden, notFound, validationFailed } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
@@ -24,7 +25,7 @@ const enableParams = defineParams({ id: P.string(), runner_id: P.integer({ descr
 const projectParams = defineParams({ id: P.string() });
 
 const projectRunners: FastifyPluginAsync = async (app) => {
-  const { db } = app.kiln;
+  const { db, config } = app.kiln;
   const tags = ['runners'];
 
   async function maintainedProject(request: FastifyRequest, id: string): Promise<ProjectContext> {
@@ -77,10 +78,11 @@ const projectRunners: FastifyPluginAsync = async (app) => {
 
   route(app, {
     method: 'POST', url: '/projects/:id/runners/reset_registration_token', auth: 'required', params: projectParams,
-    schema: { summary: "A new registration token for the project's runners (shown once)", tags, response: { 201: RegistrationTokenSchema } },
+    schema: { summary: "A new registration token for the project's runners", tags, response: { 201: RegistrationTokenSchema } },
   }, async ({ request, reply, input }) => {
     const ctx = await maintainedProject(request, input.id);
-    return reply.code(201).send({ token: await resetRegistrationToken(db, 'Project', ctx.project.id), token_expires_at: null });
+    const token = await resetRegistrationToken(db, await sealerFor(config.dataDir), 'Project', ctx.project.id);
+    return reply.code(201).send({ token, token_expires_at: null });
   });
 };
 

@@ -1,8 +1,9 @@
 /**
  * GET /users/:id/memberships (spec, Users; administrators): the user's direct project and group
  * memberships. `type` is validated before the administrator check, as Grape validates before the
- * endpoint body runs (reference §6.4). access_level is a string holding the integer, as the
- * spec's Membership entity says.
+ * endpoint body runs (reference §6.4). access_level is an integer, as the Service's Membership
+ * entity sends it (reference §1.3; the spec's text says "a string holding an integer", but go-gitlab
+ * decodes it into an int and fails on a string: README, Compatibility).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
@@ -18,7 +19,7 @@ const MembershipSchema = Type.Object({
   source_id: Type.Integer(),
   source_name: Type.String(),
   source_type: Type.String(),
-  access_level: Type.String(),
+  access_level: Type.Integer(),
 }, { title: 'Membership' });
 
 const params = defineParams({
@@ -42,7 +43,7 @@ const memberships: FastifyPluginAsync = async (app) => {
       source_id: r.source_id,
       source_name: (r.source_type === 'Project' ? r.project_name : r.group_name) ?? '',
       source_type: r.source_type,
-      access_level: String(r.access_level),
+      access_level: r.access_level,
     }));
   });
 };
