@@ -117,7 +117,12 @@ describe('project permission table', () => {
       assert.deepEqual(allowed(0)('destroy_pipeline'), ['owner', 'administrator']);
       // What the project entity asks before showing runners_token (issue 35, item 12).
       assert.deepEqual(allowed(20)('admin_project'), ['maintainer', 'owner', 'administrator']);
-      assert.equal(Object.keys(PROJECT_RULES).length, 13);
+      // Audit events: Developers read their own, Maintainers everyone's (issue 35, item 9).
+      assert.deepEqual(allowed(0)('read_project_audit_events'), ['developer', 'maintainer', 'owner', 'administrator']);
+      assert.deepEqual(Object.keys(PROJECT_RULES), [
+        'read_project', 'read_members', 'download_code', 'read_build', 'push_code', 'update_build', 'admin_build', 'admin_members',
+        'update_project', 'admin_project', 'archive_project', 'delete_project', 'destroy_pipeline', 'read_project_audit_events',
+      ]);
     });
   });
 });
