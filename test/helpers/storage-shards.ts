@@ -71,8 +71,11 @@ export async function exists(p: string): Promise<boolean> {
   return fs.stat(p).then(() => true, () => false);
 }
 
-/** Calls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+/**
+ * Calls `check` until it returns a value other than undefined, or fails after `timeoutMs`: a bound
+ * on waiting for child servers and background moves, generous because CI machines run loaded.
+ */
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
