@@ -14,6 +14,7 @@ import { WriteEpoch } from './write-epoch.ts';
 import { registerPostgresPool, registerSqliteConnection } from './prepared.ts';
 import { registerReadCache } from './read-cache.ts';
 import { registerQueryLog, type QueryLog } from './query-log.ts';
+import { transactionBegan, transactionEnded } from './after-commit.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -51,7 +52,9 @@ export function openDatabase(opts: OpenOptions): Database {
     // instead of hanging them.
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10, connectionTimeoutMillis: 5_000 });
     const writes = new WriteEpoch();
-    const db = new Kysely<DB>({ dialect: countingCommits(new PostgresDialect({ pool }), writes), plugins: [writes], ...kyselyLog(opts.queryLog) });
+    const db: Kysely<DB> = new Kysely<DB>({
+      dialect: countingCommits(new PostgresDialect({ pool }), writes, () => db), plugins: [writes], ...kyselyLog(opts.queryLog),
+    });
     registerPostgresPool(db, pool);
     if (opts.queryLog) registerQueryLog(db, opts.queryLog);
     registerReadCache(db, writes);
@@ -68,7 +71,10 @@ export function openDatabase(opts: OpenOptions): Database {
   // half-way because another process wrote after it read.
   file.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   const writes = new WriteEpoch();
-  const db = new Kysely<DB>({ dialect: countingCommits(new StableSqliteDialect({ database: withStatementCache(file) }), writes, 'begin immediate'), plugins: [writes], ...kyselyLog(opts.queryLog) });
+  const db: Kysely<DB> = new Kysely<DB>({
+    dialect: countingCommits(new StableSqliteDialect({ database: withStatementCache(file) }), writes, () => db, 'begin immediate'),
+    plugins: [writes], ...kyselyLog(opts.queryLog),
+  });
   registerSqliteConnection(db, file);
   if (opts.queryLog) registerQueryLog(db, opts.queryLog);
   registerReadCache(db, writes);
@@ -78,9 +84,10 @@ export function openDatabase(opts: OpenOptions): Database {
 /**
  * The dialect, with every committed transaction that wrote moving the write epoch (write-epoch.ts
  * says why). A transaction that only read (a job queue's empty poll) leaves it alone: moving it
- * would drop every remembered row, here and, through Redis, on every other process.
+ * would drop every remembered row, here and, through Redis, on every other process. What was to
+ * run after the commit (after-commit.ts) runs then, once the epoch moved; a rollback drops it.
  */
-function countingCommits(dialect: KyselyDialect, writes: WriteEpoch, beginStatement?: string): KyselyDialect {
+function countingCommits(dialect: KyselyDialect, writes: WriteEpoch, root: () => Kysely<DB>, beginStatement?: string): KyselyDialect {
   return {
     createAdapter: () => dialect.createAdapter(),
     createIntrospector: (db) => dialect.createIntrospector(db),
@@ -89,10 +96,12 @@ function countingCommits(dialect: KyselyDialect, writes: WriteEpoch, beginStatem
       const driver = dialect.createDriver();
       const begin = driver.beginTransaction.bind(driver);
       const commit = driver.commitTransaction.bind(driver);
+      const rollback = driver.rollbackTransaction.bind(driver);
       // The epoch when each connection's open transaction began; any write moves it since.
       const startedAt = new WeakMap<object, number>();
       driver.beginTransaction = async (connection, settings) => {
         startedAt.set(connection, writes.value);
+        transactionBegan(connection, root());
         // SQLite: a deferred transaction that reads and then writes cannot wait for the lock when
         // another process committed in between (SQLITE_BUSY_SNAPSHOT, which the busy timeout does
         // not cover); an immediate one takes the write lock first, waiting for it if need be.
@@ -102,6 +111,11 @@ function countingCommits(dialect: KyselyDialect, writes: WriteEpoch, beginStatem
       driver.commitTransaction = async (connection) => {
         await commit(connection);
         if (startedAt.get(connection) !== writes.value) writes.committed();
+        transactionEnded(connection, true);
+      };
+      driver.rollbackTransaction = async (connection) => {
+        transactionEnded(connection, false);
+        await rollback(connection);
       };
       return driver;
     },

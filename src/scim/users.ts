@@ -51,7 +51,7 @@ function send(reply: FastifyReply, code: number, body: unknown): FastifyReply {
 }
 
 const users: FastifyPluginAsync = async (app) => {
-  const { db, authCache } = app.kiln;
+  const { db } = app.kiln;
   const base = { config: { web: true, ownErrors: true }, bodyLimit: SCIM_BODY_LIMIT };
   const tags = ['scim'];
 
@@ -108,7 +108,6 @@ const users: FastifyPluginAsync = async (app) => {
       active: changes.active, externUid: changes.externUid, userName: changes.userName, email: changes.email,
       name: nameAfter(identity.user.name, changes),
     });
-    authCache.invalidateUser(identity.user_id);
     if (!result.ok) throw updateError(result.reason, result.detail);
     return reply.code(204).send();
   });
@@ -120,7 +119,6 @@ const users: FastifyPluginAsync = async (app) => {
     const ctx = await authenticateScim(request);
     const identity = await loadIdentity(request, ctx);
     const result = identity.active ? await deprovision(db, ctx, identity) : { ok: true as const };
-    authCache.invalidateUser(identity.user_id);
     if (!result.ok) throw updateError(result.reason, result.detail);
     return reply.code(204).send();
   });

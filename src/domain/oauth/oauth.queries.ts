@@ -6,6 +6,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB, OauthAccessTokenRow, OauthApplicationRow } from '../../db/types.ts';
 import type { OauthAccessGrantRow } from '../../db/tables/oauth.ts';
 import { nowIso } from '../clock.ts';
+import { announceCredentialEvents, tokenRevoked } from '../auth/credential-events.ts';
 import { isStorableText } from '../../db/constraints.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -149,18 +150,23 @@ export function findSuccessorByPreviousRefreshDigest(db: Db, refreshDigest: stri
     .where('previous_refresh_token_digest', '=', refreshDigest).executeTakeFirst();
 }
 
-/** Revokes a token row (access and refresh together); false when it was already revoked. */
+/**
+ * Revokes a token row (access and refresh together); false when it was already revoked. Each
+ * revocation is announced as a credential event once committed (domain/auth/credential-events.ts).
+ */
 export async function revokeAccessTokenRow(db: Db, id: number, at: string = nowIso()): Promise<boolean> {
   const res = await db.updateTable('oauth_access_tokens').set({ revoked_at: at })
     .where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
-  return Number(res.numUpdatedRows) === 1;
+  const revoked = Number(res.numUpdatedRows) === 1;
+  if (revoked) await announceCredentialEvents(db, [tokenRevoked('oauth_token', id)]);
+  return revoked;
 }
 
-/** Revokes every live token issued from one authorization code; returns their ids. */
-export async function revokeTokensOfGrant(db: Db, grantId: number): Promise<number[]> {
+/** Revokes every live token issued from one authorization code. */
+export async function revokeTokensOfGrant(db: Db, grantId: number): Promise<void> {
   const rows = await db.updateTable('oauth_access_tokens').set({ revoked_at: nowIso() })
     .where('grant_id', '=', grantId).where('revoked_at', 'is', null).returning('id').execute();
-  return rows.map((r) => r.id);
+  await announceCredentialEvents(db, rows.map((r) => tokenRevoked('oauth_token', r.id)));
 }
 
 // ---- users (sign-in and the password grant) -----------------------------------------------
@@ -210,6 +216,8 @@ export function findLiveSession(db: Db, sessionDigest: string, now: string) {
     .where('session_digest', '=', sessionDigest).where('expires_at', '>', now).executeTakeFirst();
 }
 
+/** Signs a session out; announced, so that its cookie stops working on the next request. */
 export async function deleteSession(db: Db, id: number): Promise<void> {
   await db.deleteFrom('sessions').where('id', '=', id).execute();
+  await announceCredentialEvents(db, [tokenRevoked('session', id, 'deleted')]);
 }

@@ -5,6 +5,7 @@
  *
  * A code presented again after it was used means it leaked: the exchange is refused and every
  * token issued from it is revoked (RFC 6749 §4.1.2 SHOULD; RFC 9700 §4.5). Doorkeeper only refuses.
+ * The revocations announce themselves as credential events (revokeTokensOfGrant).
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
@@ -12,10 +13,10 @@ import type { OauthAccessGrantRow } from '../../db/tables/oauth.ts';
 import { consumeGrant, revokeTokensOfGrant } from './oauth.queries.ts';
 import { issueAccessToken, type IssuedToken } from './issue-access-token.ts';
 
-export type RedeemResult = { ok: true; value: IssuedToken } | { ok: false; reason: 'replayed'; revokedTokenIds: number[] };
+export type RedeemResult = { ok: true; value: IssuedToken } | { ok: false; reason: 'replayed' };
 
 export async function redeemAuthorizationCode(db: Kysely<DB>, grant: OauthAccessGrantRow): Promise<RedeemResult> {
-  if (grant.revoked_at !== null) return { ok: false, reason: 'replayed', revokedTokenIds: await revokeTokensOfGrant(db, grant.id) };
+  if (grant.revoked_at !== null) return replayed(db, grant);
   const issued = await db.transaction().execute(async (trx) => {
     if (!(await consumeGrant(trx, grant.id))) return null;
     return issueAccessToken(trx, {
@@ -23,6 +24,11 @@ export async function redeemAuthorizationCode(db: Kysely<DB>, grant: OauthAccess
       scopes: grant.scopes.split(' ').filter(Boolean), withRefreshToken: true, grantId: grant.id,
     });
   });
-  if (!issued) return { ok: false, reason: 'replayed', revokedTokenIds: await revokeTokensOfGrant(db, grant.id) };
+  if (!issued) return replayed(db, grant);
   return { ok: true, value: issued };
+}
+
+async function replayed(db: Kysely<DB>, grant: OauthAccessGrantRow): Promise<RedeemResult> {
+  await revokeTokensOfGrant(db, grant.id);
+  return { ok: false, reason: 'replayed' };
 }

@@ -1,4 +1,7 @@
-/** Revokes a token row (RFC 7009): its access and refresh token stop working together. */
+/**
+ * Revokes a token row (RFC 7009): its access and refresh token stop working together, from the
+ * next request on (the revocation is announced as a credential event).
+ */
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import { revokeAccessTokenRow } from './oauth.queries.ts';

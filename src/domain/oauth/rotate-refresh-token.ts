@@ -12,7 +12,8 @@ import type { AccessTokenWithApp } from './oauth.queries.ts';
 import { findSuccessorByPreviousRefreshDigest, revokeAccessTokenRow } from './oauth.queries.ts';
 import { issueAccessToken, type IssuedToken } from './issue-access-token.ts';
 
-export type RotateResult = { ok: true; value: IssuedToken; revokedTokenId: number } | { ok: false; reason: 'already_rotated' };
+/** The old token's revocation is announced as a credential event once the rotation commits (revokeAccessTokenRow). */
+export type RotateResult = { ok: true; value: IssuedToken } | { ok: false; reason: 'already_rotated' };
 
 export async function rotateRefreshToken(db: Kysely<DB>, old: AccessTokenWithApp, scopes: string[]): Promise<RotateResult> {
   const issued = await db.transaction().execute(async (trx) => {
@@ -23,24 +24,22 @@ export async function rotateRefreshToken(db: Kysely<DB>, old: AccessTokenWithApp
       grantId: old.grant_id, previousRefreshTokenDigest: old.refresh_token_digest, expiresIn: old.expires_in ?? undefined,
     });
   });
-  return issued ? { ok: true, value: issued, revokedTokenId: old.id } : { ok: false, reason: 'already_rotated' };
+  return issued ? { ok: true, value: issued } : { ok: false, reason: 'already_rotated' };
 }
 
 /**
- * A revoked refresh token was presented again: revoke every generation issued after it. Returns
- * the ids of the rows revoked now.
+ * A revoked refresh token was presented again: revoke every generation issued after it, each
+ * revocation announced once the transaction commits (revokeAccessTokenRow).
  */
-export async function revokeRefreshDescendants(db: Kysely<DB>, refreshDigest: string): Promise<number[]> {
-  return db.transaction().execute(async (trx) => {
-    const revoked: number[] = [];
+export async function revokeRefreshDescendants(db: Kysely<DB>, refreshDigest: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
     let digestOfGeneration: string | null = refreshDigest;
     // Each generation names its predecessor; a chain is as long as the number of refreshes.
     for (let hops = 0; digestOfGeneration && hops < 10_000; hops++) {
       const next = await findSuccessorByPreviousRefreshDigest(trx, digestOfGeneration);
       if (!next) break;
-      if (await revokeAccessTokenRow(trx, next.id)) revoked.push(next.id);
+      await revokeAccessTokenRow(trx, next.id);
       digestOfGeneration = next.refresh_token_digest;
     }
-    return revoked;
   });
 }

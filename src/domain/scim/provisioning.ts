@@ -9,6 +9,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { SamlProviderRow } from '../../db/tables/scim.ts';
+import { announceCredentialEvents, userChanged } from '../auth/credential-events.ts';
 import { descendantGroupIds } from '../namespaces/namespaces.queries.ts';
 import { findMember, insertMember } from '../members/members.queries.ts';
 import { deleteMembershipsWithin, isGroupMember, otherOwnerExists, updateScimIdentity, type ScimUserRow } from './scim.queries.ts';
@@ -30,6 +31,9 @@ export async function deprovision(db: Kysely<DB>, group: ScimGroup, identity: Sc
   await db.transaction().execute(async (trx) => {
     await updateScimIdentity(trx, identity.id, { active: false });
     await deleteMembershipsWithin(trx, identity.user_id, [group.id, ...subGroups]);
+    // The memberships' rows are read afresh after any write (db/write-epoch.ts); the event tells
+    // the credential caches that the user's access changed, as every deprovisioning path does.
+    await announceCredentialEvents(trx, [userChanged(identity.user_id, 'access')]);
   });
   return { ok: true };
 }

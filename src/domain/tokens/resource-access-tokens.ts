@@ -125,7 +125,10 @@ export async function createResourceToken(
   return { ok: false, message: 'Could not create the bot user, please try again' };
 }
 
-/** Revokes the token and deletes its bot; returns the bot's id for the caller's caches. */
+/**
+ * Revokes the token and deletes its bot; both announce themselves as credential events, the
+ * token's even when deleting the bot then fails.
+ */
 export async function revokeResourceToken(db: Kysely<DB>, token: ResourceTokenRow, bot: UserRow, opts: DeleteOptions): Promise<{ ok: true } | { ok: false; message: string }> {
   await revokePersonalAccessToken(db, token.id);
   const deleted = await deleteUser(db, bot, { ...opts, hardDelete: false });
@@ -135,14 +138,13 @@ export async function revokeResourceToken(db: Kysely<DB>, token: ResourceTokenRo
 
 /**
  * Deletes the bots of a project or group that is going away (the Service's Projects::DestroyService
- * removes them with the project), so their tokens stop with it. Returns the ids deleted.
+ * removes them with the project), so their tokens stop with it: each deletion is announced as a
+ * credential event (deleteUserRow).
  */
-export async function removeResourceBots(db: Kysely<DB>, botIds: number[], opts: DeleteOptions): Promise<number[]> {
-  const removed: number[] = [];
+export async function removeResourceBots(db: Kysely<DB>, botIds: number[], opts: DeleteOptions): Promise<void> {
   for (const id of botIds) {
     const bot = await findUserById(db, id);
     if (!bot || bot.user_type !== USER_TYPES.project_bot) continue;
-    if ((await deleteUser(db, bot, { ...opts, hardDelete: false })).ok) removed.push(id);
+    await deleteUser(db, bot, { ...opts, hardDelete: false });
   }
-  return removed;
 }

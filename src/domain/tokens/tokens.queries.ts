@@ -4,6 +4,7 @@ import type { DB, OauthAccessTokenRow, PersonalAccessTokenRow, UserRow } from '.
 import { param, prepared } from '../../db/prepared.ts';
 import { isStorableId } from '../../db/constraints.ts';
 import { nowIso } from '../clock.ts';
+import { announceCredentialEvents, tokenRevoked } from '../auth/credential-events.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -126,9 +127,14 @@ export async function findImpersonationToken(db: Db, userId: number, id: number)
     .executeTakeFirst();
 }
 
-/** Revoking keeps the row: revoked tokens are still listed, as inactive. */
+/**
+ * Revoking keeps the row: revoked tokens are still listed, as inactive. Announced as a credential
+ * event of the token's kind (personal or impersonation), once committed.
+ */
 export async function revokePersonalAccessToken(db: Db, id: number): Promise<void> {
-  await db.updateTable('personal_access_tokens').set({ revoked: 1, updated_at: nowIso() }).where('id', '=', id).execute();
+  const row = await db.updateTable('personal_access_tokens').set({ revoked: 1, updated_at: nowIso() })
+    .where('id', '=', id).returning('impersonation').executeTakeFirst();
+  if (row) await announceCredentialEvents(db, [tokenRevoked(row.impersonation === 1 ? 'impersonation_token' : 'personal_access_token', id)]);
 }
 
 export type ResourceTokenRow = PersonalAccessTokenRow & { access_level: number };

@@ -5,6 +5,7 @@ import type { DB, NewUser, UserRow, UserUpdate } from '../../db/types.ts';
 import { param, prepared } from '../../db/prepared.ts';
 import { cachedRead, cachedReadNow } from '../../db/read-cache.ts';
 import { nowIso, todayDate } from '../clock.ts';
+import { announceCredentialEvents, userChanged } from '../auth/credential-events.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -240,8 +241,15 @@ export async function verifiedEmailsOf(db: Db, user: UserRow | null, newPrimary:
   return out;
 }
 
+/**
+ * Writes the user's attributes. Cached credentials carry the user's row, so the change is
+ * announced (domain/auth/credential-events.ts): an admin flag or an expired password applies on
+ * the next request. So are the state, two-factor and deletion writes below.
+ */
 export async function updateUserRow(db: Db, id: number, set: UserUpdate): Promise<UserRow> {
-  return db.updateTable('users').set({ ...set, updated_at: nowIso() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  const row = await db.updateTable('users').set({ ...set, updated_at: nowIso() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  await announceCredentialEvents(db, [userChanged(id, 'updated')]);
+  return row;
 }
 
 /** Keeps the personal namespace's name and path in step with the user's name and username. */
@@ -282,11 +290,14 @@ export async function deleteIdentity(db: Db, id: number): Promise<void> {
 export async function changeUserState(db: Db, userId: number, from: string, to: string): Promise<boolean> {
   const result = await db.updateTable('users').set({ state: to, updated_at: nowIso() })
     .where('id', '=', userId).where('state', '=', from).executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  const changed = Number(result.numUpdatedRows) > 0;
+  if (changed) await announceCredentialEvents(db, [userChanged(userId, 'state')]);
+  return changed;
 }
 
 export async function setTwoFactorRequired(db: Db, userId: number, required: boolean): Promise<void> {
   await db.updateTable('users').set({ otp_required_for_login: required ? 1 : 0, updated_at: nowIso() }).where('id', '=', userId).execute();
+  await announceCredentialEvents(db, [userChanged(userId, 'two_factor')]);
 }
 
 export function findUserByType(db: Db, userType: number): Promise<UserRow | undefined> {
@@ -296,6 +307,7 @@ export function findUserByType(db: Db, userType: number): Promise<UserRow | unde
 /** Deletes the user row; their namespace, credentials, keys and other owned rows go with it (ON DELETE CASCADE). */
 export async function deleteUserRow(db: Db, userId: number): Promise<void> {
   await db.deleteFrom('users').where('id', '=', userId).execute();
+  await announceCredentialEvents(db, [userChanged(userId, 'deleted')]);
 }
 
 /** A user's custom attributes in creation order, for paginate(). */

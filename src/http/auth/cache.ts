@@ -1,9 +1,13 @@
 /**
  * A short-lived, in-process cache of resolved credentials: token digest → token and owner rows.
  * Entries live a few seconds; writes that revoke a token or change a user invalidate them at
- * once, locally and, with KILN_REDIS_URL, on every other process (DESIGN, Performance shape).
+ * once, locally and, with KILN_REDIS_URL or KILN_WORKERS, on every other process (DESIGN,
+ * Performance shape). The writes say so through the domain's credential events, which the
+ * authentication plugin hands to `hear` (http/plugins/authentication.ts); nothing else calls
+ * the invalidations.
  */
 import type { UserRow } from '../../db/types.ts';
+import type { CredentialEvent } from '../../domain/auth/credential-events.ts';
 import type { Credential } from './caller.ts';
 
 export interface CachedCredential {
@@ -60,6 +64,12 @@ export class AuthCache {
   noteUsageWritten(id: number, at: number): void {
     if (this.usageWrites.size >= MAX_ENTRIES) this.usageWrites.clear();
     this.usageWrites.set(id, at);
+  }
+
+  /** A credential event of this process's writes: forget what it changed, here and on the other processes. */
+  hear(event: CredentialEvent): void {
+    if (event.type === 'user') this.invalidateUser(event.userId);
+    else this.invalidateToken(event.kind, event.id);
   }
 
   /** After a user changes (state, admin flag, deletion): drop every credential of theirs. */

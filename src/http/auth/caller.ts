@@ -4,8 +4,10 @@
  * from http/context.ts so that the cache and the context do not import each other.
  */
 import type { UserRow } from '../../db/types.ts';
+import type { CredentialKind } from '../../domain/auth/credential-events.ts';
 
-export type CredentialKind = 'personal_access_token' | 'impersonation_token' | 'oauth_token' | 'session' | 'job_token';
+/** Defined with the domain's credential events, which name the kind of a revoked credential. */
+export type { CredentialKind };
 
 export interface Credential {
   kind: CredentialKind;

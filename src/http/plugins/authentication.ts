@@ -3,14 +3,25 @@
  * attached to each route when it is registered, with what the route asks of authentication
  * (mode, job tokens, scopes per method) worked out then, so a request pays for neither a global
  * hook on routes that do not authenticate nor for reading its route's options again.
+ *
+ * It also keeps the application's credential cache true to the database: every credential event
+ * announced through the application's database handle (domain/auth/credential-events.ts), by
+ * any interface or background work, drops the cached credentials it concerns, here and, through
+ * the cache's broadcast, on the instance's other processes. One listener per application,
+ * removed when the application closes.
  */
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, preValidationHookHandler } from 'fastify';
+import { onCredentialEvent } from '../../domain/auth/credential-events.ts';
 import { authenticate, routeAuth } from '../auth/authenticate.ts';
 import { addRouteHook, routeMethods } from './route-hooks.ts';
 
 export default fp(async (app) => {
   app.decorateRequest('caller', null);
+
+  const { db, authCache } = app.kiln;
+  const stopHearing = onCredentialEvent(db, (event) => authCache.hear(event));
+  app.addHook('onClose', async () => stopHearing());
 
   // A refused credential counts against the caller's IP, as an anonymous request would
   // (rate-limit.ts); past that budget the answer is 429, so guessing tokens is throttled.

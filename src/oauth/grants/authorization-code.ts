@@ -16,7 +16,7 @@ import { tokenResponseBody, type TokenResponseBody } from '../token-response.ts'
 import type { OAuthServer } from '../server.ts';
 
 export async function authorizationCodeGrant(server: OAuthServer, request: FastifyRequest, param: (n: string) => string | undefined): Promise<TokenResponseBody> {
-  const { db, authCache } = server.ctx;
+  const { db } = server.ctx;
   const code = param('code');
   const redirectUri = param('redirect_uri');
   const verifier = param('code_verifier');
@@ -40,10 +40,7 @@ export async function authorizationCodeGrant(server: OAuthServer, request: Fasti
   }
 
   const redeemed = await redeemAuthorizationCode(db, grant);
-  if (!redeemed.ok) {
-    for (const id of redeemed.revokedTokenIds) authCache.invalidateToken('oauth_token', id);
-    throw oauthError('invalid_grant');
-  }
+  if (!redeemed.ok) throw oauthError('invalid_grant');
   const user = await findUserById(db, grant.resource_owner_id);
   if (!user) throw oauthError('invalid_grant');
   return tokenResponseBody(server, redeemed.value, { user, clientUid: client.uid, nonce: grant.nonce });

@@ -25,7 +25,7 @@ import { tokenResponseBody, type TokenResponseBody } from '../token-response.ts'
 import type { OAuthServer } from '../server.ts';
 
 export async function refreshTokenGrant(server: OAuthServer, request: FastifyRequest, param: (n: string) => string | undefined): Promise<TokenResponseBody> {
-  const { db, authCache } = server.ctx;
+  const { db } = server.ctx;
   const raw = param('refresh_token');
   if (!raw) throw oauthError('invalid_request', missingParam('refresh_token'));
   const refreshDigest = digest(raw);
@@ -37,9 +37,7 @@ export async function refreshTokenGrant(server: OAuthServer, request: FastifyReq
   const clientMatches = token.application_id === null || (client !== null && client.id === token.application_id);
 
   if (token.revoked_at !== null) {
-    if (clientMatches && (!creds || client)) {
-      for (const id of await revokeRefreshDescendants(db, refreshDigest)) authCache.invalidateToken('oauth_token', id);
-    }
+    if (clientMatches && (!creds || client)) await revokeRefreshDescendants(db, refreshDigest);
     throw oauthError('invalid_grant');
   }
   if (creds && !client) throw oauthError('invalid_client');
@@ -59,6 +57,5 @@ export async function refreshTokenGrant(server: OAuthServer, request: FastifyReq
   if (!user) throw oauthError('invalid_grant');
   const rotated = await rotateRefreshToken(db, token, scopes);
   if (!rotated.ok) throw oauthError('invalid_grant');
-  authCache.invalidateToken('oauth_token', rotated.revokedTokenId);
   return tokenResponseBody(server, rotated.value, { user, clientUid: token.application_uid, nonce: null });
 }

@@ -17,7 +17,7 @@ import { oauthParams } from '../params.ts';
 import type { OAuthServer } from '../server.ts';
 
 const revoke: FastifyPluginAsync<{ server: OAuthServer }> = async (app, { server }) => {
-  const { db, authCache } = server.ctx;
+  const { db } = server.ctx;
 
   app.options('/oauth/revoke', { config: { web: true }, schema: { hide: true } }, async (request, reply) => answerPreflight(request, reply, TOKEN_CORS));
 
@@ -39,7 +39,7 @@ const revoke: FastifyPluginAsync<{ server: OAuthServer }> = async (app, { server
       const client = creds ? await authenticateClient(db, creds) : null;
       if (!client || client.id !== token.application_id) throw revokeUnauthorized();
     }
-    if (await revokeAccessToken(db, token.id)) authCache.invalidateToken('oauth_token', token.id);
+    await revokeAccessToken(db, token.id);
     return reply.code(200).type('application/json').send('{}');
   });
 };

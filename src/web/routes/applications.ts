@@ -117,8 +117,7 @@ const applications: FastifyPluginAsync = async (app) => {
     if (!session) return reply;
     const application = await ownApplication(ctx, session, request.params.id);
     if (!application) return notFoundPage(reply, session);
-    const { tokenIds } = await deleteApplication(ctx.db, application.id);
-    for (const id of tokenIds) ctx.authCache.invalidateToken('oauth_token', id);
+    await deleteApplication(ctx.db, application.id);
     await auditWeb(ctx.db, session.user, request.ip, `Deleted OAuth application ${application.name} (${application.id})`);
     return redirect(reply, 'POST', '/profile/applications');
   });

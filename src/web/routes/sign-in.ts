@@ -80,7 +80,6 @@ const signIn: FastifyPluginAsync = async (app) => {
     if (!session) return redirect(reply, 'POST', '/users/sign_in');
     if (!validSessionCsrf(ctx, request, session)) return rejectForgedForm(reply);
     await deleteSession(ctx.db, session.id);
-    ctx.authCache.invalidateToken('session', session.id);
     reply.clearCookie(SESSION_COOKIE, cookieOptions(ctx));
     return redirect(reply, 'POST', '/users/sign_in');
   });

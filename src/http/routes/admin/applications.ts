@@ -27,7 +27,7 @@ const createParams = defineParams({
 const idParams = defineParams({ id: P.integer({ description: 'the application id (not the client_id)' }) });
 
 const applications: FastifyPluginAsync = async (app) => {
-  const { db, authCache } = app.kiln;
+  const { db } = app.kiln;
   // The Service's `before { authenticated_as_admin! }`: before parameter validation (Grape runs
   // `before` callbacks first), so a non-administrator learns nothing about the parameters.
   const adminOnly = async (request: FastifyRequest) => {
@@ -67,8 +67,7 @@ const applications: FastifyPluginAsync = async (app) => {
     const { id } = input;
     const application = await findApplicationById(db, id);
     if (!application || application.owner_id !== null) throw notFound('Application');
-    const { tokenIds } = await deleteApplication(db, id);
-    for (const tokenId of tokenIds) authCache.invalidateToken('oauth_token', tokenId);
+    await deleteApplication(db, id);
     await auditUser(request, caller.user, `Deleted OAuth application ${application.name} (${application.id})`);
     return reply.code(204).send();
   });

@@ -208,9 +208,7 @@ const groups: FastifyPluginAsync = async (app) => {
     // The access tokens of the group, its sub-groups and projects go with them: their bots are
     // deleted, as DELETE /projects/:id does (domain/tokens/resource-access-tokens.ts).
     const host = new URL(externalUrl).hostname;
-    for (const id of await removeResourceBots(db, result.botIds, { hardDelete: false, host, dataDir: config.dataDir, shards: config.storages })) {
-      app.kiln.authCache.invalidateUser(id);
-    }
+    await removeResourceBots(db, result.botIds, { hardDelete: false, host, dataDir: config.dataDir, shards: config.storages });
     // destroy_conditionally! with an asynchronous service: `202 Accepted`.
     reply.code(202);
     return { message: '202 Accepted' };

@@ -53,7 +53,7 @@ const createParams = defineParams({
 const rubyInspect = (items: readonly string[]) => `[${items.map((i) => JSON.stringify(i)).join(', ')}]`;
 
 const resourceAccessTokens: FastifyPluginAsync = async (app) => {
-  const { db, config, authCache } = app.kiln;
+  const { db, config } = app.kiln;
   const host = new URL(config.externalUrl).hostname;
 
   interface Loaded {
@@ -165,11 +165,6 @@ const resourceAccessTokens: FastifyPluginAsync = async (app) => {
       const result = loaded.mayManage
         ? await revokeResourceToken(db, row, bot, { hardDelete: false, host, dataDir: config.dataDir, shards: config.storages })
         : { ok: false as const, message: `${caller.user.name} cannot delete ${bot.name}` };
-      if (loaded.mayManage) {
-        // The token is revoked before the bot goes, so forget it even when removing the bot failed.
-        authCache.invalidateToken('personal_access_token', row.id);
-        authCache.invalidateUser(bot.id);
-      }
       const target = { id: row.id, botName: bot.name };
       if (!result.ok) {
         const attempt = `Attempted to revoke ${kind} access token with token_id: ${row.id}, but failed with message: ${result.message}`;

@@ -270,9 +270,7 @@ const projects: FastifyPluginAsync = async (app) => {
     if (!result.ok) throw result.reason === 'not_found' ? notFound('Project') : readOnly();
     // The project's access tokens go with it: their bots are deleted (domain/tokens/resource-access-tokens.ts).
     const host = new URL(config.externalUrl).hostname;
-    for (const id of await removeResourceBots(db, bots, { hardDelete: false, host, dataDir: config.dataDir, shards: config.storages })) {
-      app.kiln.authCache.invalidateUser(id);
-    }
+    await removeResourceBots(db, bots, { hardDelete: false, host, dataDir: config.dataDir, shards: config.storages });
     // The Service's `accepted!`: 202 {"message":"202 Accepted"} (reference §6.1).
     reply.code(202);
     return { message: '202 Accepted' };

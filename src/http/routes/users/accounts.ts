@@ -118,8 +118,6 @@ const userAccounts: FastifyPluginAsync = async (app) => {
     const user = await userOr404(db, id);
     const result = await updateUser(db, user, changes, { actorId: admin.id, dataDir: config.dataDir });
     if (!result.ok) throw failure(result);
-    // Cached credentials carry the user row: drop them so the change (admin flag, expired password) applies now.
-    app.kiln.authCache.invalidateUser(user.id);
     return adminView(db, result.value, config.externalUrl);
   });
 

@@ -62,9 +62,7 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
   async function fireEvent(user: UserRow, event: Parameters<typeof transition>[1]): Promise<boolean> {
     const to = transition(user.state, event);
     if (to === null) return false;
-    const changed = await changeUserState(db, user.id, user.state, to);
-    if (changed) app.kiln.authCache.invalidateUser(user.id);
-    return changed;
+    return changeUserState(db, user.id, user.state, to);
   }
 
   for (const { path, operation, summary } of STATE_OPERATIONS) {
@@ -118,7 +116,6 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
     const result = await deleteUser(db, user, { hardDelete: true, host, dataDir: config.dataDir, shards: config.storages });
     if (!result.ok) throw result.reason === 'conflict' ? conflict(result.message) : forbidden();
     logLeftovers(request, result.leftovers);
-    app.kiln.authCache.invalidateUser(user.id);
     await audit(request, { entityType: 'User', entityId: user.id, entityPath: user.username, target: { id: user.id, type: 'User', details: user.username }, message: `Rejected user ${user.username}` });
     return reply.code(200).send({ message: 'Success' });
   });
@@ -133,7 +130,6 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
     const result = await deleteUser(db, user, { hardDelete: input.hard_delete === true, host, dataDir: config.dataDir, shards: config.storages });
     if (!result.ok) throw result.reason === 'conflict' ? conflict(result.message) : forbidden();
     logLeftovers(request, result.leftovers);
-    app.kiln.authCache.invalidateUser(user.id);
     await audit(request, { entityType: 'User', entityId: user.id, entityPath: user.username, target: { id: user.id, type: 'User', details: user.username }, message: `Removed user ${user.username}` });
     return reply.code(204).send();
   });
@@ -147,7 +143,6 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
     if (user.admin === 1) throw forbidden('Two-factor authentication for admins cannot be disabled via the API. Use the Rails console');
     if (user.otp_required_for_login !== 1) throw badRequest('Two-factor authentication is not enabled for this user');
     await setTwoFactorRequired(db, user.id, false);
-    app.kiln.authCache.invalidateUser(user.id);
     return reply.code(204).send();
   });
 };

@@ -58,7 +58,7 @@ async function adminOnly(request: FastifyRequest): Promise<void> {
 }
 
 const userTokens: FastifyPluginAsync = async (app) => {
-  const { db, authCache } = app.kiln;
+  const { db } = app.kiln;
 
   async function impersonationTokenOr404({ user_id, impersonation_token_id }: { user_id: number; impersonation_token_id: number }) {
     const user = await userOr404(db, user_id);
@@ -109,7 +109,6 @@ const userTokens: FastifyPluginAsync = async (app) => {
     const token = await impersonationTokenOr404(input);
     checkUnmodifiedSince(request, token.updated_at);
     await revokePersonalAccessToken(db, token.id);
-    authCache.invalidateToken('impersonation_token', token.id);
     const owner = await findUserById(db, token.user_id);
     if (owner) await auditUser(request, owner, `Revoked impersonation token with id ${token.id}`);
     return reply.code(204).send();

@@ -36,7 +36,7 @@ const params = {
 const tags = ['personal_access_tokens'];
 
 const personalAccessTokens: FastifyPluginAsync = async (app) => {
-  const { db, authCache } = app.kiln;
+  const { db } = app.kiln;
 
   /** The personal access or impersonation token this request authenticated with, if any. */
   async function currentToken(caller: Caller): Promise<PersonalAccessTokenRow> {
@@ -60,7 +60,6 @@ const personalAccessTokens: FastifyPluginAsync = async (app) => {
       throw badRequest();
     }
     await revokePersonalAccessToken(db, token.id);
-    authCache.invalidateToken(token.impersonation === 1 ? 'impersonation_token' : 'personal_access_token', token.id);
     if (owner) await auditUser(request, owner, `Revoked personal access token with id ${token.id}`);
     return reply.code(204).send();
   }
