@@ -86,6 +86,11 @@ async function createUser(db: Kysely<DB>, group: ScimGroup, input: ProvisionInpu
     if (username === null) return conflict('Username has already been taken');
     const attributes = { name: input.name ?? '', email: input.email, username };
     const errors = await validateUserAttributes(db, attributes, null, { passwordRequired: false });
+    // The name probed free was claimed by another account of the same userName before it was
+    // checked: probe again, as when the insert itself loses the name.
+    const onlyUsernameTaken = Object.keys(errors.errors).every((k) => k === 'username')
+      && errors.errors.username?.every((m) => m === 'has already been taken');
+    if (!errors.empty && onlyUsernameTaken && attempt < USERNAME_TRIES) continue;
     if (!errors.empty) return validationFailure(errors.errors);
     try {
       await db.transaction().execute(async (trx) => {
