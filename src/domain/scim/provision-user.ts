@@ -12,6 +12,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import { isUniqueViolation } from '../../db/constraints.ts';
+import { currentSettings } from '../settings/settings.ts';
 import { hashPassword, randomPassword } from '../users/password.ts';
 import { validateUserAttributes } from '../users/user-attributes.ts';
 import { emailTaken, insertUserWithNamespace } from '../users/users.queries.ts';
@@ -77,9 +78,11 @@ async function createUser(db: Kysely<DB>, group: ScimGroup, input: ProvisionInpu
   const errors = await validateUserAttributes(db, { name: input.name ?? '', email: input.email, username }, null, { passwordRequired: false });
   if (!errors.empty) return validationFailure(errors.errors);
   const encryptedPassword = await hashPassword(randomPassword());
+  // User's default_value_for: a new account's projects limit is the instance's default_projects_limit.
+  const projectsLimit = (await currentSettings(db)).default_projects_limit;
   await db.transaction().execute(async (trx) => {
     const user = await insertUserWithNamespace(trx, {
-      username, email: input.email, name: input.name!, encrypted_password: encryptedPassword,
+      username, email: input.email, name: input.name!, encrypted_password: encryptedPassword, projects_limit: projectsLimit,
       // The Service's SCIM accounts: a password set automatically, the email still to confirm.
       password_automatically_set: 1, confirmed_at: null, created_by_id: null,
     });

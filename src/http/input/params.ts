@@ -373,7 +373,9 @@ function validate(def: ParamsDefinition, path: Record<string, unknown> | null, s
     if (count > 0 && count < group.length) errors.push(`${group.join(', ')} provide all or none of parameters`);
   }
   for (const group of def.rules.mutuallyExclusive ?? []) {
-    if (group.filter(given).length > 1) errors.push(`${group.join(', ')} are mutually exclusive`);
+    // Grape's MutualExclusionValidator names the parameters of the group that were given.
+    const both = group.filter(given);
+    if (both.length > 1) errors.push(`${both.join(', ')} are mutually exclusive`);
   }
   if (missing !== undefined) throw missingAttribute(missing);
   if (errors.length > 0) throw invalidParams(errors);
