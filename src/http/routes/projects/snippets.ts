@@ -8,12 +8,15 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { SnippetRow } from '../../../db/tables/snippets.ts';
+import type { UserRow } from '../../../db/types.ts';
 import { findUserById } from '../../../domain/users/users.queries.ts';
 import { findSnippetById, snippetsByAuthor } from '../../../domain/snippets/snippets.queries.ts';
 import { canOnSnippet } from '../../../domain/snippets/snippet.policy.ts';
 import { createSnippet, deleteSnippet, snippetFileNameError, updateSnippet } from '../../../domain/snippets/create-snippet.ts';
+import { currentSettings } from '../../../domain/settings/settings.ts';
+import { defaultVisibilityLevel, restrictedVisibilityError } from '../../../domain/settings/visibility.ts';
 import { VISIBILITIES, visibilityLevel, type Visibility } from '../../../domain/permissions/access.ts';
-import { conflict, forbidden, notFound, validationFailed } from '../../errors.ts';
+import { ApiError, conflict, forbidden, notFound, validationFailed } from '../../errors.ts';
 import { READ_ONLY_MESSAGE } from '../../../domain/repositories/repositories.ts';
 import { compileSerializer, serializeWith } from '../../entities/serializers.ts';
 import { defineParams, P } from '../../input/params.ts';
@@ -86,15 +89,30 @@ const snippets: FastifyPluginAsync = async (app) => {
     return snippet;
   }
 
+  /**
+   * The level a snippet gets (default_snippet_visibility when none is named), or the Service's
+   * 403 `{"message":{"error":"Visibility level … has been restricted …"}}` (Snippets::BaseService
+   * forbidden_visibility_error) for a level the administrator restricted.
+   */
+  async function allowedVisibility(user: UserRow, visibility: Visibility | undefined, creating: boolean): Promise<number | undefined> {
+    if (!visibility && !creating) return undefined;
+    const settings = await currentSettings(db);
+    const level = visibility ? visibilityLevel(visibility) : defaultVisibilityLevel(settings, 'snippet');
+    const restricted = restrictedVisibilityError(settings, user, level);
+    if (restricted) throw new ApiError(403, { message: { error: `Visibility level ${restricted}` } });
+    return level;
+  }
+
   app.post('/snippets', {
     config: { auth: 'required', params: createParams },
     schema: { summary: 'Create a personal snippet', tags: ['snippets'], response: { 201: OneSnippet } },
   }, async (request, reply) => {
     const input = request.input as unknown as Required<Pick<SnippetInput, 'title' | 'file_name' | 'content'>> & SnippetInput;
     validate(input);
+    const level = await allowedVisibility(request.caller!.user, input.visibility, true);
     const snippet = await createSnippet(db, config.storages, request.caller!.user, {
       title: input.title, description: input.description ?? null, fileName: input.file_name, content: input.content,
-      visibilityLevel: visibilityLevel(input.visibility ?? 'private'),
+      visibilityLevel: level!,
     });
     reply.code(201);
     return present(request, reply, snippet);
@@ -130,9 +148,11 @@ const snippets: FastifyPluginAsync = async (app) => {
     const snippet = await readable(request, input.id);
     if (!canOnSnippet(request.caller!.user, 'admin_snippet', snippet)) throw forbidden();
     validate(input);
+    const level = input.visibility && visibilityLevel(input.visibility) !== snippet.visibility_level
+      ? await allowedVisibility(request.caller!.user, input.visibility, false) : undefined;
     const result = await updateSnippet(db, config.storages, request.caller!.user, snippet.id, {
       title: input.title, description: input.description, fileName: input.file_name, content: input.content,
-      visibilityLevel: input.visibility ? visibilityLevel(input.visibility) : undefined,
+      visibilityLevel: level,
     });
     if (!result.ok) {
       if (result.reason === 'not_found') throw notFound('Snippet');
