@@ -7,6 +7,7 @@ import { Type, type Static } from 'typebox';
 import type { ProjectRow } from '../../db/tables/projects.ts';
 import type { NamespaceRow } from '../../db/types.ts';
 import { visibilityName } from '../../domain/permissions/access.ts';
+import { presentProjectAttributes, ProjectAttributesProperties, projectTopics } from './project-attributes.ts';
 
 const NString = Type.Union([Type.String(), Type.Null()]);
 
@@ -56,6 +57,8 @@ export const ProjectSchema = Type.Object({
   updated_at: Type.String(),
   /** The Service exposes public_builds under this name. */
   public_jobs: Type.Boolean(),
+  // The attributes a project holds (issue 35, item 8): project-attributes.ts.
+  ...ProjectAttributesProperties,
 }, { title: 'Project' });
 
 export const ProjectWithAdminSchema = Type.Object({
@@ -112,8 +115,8 @@ export function presentProject(p: ProjectRow, ns: NamespaceInfo, externalUrl: st
   return {
     ...presentProjectIdentity(p, ns),
     default_branch: p.default_branch,
-    tag_list: [],
-    topics: [],
+    tag_list: projectTopics(p),
+    topics: projectTopics(p),
     ssh_url_to_repo: `git@${sshHost(externalUrl)}:${fullPath}.git`,
     http_url_to_repo: `${webUrl}.git`,
     web_url: webUrl,
@@ -129,6 +132,7 @@ export function presentProject(p: ProjectRow, ns: NamespaceInfo, externalUrl: st
     creator_id: p.creator_id,
     updated_at: p.updated_at,
     public_jobs: p.public_builds !== 0,
+    ...presentProjectAttributes(p),
   };
 }
 
