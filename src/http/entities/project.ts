@@ -112,11 +112,12 @@ function sshHost(externalUrl: string): string {
 export function presentProject(p: ProjectRow, ns: NamespaceInfo, externalUrl: string): Project {
   const fullPath = `${ns.fullPath}/${p.path}`;
   const webUrl = `${externalUrl}/${fullPath}`;
+  const topics = projectTopics(p);
   return {
     ...presentProjectIdentity(p, ns),
     default_branch: p.default_branch,
-    tag_list: projectTopics(p),
-    topics: projectTopics(p),
+    tag_list: topics,
+    topics,
     ssh_url_to_repo: `git@${sshHost(externalUrl)}:${fullPath}.git`,
     http_url_to_repo: `${webUrl}.git`,
     web_url: webUrl,
