@@ -11,6 +11,7 @@ import type { Config } from './config/schema.ts';
 import type { Database } from './db/database.ts';
 import type { JobTokenResolver, KilnContext } from './http/context.ts';
 import { AuthCache } from './http/auth/cache.ts';
+import { registerSettingsCache, SettingsCache } from './domain/settings/settings-cache.ts';
 import type { Cluster } from './cluster/cluster.ts';
 import { parseQueryString } from './http/input/query-string.ts';
 import runningHandlers from './http/plugins/running-handlers.ts';
@@ -117,6 +118,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     jobTokens: deps.jobTokens ?? null,
   };
   app.decorate('kiln', context);
+  // Instance settings are read through this process's cache of the app's handle (rate limits
+  // read them on every request); other processes say when they change them (cluster/).
+  registerSettingsCache(context.db, deps.cluster?.settingsCache ?? new SettingsCache());
   // Every route as registered, kept by reference so that what a later onRoute hook stamps on it
   // (the declaring file, routes/area.ts) is read too: `npm run routes` and the route table tests.
   const routeTable: RouteOptions[] = [];

@@ -1,7 +1,8 @@
 /**
  * What the server processes of one kiln instance share through Redis (KILN_REDIS_URL): rate-limit
  * counters, and what each process must forget when another one writes. A revoked token or a
- * changed user drops the credentials remembered for them (http/auth/cache.ts); any write drops
+ * changed user drops the credentials remembered for them (http/auth/cache.ts), changed settings
+ * drop the instance settings (domain/settings/settings-cache.ts); any write drops
  * the rows and counts remembered until the next write (db/read-cache.ts). Without Redis, the
  * processes of one KILN_WORKERS primary hear these through it (cluster/siblings.ts); other
  * processes see another's writes only once those caches expire (5 s for credentials, 2 s for rows).
@@ -13,6 +14,7 @@
 import crypto from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { AuthCache } from '../http/auth/cache.ts';
+import { SettingsCache } from '../domain/settings/settings-cache.ts';
 import type { WriteEpoch } from '../db/write-epoch.ts';
 import { ConfigError } from '../config/load.ts';
 import type { PrimaryRateLimitStore } from './rate-limit-store.ts';
@@ -28,6 +30,8 @@ export interface Cluster {
   /** Prefix of this instance's keys: `kiln:<instance>:`. */
   keyPrefix: string;
   authCache: AuthCache;
+  /** The instance settings of this process, dropped when another process changes them. */
+  settingsCache: SettingsCache;
   close(): Promise<void>;
 }
 
@@ -93,6 +97,7 @@ export async function joinCluster(opts: JoinOptions): Promise<Cluster> {
     redis.publish(channel, `${origin} ${message}`).catch((err: unknown) => opts.onError?.(err));
   };
   const authCache = new AuthCache({ publish });
+  const settingsCache = new SettingsCache({ publish });
 
   announceWrites(opts.writes, publish);
 
@@ -102,11 +107,11 @@ export async function joinCluster(opts: JoinOptions): Promise<Cluster> {
     if (space < 0 || message.slice(0, space) === origin) return;
     const body = message.slice(space + 1);
     if (body === WRITES) opts.writes.movedElsewhere();
-    else authCache.receive(body);
+    else if (!settingsCache.receive(body)) authCache.receive(body);
   });
 
   return {
-    redis, keyPrefix, authCache,
+    redis, keyPrefix, authCache, settingsCache,
     close: async () => {
       opts.writes.onWrite = null;
       subscriber.disconnect();

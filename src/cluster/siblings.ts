@@ -6,6 +6,7 @@
  * (cluster/cluster.ts), which also reaches the processes of other machines.
  */
 import { AuthCache } from '../http/auth/cache.ts';
+import { SettingsCache } from '../domain/settings/settings-cache.ts';
 import type { WriteEpoch } from '../db/write-epoch.ts';
 import { announceWrites, WRITES, type Cluster } from './cluster.ts';
 import { PrimaryRateLimitStore } from './rate-limit-store.ts';
@@ -32,15 +33,16 @@ export function joinSiblings(opts: { writes: WriteEpoch; onError?: (err: unknown
     });
   };
   const authCache = new AuthCache({ publish });
+  const settingsCache = new SettingsCache({ publish });
   announceWrites(opts.writes, publish);
   const receive = (message: unknown): void => {
     if (!isSiblingMessage(message)) return;
     if (message.body === WRITES) opts.writes.movedElsewhere();
-    else authCache.receive(message.body);
+    else if (!settingsCache.receive(message.body)) authCache.receive(message.body);
   };
   process.on('message', receive);
   return {
-    redis: null, keyPrefix: '', authCache, rateLimitStore: PrimaryRateLimitStore,
+    redis: null, keyPrefix: '', authCache, settingsCache, rateLimitStore: PrimaryRateLimitStore,
     close: async () => {
       opts.writes.onWrite = null;
       process.off('message', receive);

@@ -48,7 +48,10 @@ export interface Config {
   jobLeaseSeconds: number;
   /** Test-only: storage moves pause this long after copying, so tests can interrupt a move. */
   storageMoveTestDelayMs: number;
-  /** Seconds a CI job may run unless its configuration sets `timeout:` (the Service's project default, 1 hour). */
+  /**
+   * The build_timeout of new projects: seconds a CI job may run unless its configuration sets
+   * `timeout:` (the Service's project default, 1 hour).
+   */
   ciJobTimeout: number;
   /** Seconds a CI job may wait for a runner before it fails as stuck (the Service's 1 day). */
   ciPendingTimeout: number;
@@ -299,7 +302,7 @@ export const VARIABLES: Variable<keyof Config>[] = [
   {
     name: 'KILN_CI_JOB_TIMEOUT',
     key: 'ciJobTimeout',
-    doc: 'seconds a CI job may run unless its configuration sets timeout:',
+    doc: 'build_timeout of new projects: seconds a CI job may run unless its configuration sets timeout:',
     default: () => 3600,
     parse: integer(60, 30 * 86_400),
   },

@@ -28,6 +28,7 @@ import { ciEnvFrom } from '../domain/pipelines/ci-env.ts';
 import { appliedCommands, pushOptionSniffer, type PushCommand, type PushOptionSniffer } from './push-options.ts';
 import { MAX_NAMESPACE_DEPTH } from '../domain/namespaces/namespaces.queries.ts';
 import { beginRepositoryWrite } from '../domain/repository-writes/repository-writes.ts';
+import { currentSettings } from '../domain/settings/settings.ts';
 import type { ContainerKind } from '../domain/storage-moves/storage-moves.queries.ts';
 
 type Service = 'git-upload-pack' | 'git-receive-pack';
@@ -40,6 +41,7 @@ export const MESSAGES = {
   readOnly: `You are not allowed to push code to this project. ${READ_ONLY_MESSAGE}`,
   denied: 'HTTP Basic: Access denied',
   dumb: 'Only the smart HTTP protocol is supported.',
+  protocol: 'Git access over HTTP is not allowed',
 } as const;
 
 /** A smart-HTTP request's path: `…/<repository>.git/` and one of the three endpoints. */
@@ -76,6 +78,8 @@ const smartHttp: FastifyPluginAsync = async (app) => {
     const fullPath = [...segments, params.repo].join('/');
     if (!params.repo.endsWith('.git')) return text(reply, 404, MESSAGES.notFound);
     if (!service) return text(reply, 403, MESSAGES.dumb);
+    // GitAccess#check_protocol!, before anything else: enabled_git_access_protocol `ssh` leaves HTTP out.
+    if ((await currentSettings(db)).enabled_git_access_protocol === 'ssh') return text(reply, 403, MESSAGES.protocol);
 
     const identity = await identifyGitClient(ctx, request);
     if (identity.kind === 'invalid') return text(reply, 401, MESSAGES.denied, challenge);

@@ -6,7 +6,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import { getSetting } from '../domain/settings/settings.queries.ts';
+import { currentSettings } from '../domain/settings/settings.ts';
 import { ApiError } from './errors.ts';
 
 const WINDOW_MS = 60_000;
@@ -48,7 +48,8 @@ export function searchLimiter(redis: { client: Redis; prefix: string } | null): 
 export async function checkSearchRateLimit(request: FastifyRequest): Promise<void> {
   const { db } = request.server.kiln;
   const caller = request.caller;
-  const limit = await getSetting(db, caller ? 'search_rate_limit' : 'search_rate_limit_unauthenticated');
+  const settings = await currentSettings(db);
+  const limit = caller ? settings.search_rate_limit : settings.search_rate_limit_unauthenticated;
   if (limit <= 0) return;
   const key = caller ? `user:${caller.initialUser.id}` : `ip:${request.ip}`;
   if (!await request.server.searchLimiter.hit(key, limit)) {

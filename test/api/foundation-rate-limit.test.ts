@@ -1,18 +1,26 @@
 /**
  * Rate limits (spec, Errors: 429; CONTRACT §2): a budget a minute per IP for anonymous callers
- * and per user for authenticated ones, answered with `{"message":"Retry later"}` and Retry-After.
+ * and per user for authenticated ones (KILN_RATE_LIMIT_*, the defaults of the throttle settings),
+ * answered as the Service's Rack::Attack answers: text/plain `Retry later`, RateLimit-* headers
+ * and Retry-After.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { ROOT_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { createToken, createUser } from '../helpers/factories.ts';
 
-function assertLimited(res: { statusCode: number; headers: Record<string, unknown>; json(): unknown }): void {
+/** The Service's Rack::Attack answer: text/plain `Retry later`, RateLimit-* headers and Retry-After. */
+function assertLimited(res: { statusCode: number; headers: Record<string, unknown>; body: string }, name?: string): void {
   assert.equal(res.statusCode, 429);
-  assert.deepEqual(res.json(), { message: 'Retry later' });
-  assert.equal(res.headers['content-type'], 'application/json');
+  assert.equal(res.body, 'Retry later\n');
+  assert.match(String(res.headers['content-type']), /^text\/plain/);
   const retryAfter = Number(res.headers['retry-after']);
   assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `Retry-After ${String(res.headers['retry-after'])}`);
+  if (name) assert.equal(res.headers['ratelimit-name'], name);
+  assert.equal(res.headers['ratelimit-remaining'], '0');
+  const reset = Number(res.headers['ratelimit-reset']);
+  assert.ok(Math.abs(reset - (Date.now() / 1000 + retryAfter)) <= 2, `RateLimit-Reset ${reset}`);
+  assert.equal(res.headers['ratelimit-resettime'], new Date(reset * 1000).toUTCString());
 }
 
 describe('rate limits', () => {
@@ -29,7 +37,9 @@ describe('rate limits', () => {
       assert.equal(res.headers['x-ratelimit-limit'], '3');
       assert.equal(res.headers['x-ratelimit-remaining'], String(3 - i));
     }
-    assertLimited(await anonymous('10.0.0.1'));
+    const limited = await anonymous('10.0.0.1');
+    assertLimited(limited, 'throttle_unauthenticated_api');
+    assert.deepEqual([limited.headers['ratelimit-limit'], limited.headers['ratelimit-observed']], ['3', '4']);
     assertLimited(await anonymous('10.0.0.1'));
   });
 
@@ -81,5 +91,24 @@ describe('rate limits', () => {
     const bobs = await t.request({ url: '/api/v4/user', token: await createToken(t.db, bob), remoteAddress: '10.1.0.0' });
     assert.equal(bobs.statusCode, 200, 'another user has a budget of their own');
     assert.equal(bobs.json().id, bob.id);
+  });
+});
+
+describe('rate limits as application settings', () => {
+  let t: TestApp;
+  before(async () => { t = await startTestApp({ KILN_RATE_LIMIT_PER_IP: '3', KILN_RATE_LIMIT_PER_USER: '5' }); });
+  after(async () => { await t.close(); });
+
+  it('answers KILN_RATE_LIMIT_* as the defaults of the throttle settings', async () => {
+    const r = await t.request({ url: '/api/v4/application/settings', token: ROOT_TOKEN });
+    const s = r.json();
+    assert.deepEqual(
+      [s.throttle_authenticated_api_enabled, s.throttle_authenticated_api_requests_per_period, s.throttle_authenticated_api_period_in_seconds],
+      [true, 5, 60],
+    );
+    assert.deepEqual(
+      [s.throttle_unauthenticated_api_enabled, s.throttle_unauthenticated_api_requests_per_period, s.throttle_unauthenticated_web_requests_per_period],
+      [true, 3, 3],
+    );
   });
 });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { ROOT_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { createToken, createUser } from '../helpers/factories.ts';
 import { verifyPassword } from '../../src/domain/users/password.ts';
-import { setSetting } from '../../src/domain/settings/settings.queries.ts';
+import { setSetting } from '../../src/domain/settings/settings.ts';
 import { nowIso } from '../../src/domain/clock.ts';
 
 /** A multipart body with text fields and one file. */

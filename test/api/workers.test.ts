@@ -246,8 +246,7 @@ describe('KILN_WORKERS=2 rate limits, without Redis', () => {
     assert.deepEqual(remaining, ['5', '4', '3', '2', '1', '0']);
     for (let i = 0; i < 2; i++) {
       const refused = await request(port, 'GET', '/api/v4/user', { token: ROOT_TOKEN });
-      assert.equal(refused.status, 429, refused.body);
-      assert.deepEqual(JSON.parse(refused.body), { message: 'Retry later' });
+      assert.deepEqual([refused.status, refused.body], [429, 'Retry later\n']);
     }
     await sleep(100);
     assert.equal(answeringPids(output(), '/api/v4/user').size, 2, 'the requests did not reach both processes');

@@ -1,7 +1,8 @@
 /**
  * Adding an SSH key to a user (the Service's Key model validations, reference §2.1): title
  * present and at most 255 characters; key present, of a supported algorithm, at most 5000
- * characters and parseable; its fingerprint unique across all users; not already expired.
+ * characters and parseable; its fingerprint unique across all users; not already expired; of a
+ * type and size the instance's key restrictions allow.
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
@@ -10,6 +11,8 @@ import { isUniqueViolation } from '../../db/constraints.ts';
 import { ValidationErrors } from '../validation-errors.ts';
 import { insertKey, sha256FingerprintTaken } from './keys.queries.ts';
 import { hasSupportedAlgorithm, normalizeSshKey, parseSshPublicKey } from './ssh-public-key.ts';
+import type { Settings } from '../settings/catalogue.ts';
+import { currentSettings } from '../settings/settings.ts';
 
 export interface CreateKeyInput {
   userId: number;
@@ -22,6 +25,32 @@ export interface CreateKeyInput {
 export type CreateKeyResult = { ok: true; value: KeyRow } | { ok: false; errors: Record<string, string[]> };
 
 const TAKEN = 'has already been taken';
+
+/** ApplicationSetting::SUPPORTED_KEY_TYPES and their settings (kiln parses the first four). */
+const RESTRICTION = {
+  rsa: 'rsa_key_restriction', dsa: 'dsa_key_restriction', ecdsa: 'ecdsa_key_restriction', ed25519: 'ed25519_key_restriction',
+  ecdsa_sk: 'ecdsa_sk_key_restriction', ed25519_sk: 'ed25519_sk_key_restriction',
+} as const satisfies Record<string, keyof Settings>;
+
+/** Array#to_sentence with " or " (Gitlab::Utils.to_exclusive_sentence). */
+function exclusiveSentence(words: string[]): string {
+  if (words.length <= 2) return words.join(' or ');
+  return `${words.slice(0, -1).join(', ')}, or ${words[words.length - 1]}`;
+}
+
+/**
+ * Key#key_meets_restrictions over the instance's `<type>_key_restriction` settings: -1 forbids the
+ * type, a positive value is the least size allowed.
+ */
+function keyRestrictionError(settings: Settings, type: string, bits: number): string | null {
+  if (!Object.hasOwn(RESTRICTION, type)) return null;
+  const restriction = settings[RESTRICTION[type as keyof typeof RESTRICTION]];
+  if (restriction === -1) {
+    const allowed = Object.entries(RESTRICTION).filter(([, setting]) => settings[setting] !== -1).map(([t]) => t.toUpperCase());
+    return `type is forbidden. Must be ${exclusiveSentence(allowed)}`;
+  }
+  return bits < restriction ? `must be at least ${restriction} bits` : null;
+}
 
 export async function createKey(db: Kysely<DB>, input: CreateKeyInput, now: Date = new Date()): Promise<CreateKeyResult> {
   const errors = new ValidationErrors();
@@ -43,6 +72,10 @@ export async function createKey(db: Kysely<DB>, input: CreateKeyInput, now: Date
   }
   // Keys may not be added already expired (Key#expiration, on create).
   if (input.expiresAt !== null && input.expiresAt <= now.toISOString()) errors.add('key', 'has expired');
+  if (parsed) {
+    const restriction = keyRestrictionError(await currentSettings(db), parsed.type, parsed.bits);
+    if (restriction) errors.add('key', restriction);
+  }
   if (!errors.empty || !parsed) return { ok: false, errors: errors.errors };
 
   try {

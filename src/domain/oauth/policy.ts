@@ -15,6 +15,3 @@ export const ID_TOKEN_EXPIRES_IN = 120;
 /** Devise lockable: `maximum_attempts` 10, `unlock_in` 10 minutes. */
 export const MAXIMUM_ATTEMPTS = 10;
 export const UNLOCK_IN_MS = 10 * 60 * 1000;
-
-/** The Service's `session_expire_delay`: one week. */
-export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;

@@ -8,8 +8,6 @@ export interface CiEnv {
   storages: StorageShard[];
   /** KILN_DATA_DIR: job logs and artifacts live under `ci/` there. */
   dataDir: string;
-  /** Seconds a job may run unless it says otherwise (KILN_CI_JOB_TIMEOUT). */
-  jobTimeout: number;
   /** Seconds a job may wait for a runner before it is failed as stuck (KILN_CI_PENDING_TIMEOUT). */
   pendingTimeout: number;
   /** Hosts `include:remote` may fetch from (KILN_CI_REMOTE_INCLUDE_HOSTS). */
@@ -21,13 +19,13 @@ export interface CiEnv {
 }
 
 interface CiConfigFields {
-  storages: StorageShard[]; dataDir: string; ciJobTimeout: number; ciPendingTimeout: number;
+  storages: StorageShard[]; dataDir: string; ciPendingTimeout: number;
   ciRemoteIncludeHosts?: string[]; ciTemplatesDir?: string | null; externalUrl?: string;
 }
 
 export function ciEnvFrom(db: Kysely<DB>, config: CiConfigFields): CiEnv {
   return {
-    db, storages: config.storages, dataDir: config.dataDir, jobTimeout: config.ciJobTimeout, pendingTimeout: config.ciPendingTimeout,
+    db, storages: config.storages, dataDir: config.dataDir, pendingTimeout: config.ciPendingTimeout,
     remoteIncludeHosts: config.ciRemoteIncludeHosts ?? [], templatesDir: config.ciTemplatesDir ?? null,
     externalUrl: config.externalUrl ?? 'http://localhost',
   };

@@ -93,7 +93,8 @@ function jobRow(env: CiEnv, input: CreatePipelineInput, ref: string, tag: boolea
     job_variables: '[]',
     tag_list: job.tags.join(' '),
     needs: job.needs === null ? null : JSON.stringify(job.needs),
-    timeout: job.timeout ?? env.jobTimeout,
+    // A job without `timeout:` runs as long as its project's build_timeout allows.
+    timeout: job.timeout ?? input.project.build_timeout,
     downstream_pipeline_id: null,
     queued_at: null,
     started_at: null,

@@ -7,7 +7,8 @@ import { isValidRefName } from '../repositories/ref-name.ts';
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB, NamespaceRow, UserRow } from '../../db/types.ts';
-import type { ProjectRow } from '../../db/tables/projects.ts';
+import type { Updateable } from 'kysely';
+import type { ProjectRow, ProjectsTable } from '../../db/tables/projects.ts';
 import type { StorageShard } from '../../config/schema.ts';
 import { ACCESS_LEVELS, visibilityName } from '../permissions/access.ts';
 import { diskEntry, projectNameError, projectPathError } from '../namespaces/paths.ts';
@@ -29,6 +30,10 @@ export interface CreateProjectInput {
   visibilityLevel: number;
   defaultBranch: string | null;
   initializeWithReadme: boolean;
+  /** The project's other attributes (project-attributes.ts), checked already. */
+  attributes?: Updateable<ProjectsTable>;
+  /** An administrator's choice of shard; a weighted pick otherwise. */
+  storage?: string;
 }
 
 export type CreateProjectResult = { ok: true; project: ProjectRow } | { ok: false; errors: FieldErrors };
@@ -53,6 +58,7 @@ export async function createProject(db: Kysely<DB>, shards: StorageShard[], inpu
   if (visibilityError) addError(errors, 'visibility_level', visibilityError);
   // HEAD is pointed at it with git: a name git refuses must not reach the command line.
   if (input.defaultBranch !== null && !isValidRefName(input.defaultBranch)) addError(errors, 'default_branch', 'is invalid');
+  if (input.storage !== undefined && !shards.some((s) => s.name === input.storage)) addError(errors, 'repository_storage', 'is not included in the list');
   if (Object.keys(errors).length === 0) {
     const taken = await takenInNamespace(db, input.namespace.id, input.name, input.path);
     if (taken.name) addError(errors, 'name', 'has already been taken');
@@ -60,7 +66,7 @@ export async function createProject(db: Kysely<DB>, shards: StorageShard[], inpu
   }
   if (Object.keys(errors).length > 0) return { ok: false, errors };
 
-  const storage = await pickStorage(db, shards);
+  const storage = input.storage ?? await pickStorage(db, shards);
   // The repository keeps the path it was created at; a name left behind by a renamed project
   // gets a suffix instead of colliding with the old directory.
   let diskPath = `${input.namespaceFullPath}/${diskEntry(input.path, '.git')}`;
@@ -72,6 +78,7 @@ export async function createProject(db: Kysely<DB>, shards: StorageShard[], inpu
   try {
     project = await db.transaction().execute(async (trx) => {
       const row = await insertProject(trx, {
+        ...input.attributes,
         name: input.name, path: input.path, namespace_id: input.namespace.id, creator_id: input.creator.id,
         description: input.description, visibility_level: input.visibilityLevel, default_branch: null,
         repository_storage: storage, disk_path: diskPath,

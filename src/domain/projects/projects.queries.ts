@@ -1,5 +1,5 @@
 /** Every Kysely call about project rows. */
-import { sql, type Kysely, type Transaction, type Updateable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Transaction, type Updateable } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { ProjectRow, ProjectsTable } from '../../db/tables/projects.ts';
 import { nowIso } from '../clock.ts';
@@ -47,7 +47,8 @@ export async function takenInNamespace(db: Db, namespaceId: number, name: string
   };
 }
 
-export type NewProjectValues = Omit<ProjectsTable, 'id' | 'created_at' | 'updated_at' | 'last_activity_at' | 'archived' | 'read_only' | 'empty_repo' | 'pending_delete' | 'readme_path' | 'visibility_level' | 'public_builds'> & { visibility_level: number };
+/** A new project's row: what has a column default may be left out. */
+export type NewProjectValues = Omit<Insertable<ProjectsTable>, 'id' | 'created_at' | 'updated_at' | 'last_activity_at'>;
 
 export async function insertProject(db: Db, values: NewProjectValues): Promise<ProjectRow> {
   const now = nowIso();
@@ -65,6 +66,13 @@ export async function recordPush(db: Db, id: number, r: { defaultBranch: string 
   await db.updateTable('projects').set({
     default_branch: r.defaultBranch, empty_repo: r.empty ? 1 : 0, readme_path: r.readme, last_activity_at: now, updated_at: now,
   }).where('id', '=', id).execute();
+}
+
+/** Which of `ids` turned instance runners off (shared_runners_enabled). */
+export async function projectsWithoutSharedRunners(db: Db, ids: number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('projects').select('id').where('id', 'in', ids).where('shared_runners_enabled', '=', 0).execute();
+  return new Set(rows.map((r) => r.id));
 }
 
 export async function deleteProjectRow(db: Db, id: number): Promise<void> {

@@ -21,6 +21,8 @@ export interface UpdateProjectInput {
   description?: string | null;
   defaultBranch?: string;
   visibilityLevel?: number;
+  /** The project's other attributes (project-attributes.ts), checked already; written with the rest. */
+  attributes?: Omit<Updateable<ProjectsTable>, 'id' | 'created_at'>;
 }
 
 export type UpdateProjectResult =
@@ -54,6 +56,7 @@ export async function updateProject(db: Kysely<DB>, shards: StorageShard[], proj
   if (Object.keys(errors).length > 0) return { ok: false, reason: 'invalid', errors };
 
   const set = {
+    ...input.attributes,
     ...(input.name !== undefined ? { name: input.name } : {}),
     ...(input.path !== undefined ? { path: input.path } : {}),
     ...(input.description !== undefined ? { description: input.description } : {}),

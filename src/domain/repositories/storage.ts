@@ -8,15 +8,11 @@ import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { StorageShard } from '../../config/schema.ts';
+import { currentSettings } from '../settings/settings.ts';
 
-export const STORAGE_WEIGHTS_SETTING = 'repository_storages_weighted';
-
-/** Reads the weights setting row (JSON), shared with the application settings area. */
+/** The weights setting (application settings; `{ default: 100 }` until an administrator sets it). */
 export async function storageWeights(db: Kysely<DB>): Promise<Record<string, number> | null> {
-  const row = await db.selectFrom('application_settings').select('value').where('name', '=', STORAGE_WEIGHTS_SETTING).executeTakeFirst();
-  if (!row) return null;
-  const parsed: unknown = JSON.parse(row.value);
-  return parsed && typeof parsed === 'object' ? parsed as Record<string, number> : null;
+  return (await currentSettings(db)).repository_storages_weighted;
 }
 
 /** A weighted random choice; `random` is injectable for tests. */

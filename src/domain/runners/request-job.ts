@@ -2,7 +2,8 @@
  * A runner asks for work (Ci::RegisterJobService): the oldest pending build whose tags the runner
  * has (an untagged build only for runners that run untagged jobs) is claimed with an optimistic
  * pending → running transition, so two runners asking at once never get the same job. The job
- * gets a fresh job token, valid while it runs. Instance runners take any project's jobs; a project
+ * gets a fresh job token, valid while it runs. Instance runners take the jobs of any project that
+ * keeps shared_runners_enabled (the Service's Ci::Runner instance_type scope); a project
  * runner only those of the projects it is enabled for; a group runner those of the projects in
  * its group and the group's subgroups.
  */
@@ -12,7 +13,7 @@ import { digest, generateToken } from '../tokens/secret.ts';
 import { applyJobEvent, pendingBuilds } from '../jobs/jobs.queries.ts';
 import type { CiEnv } from '../pipelines/ci-env.ts';
 import { processPipeline } from '../pipelines/process-pipeline.ts';
-import { findProjectById } from '../projects/projects.queries.ts';
+import { findProjectById, projectsWithoutSharedRunners } from '../projects/projects.queries.ts';
 import { collectJobVariables, type CollectedVariable } from '../ci-variables/collect-variables.ts';
 import { descendantGroupIds } from '../namespaces/namespaces.queries.ts';
 import { projectIdsInNamespaces, runnerProjectIds } from './runners.queries.ts';
@@ -47,8 +48,12 @@ export async function requestJob(env: CiEnv, runner: RunnerRow): Promise<{ job: 
   let afterId = 0;
   for (let scanned = 0; scanned < MAX_SCANNED; scanned += BATCH) {
     const batch = await pendingBuilds(env.db, afterId, BATCH);
+    // An instance runner leaves the jobs of projects that turned shared runners off.
+    const unshared = projects === null && batch.length > 0
+      ? await projectsWithoutSharedRunners(env.db, [...new Set(batch.map((b) => b.project_id))]) : null;
     for (const candidate of batch) {
       if (!runnerCanPick(runner, candidate) || (projects !== null && !projects.has(candidate.project_id))) continue;
+      if (unshared?.has(candidate.project_id)) continue;
       const token = generateToken(20);
       const timeout = runner.maximum_timeout === null ? candidate.timeout : Math.min(candidate.timeout, runner.maximum_timeout);
       const job = await applyJobEvent(env.db, candidate, 'run', {

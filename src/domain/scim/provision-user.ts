@@ -12,6 +12,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import { isUniqueViolation } from '../../db/constraints.ts';
+import { currentSettings } from '../settings/settings.ts';
 import { hashPassword, randomPassword } from '../users/password.ts';
 import { validateUserAttributes } from '../users/user-attributes.ts';
 import { emailTaken, insertUserWithNamespace, rootPathTakenByOther, usernameTaken } from '../users/users.queries.ts';
@@ -81,6 +82,8 @@ const USERNAME_TRIES = 20;
 async function createUser(db: Kysely<DB>, group: ScimGroup, input: ProvisionInput): Promise<ProvisionResult | { ok: true }> {
   if (await samlExternUidTaken(db, group.provider.id, input.externUid, 0)) return conflict('Extern uid has already been taken');
   const encryptedPassword = await hashPassword(randomPassword());
+  // User's default_value_for: a new account's projects limit is the instance's default_projects_limit.
+  const projectsLimit = (await currentSettings(db)).default_projects_limit;
   for (let attempt = 1; ; attempt++) {
     const username = await uniqueUsername(db, input.userName);
     if (username === null) return conflict('Username has already been taken');
@@ -95,7 +98,7 @@ async function createUser(db: Kysely<DB>, group: ScimGroup, input: ProvisionInpu
     try {
       await db.transaction().execute(async (trx) => {
         const user = await insertUserWithNamespace(trx, {
-          username, email: input.email, name: input.name!, encrypted_password: encryptedPassword,
+          username, email: input.email, name: input.name!, encrypted_password: encryptedPassword, projects_limit: projectsLimit,
           // The Service's SCIM accounts: a password set automatically, the email still to confirm.
           password_automatically_set: 1, confirmed_at: null, created_by_id: null,
         });

@@ -8,11 +8,11 @@ import type { Kysely } from 'kysely';
 import type { DB, NewUser, UserRow } from '../../db/types.ts';
 import { isUniqueViolation } from '../../db/constraints.ts';
 import { nowIso } from '../clock.ts';
-import { getSetting } from '../settings/settings.queries.ts';
+import { currentSettings } from '../settings/settings.ts';
 import { updatePreferences } from '../user-preferences/user-preferences.queries.ts';
 import { storeAvatar } from './avatar.ts';
 import { hashPassword, randomPassword } from './password.ts';
-import { DEFAULT_PROJECTS_LIMIT, validateUserAttributes, type UserAttributes } from './user-attributes.ts';
+import { validateUserAttributes, type UserAttributes } from './user-attributes.ts';
 import { emailTaken, externUidTaken, insertUserWithNamespace, updateUserRow, rootPathTakenByOther, upsertIdentity, usernameTaken } from './users.queries.ts';
 
 export interface CreateUserInput extends UserAttributes {
@@ -35,6 +35,16 @@ export type CreateUserResult = { ok: true; value: UserRow } | UserWriteFailure;
 
 const flag = (b: boolean | null | undefined) => (b ? 1 : 0) as 0 | 1;
 
+/** Whether `email` matches the administrator's user_default_internal_regex (a pattern that does not compile matches nothing). */
+function matchesInternalRegex(pattern: string | null, email: string): boolean {
+  if (!pattern) return false;
+  try {
+    return new RegExp(pattern).test(email);
+  } catch {
+    return false;
+  }
+}
+
 export async function createUser(db: Kysely<DB>, input: CreateUserInput, opts: { createdById: number; dataDir: string }): Promise<CreateUserResult> {
   if (await emailTaken(db, input.email, null)) return { ok: false, reason: 'email_taken' };
   if (await usernameTaken(db, input.username, null)) return { ok: false, reason: 'username_taken' };
@@ -48,8 +58,11 @@ export async function createUser(db: Kysely<DB>, input: CreateUserInput, opts: {
   }
   if (!errors.empty) return { ok: false, reason: 'invalid', errors: errors.errors };
 
-  const external = input.external === true;
-  const pendingApproval = await getSetting(db, 'require_admin_approval_after_user_signup');
+  const settings = await currentSettings(db);
+  // User's defaults: `external` from user_default_external unless the email matches
+  // user_default_internal_regex, projects_limit from default_projects_limit.
+  const external = input.external ?? (settings.user_default_external && !matchesInternalRegex(settings.user_default_internal_regex, input.email));
+  const pendingApproval = settings.require_admin_approval_after_user_signup;
   const now = nowIso();
   const row: Omit<NewUser, 'created_at' | 'updated_at'> = {
     email: input.email,
@@ -61,7 +74,7 @@ export async function createUser(db: Kysely<DB>, input: CreateUserInput, opts: {
     external: flag(external),
     // External users can create neither groups nor projects (User#ensure_user_rights_and_limits).
     can_create_group: external ? 0 : flag(input.can_create_group ?? true),
-    projects_limit: external ? 0 : (input.projects_limit ?? DEFAULT_PROJECTS_LIMIT),
+    projects_limit: external ? 0 : (input.projects_limit ?? settings.default_projects_limit),
     private_profile: flag(input.private_profile),
     confirmed_at: input.skip_confirmation ? now : null,
     created_by_id: opts.createdById,

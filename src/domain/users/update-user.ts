@@ -14,7 +14,8 @@ import { updatePreferences } from '../user-preferences/user-preferences.queries.
 import { storeAvatar } from './avatar.ts';
 import type { UserWriteFailure } from './create-user.ts';
 import { hashPassword } from './password.ts';
-import { DEFAULT_PROJECTS_LIMIT, validateUserAttributes, type UserAttributes } from './user-attributes.ts';
+import { validateUserAttributes, type UserAttributes } from './user-attributes.ts';
+import { currentSettings } from '../settings/settings.ts';
 import {
   emailTaken, externUidTaken, updatePersonalNamespace, updateUserRow, rootPathTakenByOther, upsertIdentity, usernameTaken,
 } from './users.queries.ts';
@@ -72,7 +73,7 @@ export async function updateUser(
       set.projects_limit = 0;
     } else {
       set.can_create_group ??= 1;
-      set.projects_limit ??= DEFAULT_PROJECTS_LIMIT;
+      set.projects_limit ??= (await currentSettings(db)).default_projects_limit;
     }
   }
   if (input.password) {

@@ -48,8 +48,6 @@ const EMAIL_FORMAT = /^[^@\s]+@[^@\s]+$/;
 /** Gitlab::Themes and Gitlab::ColorSchemes ids. */
 const THEME_IDS = new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
 const COLOR_SCHEME_IDS = new Set([1, 2, 3, 4, 5, 6]);
-/** A new account's projects limit (the Service's default_projects_limit setting). */
-export const DEFAULT_PROJECTS_LIMIT = 100_000;
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;
 const MAX_INT = 2_147_483_647;

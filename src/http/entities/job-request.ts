@@ -26,9 +26,6 @@ export interface JobRequestContext {
   ciVariables?: RunnerVariable[];
 }
 
-/** The Service's default clone depth for new projects (ci_default_git_depth). */
-const GIT_DEPTH = 20;
-
 interface Options {
   script: string[];
   before_script: string[];
@@ -95,7 +92,8 @@ export function presentJobRequest(c: JobRequestContext) {
   return {
     id: c.job.id,
     token: c.token,
-    allow_git_fetch: true,
+    // The project's Git strategy (build_git_strategy: fetch or clone) and clone depth (ci_default_git_depth).
+    allow_git_fetch: c.project.build_git_strategy !== 'clone',
     job_info: {
       id: c.job.id, name: c.job.name, stage: c.job.stage, project_id: c.project.id, project_name: c.project.name,
       time_in_queue_seconds: seconds(c.job.queued_at, c.job.started_at),
@@ -107,7 +105,7 @@ export function presentJobRequest(c: JobRequestContext) {
       before_sha: c.pipeline.before_sha,
       ref_type: isTag ? 'tag' : 'branch',
       refspecs: [isTag ? `+refs/tags/${c.job.ref}:refs/tags/${c.job.ref}` : `+refs/heads/${c.job.ref}:refs/remotes/origin/${c.job.ref}`],
-      depth: GIT_DEPTH,
+      depth: c.project.ci_default_git_depth,
     },
     runner_info: { timeout: c.job.timeout, runner_session_url: null },
     // Variables inside variables are expanded as the Service 15.2 sends them (raw ones excepted).

@@ -19,6 +19,7 @@ import { isoMillis } from '../../domain/clock.ts';
 import { visibilityName } from '../../domain/permissions/access.ts';
 import { flat } from './serializers.ts';
 import { presentUserBasic, UserBasicSchema, type UserBasicRow } from './user.ts';
+import { presentProjectAttributes, projectTopics } from './project-attributes.ts';
 
 const NString = Type.Union([Type.String(), Type.Null()]);
 const NInteger = Type.Union([Type.Integer(), Type.Null()]);
@@ -297,8 +298,9 @@ export function presentBasicProjectDetails(
   const webUrl = flat(view.externalUrl, '/', fullPath);
   const entity = presentProjectIdentity(p, ns) as BasicProjectDetails;
   if (view.readCode) entity.default_branch = p.default_branch;
-  entity.tag_list = [];
-  entity.topics = [];
+  const topics = projectTopics(p);
+  entity.tag_list = topics;
+  entity.topics = topics;
   entity.ssh_url_to_repo = flat('git@', sshHost(view.externalUrl), ':', fullPath, '.git');
   entity.http_url_to_repo = flat(webUrl, '.git');
   entity.web_url = webUrl;
@@ -404,7 +406,25 @@ export function presentProject(p: ProjectRow, ns: NamespaceInfo, view: ProjectVi
   if (view.admin) e.repository_storage = p.repository_storage;
   e.keep_latest_artifact = s.keep_latest_artifact;
   e.updated_at = p.updated_at;
+  overlayStoredAttributes(e, p);
   return e;
+}
+
+/**
+ * The attributes a project stores (project-attributes.ts, issue 35 item 8) in place of the
+ * defaults above: only where the entity already has the field, so that its order and the fields
+ * a viewer may not see (Grape's `if:`) stay as presentProject decided. The container expiration
+ * policy keeps its computed next run.
+ */
+function overlayStoredAttributes(e: Project, p: ProjectRow): void {
+  const stored = presentProjectAttributes(p) as Record<string, unknown>;
+  const entity = e as unknown as Record<string, unknown>;
+  for (const key in stored) {
+    if (key === 'container_expiration_policy' || !Object.hasOwn(entity, key)) continue;
+    entity[key] = stored[key];
+  }
+  e.container_expiration_policy = { ...stored.container_expiration_policy as Project['container_expiration_policy'],
+    next_run_at: e.container_expiration_policy.next_run_at };
 }
 
 export function presentProjectWithAccess(

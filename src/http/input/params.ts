@@ -25,6 +25,7 @@ import {
 import { isStorableText } from '../../db/constraints.ts';
 import type { UploadedFile } from '../../domain/uploaded-file.ts';
 import { invalidParams, missingAttribute, validationFailed } from '../errors.ts';
+import { coerceDate, DATE_PARSE_LIMIT, parseDateTime } from './dates.ts';
 
 /** PostgreSQL `integer`, the type of every id and integer column kiln has (and SQLite's ids). */
 export const INT32_MIN = -2_147_483_648;
@@ -63,7 +64,7 @@ declare const DEFAULTED: unique symbol;
  * given, so the handler's input has it even when it is optional (P.optional keeps the mark).
  */
 export interface HasDefault { readonly [DEFAULTED]: true }
-type WithDefault<T extends TSchema, O> = O extends { default: unknown } ? T & HasDefault : T;
+type WithDefault<T extends TSchema, O> = O extends { default: infer D } ? (undefined extends D ? T : T & HasDefault) : T;
 
 type DefaultedKeys<Props> = { [K in keyof Props]: Props[K] extends HasDefault ? K : never }[keyof Props];
 type Flat<T> = { [K in keyof T]: T[K] };
@@ -119,10 +120,10 @@ export const P = {
   /** A string limited to `values` (Grape `values:`). */
   oneOf: <const V extends readonly string[], O extends Extra = Extra>(values: V, o: O = {} as O) =>
     Type.Unsafe<V[number]>({ type: 'string', enum: [...values], ...o }) as WithDefault<TUnsafe<V[number]>, O>,
-  /** YYYY-MM-DD, a day that exists. */
-  date: <O extends Extra>(o: O = {} as O) => Type.String({ format: 'date', maxLength: 10, ...o }) as WithDefault<TString, O>,
-  /** ISO 8601, normalised to UTC `…Z`. */
-  dateTime: <O extends Extra>(o: O = {} as O) => Type.String({ format: 'date-time', maxLength: 64, ...o }) as WithDefault<TString, O>,
+  /** Grape `Date`: what Ruby's Date.parse takes of the forms clients send (dates.ts), as `YYYY-MM-DD`. */
+  date: <O extends Extra>(o: O = {} as O) => Type.String({ format: 'date', maxLength: DATE_PARSE_LIMIT, ...o }) as WithDefault<TString, O>,
+  /** Grape `DateTime` (dates.ts), normalised to UTC `…Z`. */
+  dateTime: <O extends Extra>(o: O = {} as O) => Type.String({ format: 'date-time', maxLength: DATE_PARSE_LIMIT, ...o }) as WithDefault<TString, O>,
   array: <T extends TSchema, O extends Extra & { commaSeparated?: boolean } = Extra>(items: T, o: O = {} as O) => {
     const { commaSeparated, ...rest } = o;
     return Type.Array(items, { ...rest, ...(commaSeparated ? { 'x-comma-separated': true } : {}) }) as WithDefault<TArray<T>, O>;
@@ -169,23 +170,6 @@ function longerThan(s: string, max: number): boolean {
   return false;
 }
 
-function validDate(s: string): boolean {
-  const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(s);
-  if (!m) return false;
-  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
-}
-
-/** Parses ISO 8601 date-times (with or without zone; a bare date means midnight UTC). */
-export function parseDateTime(s: string): Date | null {
-  const t = s.trim();
-  if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?)?(Z|[+-]\d{2}:?\d{2})?$/i.test(t)) return null;
-  // Date rolls 2024-02-30 over to March 1st: a day that does not exist is invalid (issue 13).
-  if (!validDate(t)) return null;
-  const d = new Date(t.replace(' ', 'T'));
-  return Number.isNaN(d.getTime()) ? null : d;
-}
-
 function coerce(schema: any, value: unknown, clamp = false): Coerced {
   if (schema['x-file']) return isUploadedFile(value) ? { value } : INVALID;
   switch (schema.type) {
@@ -219,16 +203,22 @@ function coerce(schema: any, value: unknown, clamp = false): Coerced {
       return INVALID;
     }
     case 'string': {
+      if (schema.format === 'date' || schema.format === 'date-time') {
+        // Date.parse takes strings only (a JSON number is "not a string") and at most 128
+        // characters; past that it raises, which Grape answers as invalid, not as too long.
+        if (typeof value !== 'string' || !isStorableText(value)) return typeof value === 'string' ? UNSTORABLE : INVALID;
+        if (schema.format === 'date') {
+          const day = coerceDate(value);
+          return day === null ? INVALID : { value: day };
+        }
+        const d = parseDateTime(value);
+        return d ? { value: d.toISOString() } : INVALID;
+      }
       if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return INVALID;
       const s = String(value);
       if (schema['x-own-errors']) return schema.enum && !schema.enum.includes(s) ? NOT_VALID_VALUE : { value: s };
       if (!isStorableText(s)) return UNSTORABLE;
       if (longerThan(s, schema.maxLength ?? DEFAULT_MAX_STRING)) return { error: 'is invalid', tooLong: schema.maxLength ?? DEFAULT_MAX_STRING };
-      if (schema.format === 'date') return /^\d{4}-\d{2}-\d{2}$/.test(s) && validDate(s) ? { value: s } : INVALID;
-      if (schema.format === 'date-time') {
-        const d = parseDateTime(s);
-        return d ? { value: d.toISOString() } : INVALID;
-      }
       if (schema.enum && !schema.enum.includes(s)) return NOT_VALID_VALUE;
       return { value: s };
     }
@@ -352,8 +342,9 @@ function validate(def: ParamsDefinition, path: Record<string, unknown> | null, s
       else if (sub.default !== undefined) out[key] = typeof sub.default === 'object' && sub.default !== null ? structuredClone(sub.default) : sub.default;
       continue;
     }
-    // An empty string for a non-string type is Grape's nil: given, but without a value.
-    if (value === '' && sub.type !== 'string' && !sub['x-file']) {
+    // An empty string for a non-string type is Grape's nil: given, but without a value. Dates
+    // and times are strings to the schema but Date and DateTime to Grape.
+    if (value === '' && (sub.type !== 'string' || sub.format === 'date' || sub.format === 'date-time') && !sub['x-file']) {
       out[key] = null;
       continue;
     }
@@ -380,7 +371,9 @@ function validate(def: ParamsDefinition, path: Record<string, unknown> | null, s
     if (count > 0 && count < group.length) errors.push(`${group.join(', ')} provide all or none of parameters`);
   }
   for (const group of def.rules.mutuallyExclusive ?? []) {
-    if (group.filter(given).length > 1) errors.push(`${group.join(', ')} are mutually exclusive`);
+    // Grape's MutualExclusionValidator names the parameters of the group that were given.
+    const both = group.filter(given);
+    if (both.length > 1) errors.push(`${both.join(', ')} are mutually exclusive`);
   }
   if (missing !== undefined) throw missingAttribute(missing);
   if (errors.length > 0) throw invalidParams(errors);

@@ -21,6 +21,7 @@ function send(reply: FastifyReply, err: ApiError): FastifyReply {
   for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
   reply.code(err.statusCode);
   if (err.statusCode === 204 || err.statusCode === 304) return reply.send();
+  if (err.contentType === 'text/plain') return reply.type('text/plain').send(String(err.body));
   return reply.type('application/json').send(JSON.stringify(err.body));
 }
 

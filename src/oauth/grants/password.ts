@@ -8,6 +8,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { authenticateUser } from '../../domain/oauth/authenticate-user.ts';
+import { currentSettings } from '../../domain/settings/settings.ts';
 import { issueAccessToken } from '../../domain/oauth/issue-access-token.ts';
 import { authenticateClient, clientCredentials } from '../client-auth.ts';
 import { oauthError } from '../errors.ts';
@@ -24,6 +25,9 @@ export async function passwordGrant(server: OAuthServer, request: FastifyRequest
   const username = param('username');
   const password = param('password');
   if (!username || !password) throw oauthError('invalid_grant');
+  // Gitlab::Auth.find_with_user_password: no password authentication at all while
+  // password_authentication_enabled_for_git is off (and no LDAP, which kiln has not).
+  if (!(await currentSettings(db)).password_authentication_enabled_for_git) throw oauthError('invalid_grant');
   const auth = await authenticateUser(db, username, password);
   if (!auth.ok || auth.user.otp_required_for_login) throw oauthError('invalid_grant');
 

@@ -16,6 +16,7 @@ import { messagePage } from '../pages/message.ts';
 import { currentSession, redirectToSignIn, validSessionCsrf, type WebSession } from '../session.ts';
 import { rejectForgedForm } from './sign-in.ts';
 import { recordAuditEvent } from '../../domain/audit-events/record-audit-event.ts';
+import { currentSettings } from '../../domain/settings/settings.ts';
 
 const EMPTY_FORM: ApplicationForm = { name: '', redirectUri: '', scopes: [], confidential: true };
 
@@ -80,6 +81,10 @@ const applications: FastifyPluginAsync = async (app) => {
   app.post('/profile/applications', opts, async (request, reply) => {
     const session = await sessionFor(ctx, request, reply);
     if (!session) return reply;
+    // user_oauth_applications off: only administrators register applications.
+    if (!session.user.admin && !(await currentSettings(ctx.db)).user_oauth_applications) {
+      return sendPage(reply, 403, messagePage({ title: 'Not allowed', message: 'Registering OAuth applications is turned off on this instance.' }));
+    }
     const form = formOf(request);
     const result = await createApplication(ctx.db, form, session.user.id);
     if (result.ok) await auditWeb(ctx.db, session.user, request.ip, `Created OAuth application ${result.value.application.name} (${result.value.application.id})`);

@@ -8,6 +8,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_COOKIE } from '../../http/auth/session-token.ts';
 import { authenticateUser, type AuthenticateFailure } from '../../domain/oauth/authenticate-user.ts';
 import { startSession } from '../../domain/oauth/sign-in.ts';
+import { currentSettings } from '../../domain/settings/settings.ts';
 import { deleteSession } from '../../domain/oauth/oauth.queries.ts';
 import { redirect, sendPage } from '../layout.ts';
 import { signInPage } from '../pages/sign-in.ts';
@@ -61,7 +62,9 @@ const signIn: FastifyPluginAsync = async (app) => {
     if (!validPreSessionCsrf(ctx, request)) return rejectForgedForm(reply);
     const returnTo = returnToOf(request, ctx);
     const { login, password } = userFields(request);
-    const result = login && password ? await authenticateUser(ctx.db, login, password) : { ok: false as const, reason: 'invalid' as const };
+    // With password_authentication_enabled_for_web off no password signs in (nor counts as a failed attempt).
+    const allowed = (await currentSettings(ctx.db)).password_authentication_enabled_for_web;
+    const result = allowed && login && password ? await authenticateUser(ctx.db, login, password) : { ok: false as const, reason: 'invalid' as const };
     let failure: keyof typeof SIGN_IN_MESSAGES | null = result.ok ? null : result.reason;
     if (result.ok && result.user.otp_required_for_login) failure = 'two_factor';
     if (failure || !result.ok) {

@@ -12,6 +12,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import type { NamespaceRow } from '../../../db/types.ts';
+import { currentSettings } from '../../../domain/settings/settings.ts';
+import { defaultVisibilityLevel, restrictedVisibilityError } from '../../../domain/settings/visibility.ts';
 import { VISIBILITIES, VISIBILITY_LEVELS, visibilityLevel } from '../../../domain/permissions/access.ts';
 import { createGroup } from '../../../domain/groups/create-group.ts';
 import { canCreateTopLevelGroup, groupsQuery, orderGroups, PUBLIC_ONLY } from '../../../domain/groups/groups.queries.ts';
@@ -94,9 +96,14 @@ const groups: FastifyPluginAsync = async (app) => {
     } else if (!canCreateTopLevelGroup(user)) {
       throw forbidden();
     }
+    // The instance's default_group_visibility and restricted_visibility_levels (domain/settings/visibility.ts).
+    const settings = await currentSettings(db);
+    const level = input.visibility ? visibilityLevel(input.visibility) : defaultVisibilityLevel(settings, 'group');
+    const restricted = restrictedVisibilityError(settings, user, level);
+    if (restricted) throw validationFailed({ visibility_level: [restricted] });
     const result = await createGroup(db, config.storages, {
       creator: user, name: input.name, path: input.path, description: input.description ?? '',
-      visibilityLevel: visibilityLevel(input.visibility ?? 'private'), parent: parent ? { row: parent.row, fullPath: parent.fullPath } : null,
+      visibilityLevel: level, parent: parent ? { row: parent.row, fullPath: parent.fullPath } : null,
     });
     if (!result.ok) throw validationFailed(result.errors);
     const paths = parent
@@ -171,9 +178,13 @@ const groups: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'PUT', url: '/groups/:id', auth: 'required', params: updateParams,
     schema: { summary: 'Update a group (Owner)', tags: ['groups'], response: { 200: GroupDetailSchema } },
-  }, async ({ request, input }) => {
+  }, async ({ request, input, caller }) => {
     const ctx = await loadGroup(request, input.id);
     authorizeGroup(ctx, 'admin_group');
+    const level = input.visibility ? visibilityLevel(input.visibility) : undefined;
+    const restricted = level !== undefined && level !== ctx.group.visibility_level
+      ? restrictedVisibilityError(await currentSettings(db), caller.user, level) : null;
+    if (restricted) throw validationFailed({ visibility_level: [restricted] });
     const result = await updateGroup(db, ctx.group, {
       name: input.name, path: input.path, description: input.description,
       visibilityLevel: input.visibility ? visibilityLevel(input.visibility) : undefined,

@@ -34,6 +34,12 @@ import { sealerFor } from '../../../domain/ci-variables/encryption.ts';
 import { resourceBotIds } from '../../../domain/tokens/tokens.queries.ts';
 import { removeResourceBots } from '../../../domain/tokens/resource-access-tokens.ts';
 import { route } from '../../route.ts';
+import { currentSettings } from '../../../domain/settings/settings.ts';
+import { defaultVisibilityLevel, restrictedVisibilityError } from '../../../domain/settings/visibility.ts';
+import { attributeChanges, newProjectDefaults, type ProjectAttributesInput } from '../../../domain/projects/project-attributes.ts';
+import { scheduleMove } from '../../../domain/storage-moves/schedule-move.ts';
+import { findContainer } from '../../../domain/storage-moves/storage-moves.queries.ts';
+import { ATTRIBUTE_NAMES, projectAttributeParams, projectUpdateOnlyParams, refuseNils, UPDATE_ONLY_NAMES } from './attribute-params.ts';
 
 /**
  * The Service's entity per route (lib/api/projects.rb): signed-in readers get ProjectWithAccess,
@@ -73,9 +79,11 @@ const createAttributes = {
   name: P.optional(P.name({ description: 'project name (path derived from it when absent)' })),
   path: P.optional(P.name({ description: 'repository path (name derived from it when absent)' })),
   description: P.optional(P.string({ maxLength: PROJECT_DESCRIPTION_MAX })),
-  visibility: P.optional(P.oneOf(VISIBILITIES, { description: 'default private' })),
-  default_branch: P.optional(P.name({ description: 'branch HEAD names' })),
+  visibility: P.optional(P.oneOf(VISIBILITIES, { description: 'default: the default_project_visibility setting' })),
+  default_branch: P.optional(P.name({ description: 'branch HEAD names (default: the default_branch_name setting, else main)' })),
   initialize_with_readme: P.optional(P.boolean({ default: false })),
+  public_builds: P.optional(P.boolean({ description: 'non-members may read jobs, logs and artifacts by visibility (default true)' })),
+  ...projectAttributeParams,
 };
 const createParams = defineParams({ ...createAttributes, namespace_id: P.optional(P.integer({ description: 'default: the personal namespace' })) }, { atLeastOneOf: [['name', 'path']] });
 const createForUserParams = defineParams({ ...createAttributes, user_id: P.integer(), namespace_id: P.optional(P.integer()) }, { atLeastOneOf: [['name', 'path']] });
@@ -88,7 +96,9 @@ const updateParams = defineParams({
   default_branch: P.optional(P.name()),
   visibility: P.optional(P.oneOf(VISIBILITIES)),
   public_builds: P.optional(P.boolean({ description: 'non-members may read jobs, logs and artifacts by visibility (default true)' })),
-}, { atLeastOneOf: [['name', 'path', 'description', 'default_branch', 'visibility', 'public_builds']] });
+  ...projectAttributeParams,
+  ...projectUpdateOnlyParams,
+}, { atLeastOneOf: [['name', 'path', 'description', 'default_branch', 'visibility', 'public_builds', ...ATTRIBUTE_NAMES, ...UPDATE_ONLY_NAMES]] });
 const listParams = defineParams({
   archived: P.optional(P.boolean()),
   visibility: P.optional(P.oneOf(VISIBILITIES)),
@@ -106,9 +116,9 @@ const listParams = defineParams({
   ...paginationParams,
 });
 
-interface CreateInput {
+interface CreateInput extends ProjectAttributesInput {
   name?: string; path?: string; description?: string; visibility?: Visibility; default_branch?: string;
-  initialize_with_readme: boolean; namespace_id?: number | null;
+  initialize_with_readme: boolean; namespace_id?: number | null; public_builds?: boolean | null; repository_storage?: string;
 }
 
 const projects: FastifyPluginAsync = async (app) => {
@@ -157,10 +167,30 @@ const projects: FastifyPluginAsync = async (app) => {
     if (limit) throw validationFailed({ limit_reached: [limit] });
     const paths = (await namespacePaths(db, [namespace!])).get(namespace!.id)!;
     const name = input.name ?? input.path!;
+    refuseNils(input);
+    const settings = await currentSettings(db);
+    // Without a visibility, the instance's default, lowered to the group's as the Service's
+    // Projects::CreateService lowers it; the administrator's restrictions hold either way.
+    let level = input.visibility ? visibilityLevel(input.visibility) : defaultVisibilityLevel(settings, 'project');
+    if (!input.visibility && namespace!.kind === 'group') level = Math.min(level, namespace!.visibility_level);
+    const restricted = restrictedVisibilityError(settings, viewer, level);
+    if (restricted) throw validationFailed({ visibility_level: [restricted] });
+    const attributes = attributeChanges(input, null);
+    if (!attributes.ok) throw validationFailed(attributes.errors);
     const result = await createProject(db, config.storages, {
       creator, namespace: namespace!, namespaceFullPath: paths.fullPath, name, path: input.path ?? pathFromName(name),
-      description: input.description ?? null, visibilityLevel: visibilityLevel(input.visibility ?? 'private'),
-      defaultBranch: input.default_branch ?? null, initializeWithReadme: input.initialize_with_readme,
+      description: input.description ?? null, visibilityLevel: level,
+      defaultBranch: input.default_branch ?? (settings.default_branch_name || null), initializeWithReadme: input.initialize_with_readme,
+      attributes: {
+        ...newProjectDefaults({
+          visibilityLevel: level, sharedRunnersEnabled: settings.shared_runners_enabled, autoDevopsEnabled: settings.auto_devops_enabled,
+          buildTimeout: config.ciJobTimeout,
+        }),
+        ...(typeof input.public_builds === 'boolean' ? { public_builds: input.public_builds ? 1 : 0 } : {}),
+        ...attributes.set,
+      },
+      // Only administrators choose the shard (the Service's "Available only to admins").
+      ...(viewer.admin && input.repository_storage ? { storage: input.repository_storage } : {}),
     });
     if (!result.ok) throw validationFailed(result.errors as FieldErrors);
     reply.code(201);
@@ -230,9 +260,26 @@ const projects: FastifyPluginAsync = async (app) => {
   }, async ({ request, reply, input, caller }) => {
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'update_project');
+    refuseNils(input);
+    const level = input.visibility ? visibilityLevel(input.visibility) : undefined;
+    if (level !== undefined && level !== ctx.project.visibility_level) {
+      const restricted = restrictedVisibilityError(await currentSettings(db), caller.user, level);
+      if (restricted) throw validationFailed({ visibility_level: [restricted] });
+    }
+    const attributes = attributeChanges(input, ctx.project);
+    if (!attributes.ok) throw validationFailed(attributes.errors);
+    // An administrator's new shard moves the repository there (Projects::UpdateService schedules a
+    // storage move); the Service ignores the attribute from anyone else.
+    if (caller.user.admin && input.repository_storage && input.repository_storage !== ctx.project.repository_storage) {
+      const container = await findContainer(db, 'project', ctx.project.id);
+      if (!container) throw notFound('Project');
+      const moved = await scheduleMove({ db, jobs: app.jobs, shards: config.storages }, 'project', container, input.repository_storage);
+      if (!moved.ok) throw validationFailed(moved.errors);
+    }
     const result = await updateProject(db, config.storages, ctx.project, ctx.namespace.namespace, {
       name: input.name, path: input.path, description: input.description, defaultBranch: input.default_branch,
-      visibilityLevel: input.visibility ? visibilityLevel(input.visibility) : undefined,
+      visibilityLevel: level,
+      attributes: { ...attributes.set, ...(typeof input.public_builds === 'boolean' ? { public_builds: input.public_builds ? 1 : 0 } : {}) },
     });
     if (!result.ok) {
       if (result.reason === 'default_branch') throw badRequest('Could not set the default branch');
@@ -240,10 +287,7 @@ const projects: FastifyPluginAsync = async (app) => {
       if (result.reason === 'read_only') throw readOnly();
       throw validationFailed(result.errors);
     }
-    const project = typeof input.public_builds === 'boolean'
-      ? await updateProjectRow(db, result.project.id, { public_builds: input.public_builds ? 1 : 0 })
-      : result.project;
-    return send(reply, caller.user, project, { ...ctx.namespace, lineage: ctx.lineage }, 'project', true);
+    return send(reply, caller.user, result.project, { ...ctx.namespace, lineage: ctx.lineage }, 'project', true);
   });
 
   for (const [action, archived] of [['archive', 1], ['unarchive', 0]] as const) {

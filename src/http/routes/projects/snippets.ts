@@ -11,6 +11,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { SnippetRow } from '../../../db/tables/snippets.ts';
+import type { UserRow } from '../../../db/types.ts';
 import { findUserById } from '../../../domain/users/users.queries.ts';
 import { findSnippetById, snippetsByAuthor } from '../../../domain/snippets/snippets.queries.ts';
 import { canOnSnippet } from '../../../domain/snippets/snippet.policy.ts';
@@ -19,7 +20,9 @@ import {
 } from '../../../domain/snippets/create-snippet.ts';
 import { isBlank, SNIPPET_ACTIONS, type SnippetFileAction } from '../../../domain/snippets/snippet-actions.ts';
 import { MAX_FILE_PATH_BYTES } from '../../../domain/repositories/file-paths.ts';
-import { VISIBILITIES, visibilityLevel } from '../../../domain/permissions/access.ts';
+import { currentSettings } from '../../../domain/settings/settings.ts';
+import { defaultVisibilityLevel, restrictedVisibilityError } from '../../../domain/settings/visibility.ts';
+import { VISIBILITIES, visibilityLevel, type Visibility } from '../../../domain/permissions/access.ts';
 import { ApiError, conflict, forbidden, invalidParams, missingAttribute, notFound, validationFailed } from '../../errors.ts';
 import { INVALID_FILE_PATH, validFilePathParam } from '../../input/file-path-param.ts';
 import { READ_ONLY_MESSAGE } from '../../../domain/repositories/repositories.ts';
@@ -155,6 +158,20 @@ const snippets: FastifyPluginAsync = async (app) => {
     return snippet;
   }
 
+  /**
+   * The level a snippet gets (default_snippet_visibility when none is named), or the Service's
+   * 403 `{"message":{"error":"Visibility level … has been restricted …"}}` (Snippets::BaseService
+   * forbidden_visibility_error) for a level the administrator restricted.
+   */
+  async function allowedVisibility(user: UserRow, visibility: Visibility | undefined, creating: boolean): Promise<number | undefined> {
+    if (!visibility && !creating) return undefined;
+    const settings = await currentSettings(db);
+    const level = visibility ? visibilityLevel(visibility) : defaultVisibilityLevel(settings, 'snippet');
+    const restricted = restrictedVisibilityError(settings, user, level);
+    if (restricted) throw new ApiError(403, { message: { error: `Visibility level ${restricted}` } });
+    return level;
+  }
+
   route(app, {
     method: 'POST', url: '/snippets', auth: 'required', params: createParams,
     schema: { summary: 'Create a personal snippet', tags: ['snippets'], response: { 201: OneSnippet } },
@@ -165,8 +182,10 @@ const snippets: FastifyPluginAsync = async (app) => {
       ? fileActions(input.files, true)
       : [{ action: 'create' as const, filePath: input.file_name, content: input.content }];
     if (files.length === 0) throw validationFailed({ error: "Content can't be blank" });
+    // Creating, a level always comes back (the named one or default_snippet_visibility).
+    const level = await allowedVisibility(caller.user, input.visibility, true) ?? visibilityLevel('private');
     const result = await createSnippet(db, config.storages, caller.user, {
-      title: input.title, description: input.description ?? null, visibilityLevel: visibilityLevel(input.visibility ?? 'private'), files,
+      title: input.title, description: input.description ?? null, visibilityLevel: level, files,
     });
     if (!result.ok) throw refusal(result.reason, 'creating');
     reply.code(201);
@@ -205,10 +224,12 @@ const snippets: FastifyPluginAsync = async (app) => {
     checkParams(input, false);
     const snippet = await readable(caller, input.id);
     if (!canOnSnippet(caller.user, 'admin_snippet', snippet)) throw forbidden();
+    const level = input.visibility && visibilityLevel(input.visibility) !== snippet.visibility_level
+      ? await allowedVisibility(caller.user, input.visibility, false) : undefined;
     const result = await updateSnippet(db, config.storages, caller.user, snippet.id, {
       title: input.title, description: input.description, fileName: input.file_name, content: input.content,
       files: input.files !== undefined ? fileActions(input.files, false) : undefined,
-      visibilityLevel: input.visibility ? visibilityLevel(input.visibility) : undefined,
+      visibilityLevel: level,
     });
     if (!result.ok) throw refusal(result.reason, 'updating');
     return present(request, reply, result.value);
