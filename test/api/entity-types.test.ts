@@ -12,6 +12,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { CATALOGUE } from '../../src/domain/settings/catalogue.ts';
+import type { SettingDecl } from '../../src/domain/settings/declarations.ts';
 import type { UserRow } from '../../src/db/types.ts';
 import { ROOT_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { createToken, createUser } from '../helpers/factories.ts';
@@ -160,7 +162,7 @@ const Project: Table = {
   can_create_merge_request_in: 'bool',
   issues_access_level: 'string', repository_access_level: 'string', merge_requests_access_level: 'string', forking_access_level: 'string',
   wiki_access_level: 'string', builds_access_level: 'string', snippets_access_level: 'string', pages_access_level: 'string',
-  operations_access_level: 'string', analytics_access_level: 'string', container_registry_access_level: 'string',
+  operations_access_level: 'string', analytics_access_level: 'string', container_registry_access_level: 'string', security_and_compliance_access_level: 'string',
   emails_disabled: 'bool|null', shared_runners_enabled: 'bool', group_runners_enabled: 'bool', lfs_enabled: 'bool', creator_id: 'int|null',
   import_status: 'string', '?import_error': 'string|null', open_issues_count: 'int', '?runners_token': 'string|null',
   ci_default_git_depth: 'int', ci_forward_deployment_enabled: 'bool', ci_job_token_scope_enabled: 'bool', ci_separated_caches: 'bool',
@@ -284,9 +286,32 @@ const AuditEvent: Table = {
 const ApplicationWithSecret: Table = {
   id: 'int', application_id: 'string', application_name: 'string', callback_url: 'string', confidential: 'bool', secret: 'string',
 };
+/**
+ * ApplicationSetting: every setting the catalogue declares from the Service 15.2's settings API
+ * (its Grape type and whether it may be null), typed here from each declaration, but the secret
+ * keys; then the legacy names the Service still answers.
+ */
+function jsonTypeOf(decl: SettingDecl): FieldType {
+  switch (decl.type) {
+    case 'boolean': return 'bool';
+    case 'integer': return decl.nullable ? 'int|null' : 'int';
+    case 'float': return 'float';
+    case 'string': return 'string|null';
+    case 'datetime': return 'datetime|null';
+    case 'strings': case 'visibilities': return ['string'];
+    case 'visibility': return 'string';
+    case 'weights': return 'object';
+  }
+}
 const ApplicationSetting: Table = {
-  id: 'int', require_admin_approval_after_user_signup: 'bool', repository_storages_weighted: 'object', search_rate_limit: 'int',
-  search_rate_limit_unauthenticated: 'int', user_email_lookup_limit: 'int',
+  id: 'int', performance_bar_allowed_group_id: 'int|null',
+  ...Object.fromEntries(Object.entries(CATALOGUE as Record<string, SettingDecl>)
+    .filter(([name, decl]) => !decl.secret && name !== 'performance_bar_allowed_group_path')
+    .map(([name, decl]) => [name, jsonTypeOf(decl)])),
+  repository_storages: ['string'], password_authentication_enabled: 'bool', signin_enabled: 'bool',
+  allow_local_requests_from_hooks_and_services: 'bool', asset_proxy_whitelist: ['string'], throttle_unauthenticated_web_enabled: 'bool',
+  throttle_unauthenticated_web_requests_per_period: 'int', throttle_unauthenticated_web_period_in_seconds: 'int',
+  user_email_lookup_limit: 'int',
 };
 const Version: Table = { version: 'string', revision: 'string' };
 

@@ -32,12 +32,15 @@ describe('project attributes', () => {
       issues_enabled: true, merge_requests_enabled: true, wiki_enabled: true, jobs_enabled: true, snippets_enabled: true,
       container_registry_enabled: false, issues_access_level: 'enabled', repository_access_level: 'enabled', builds_access_level: 'enabled',
       pages_access_level: 'private', container_registry_access_level: 'disabled', security_and_compliance_access_level: 'private',
-      releases_access_level: 'enabled', shared_runners_enabled: true, lfs_enabled: true, request_access_enabled: true,
+      shared_runners_enabled: true, lfs_enabled: false, request_access_enabled: true,
       remove_source_branch_after_merge: true, printing_merge_request_link_enabled: true, merge_method: 'merge', squash_option: 'default_off',
       build_git_strategy: 'fetch', auto_cancel_pending_pipelines: 'enabled', build_timeout: 3600, ci_default_git_depth: 20,
-      ci_config_path: null, ci_forward_deployment_enabled: true, keep_latest_artifact: true, topics: [], tag_list: [],
-      container_expiration_policy: { cadence: '1d', enabled: false, keep_n: 10, older_than: '90d', name_regex: '.*', name_regex_keep: null, next_run_at: null },
+      ci_config_path: null, ci_forward_deployment_enabled: true, keep_latest_artifact: false, topics: [], tag_list: [],
     })) assert.deepEqual(p[name], value, name);
+    // The policy every new project gets, due one cadence after the project was made.
+    const { next_run_at: nextRun, ...policy } = p.container_expiration_policy;
+    assert.deepEqual(policy, { cadence: '1d', enabled: false, keep_n: 10, older_than: '90d', name_regex: '.*', name_regex_keep: null });
+    assert.equal(Date.parse(nextRun) - Date.parse(p.created_at), 86_400_000);
   });
 
   it('takes every attribute on create, stores it and answers it', async () => {
@@ -55,7 +58,8 @@ describe('project attributes', () => {
       build_git_strategy: 'clone', only_allow_merge_if_pipeline_succeeds: true, ci_config_path: 'ci/pipeline.yml',
       suggestion_commit_message: 'Apply suggestion',
     })) assert.deepEqual(p[name], value, name);
-    assert.deepEqual(p.container_expiration_policy, { cadence: '7d', enabled: true, keep_n: 5, older_than: '90d', name_regex: '.*', name_regex_keep: null, next_run_at: null });
+    const { next_run_at: _nextRun, ...policy } = p.container_expiration_policy;
+    assert.deepEqual(policy, { cadence: '7d', enabled: true, keep_n: 5, older_than: '90d', name_regex: '.*', name_regex_keep: null });
     const row = await t.db.selectFrom('projects').selectAll().where('id', '=', p.id).executeTakeFirstOrThrow();
     assert.deepEqual([row.issues_access_level, row.snippets_access_level, row.pages_access_level, row.topics], [10, 0, 30, '["go","kiln"]']);
     assert.deepEqual((await t.request({ url: `/api/v4/projects/${p.id}`, token })).json().topics, ['go', 'kiln']);

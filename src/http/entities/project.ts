@@ -128,6 +128,7 @@ export const ProjectSchema = Type.Object({
   operations_access_level: AccessLevelString,
   analytics_access_level: AccessLevelString,
   container_registry_access_level: AccessLevelString,
+  security_and_compliance_access_level: AccessLevelString,
   emails_disabled: Type.Union([Type.Boolean(), Type.Null()]),
   shared_runners_enabled: Type.Boolean(),
   group_runners_enabled: Type.Boolean(),
@@ -368,6 +369,8 @@ export function presentProject(p: ProjectRow, ns: NamespaceInfo, view: ProjectVi
   e.operations_access_level = 'enabled';
   e.analytics_access_level = 'enabled';
   e.container_registry_access_level = 'enabled';
+  // The Service's default for a new project: members only.
+  e.security_and_compliance_access_level = 'private';
   e.emails_disabled = s.emails_disabled;
   e.shared_runners_enabled = s.shared_runners_enabled;
   e.group_runners_enabled = s.group_runners_enabled;
@@ -416,11 +419,14 @@ export function presentProject(p: ProjectRow, ns: NamespaceInfo, view: ProjectVi
  * a viewer may not see (Grape's `if:`) stay as presentProject decided. The container expiration
  * policy keeps its computed next run.
  */
+/** Answered as what kiln does whatever was stored: it serves no LFS and keeps no latest artifacts of a ref. */
+const NOT_STORED = new Set(['lfs_enabled', 'keep_latest_artifact']);
+
 function overlayStoredAttributes(e: Project, p: ProjectRow): void {
   const stored = presentProjectAttributes(p) as Record<string, unknown>;
   const entity = e as unknown as Record<string, unknown>;
   for (const key in stored) {
-    if (key === 'container_expiration_policy' || !Object.hasOwn(entity, key)) continue;
+    if (key === 'container_expiration_policy' || NOT_STORED.has(key) || !Object.hasOwn(entity, key)) continue;
     entity[key] = stored[key];
   }
   e.container_expiration_policy = { ...stored.container_expiration_policy as Project['container_expiration_policy'],
