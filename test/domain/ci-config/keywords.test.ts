@@ -345,7 +345,8 @@ describe('CI keywords, called directly', () => {
       const yaml = 'include: a.yml\n.base: { script: [x] }\njob: { extends: .base, tags: !reference [.t, tags] }\n.t: { tags: [t] }\n';
       const loaded = await load(yaml, { files: { 'a.yml': 'inc: { script: i }\n' } });
       assert.deepEqual(JSON.parse(JSON.stringify(loaded.merged)), {
-        '.base': { script: ['x'] }, job: { script: ['x'], tags: ['t'] }, '.t': { tags: ['t'] }, inc: { script: 'i' },
+        // A job keeps its `extends:` key in the merged configuration, as the Service's lint shows it.
+        '.base': { script: ['x'] }, job: { extends: '.base', script: ['x'], tags: ['t'] }, '.t': { tags: ['t'] }, inc: { script: 'i' },
       });
     });
 
