@@ -127,7 +127,10 @@ async function seedCiRows(db: Kysely<DB>, projectId: number, jobs: number): Prom
       pipelineIds.push(...(await trx.insertInto('ci_pipelines').values(rows).returning('id').execute()).map((r) => r.id));
     }
     for (let start = 0; start < jobs; start += JOB_CHUNK) {
-      const rows = Array.from({ length: Math.min(JOB_CHUNK, jobs - start) }, (_, i) => benchJob(start + i, projectId, pipelineIds[Math.floor((start + i) / JOBS_PER_PIPELINE)]));
+      const rows = Array.from(
+        { length: Math.min(JOB_CHUNK, jobs - start) },
+        (_, i) => benchJob(start + i, projectId, pipelineIds[Math.floor((start + i) / JOBS_PER_PIPELINE)]),
+      );
       await trx.insertInto('ci_builds').values(rows).execute();
     }
   });
@@ -160,7 +163,9 @@ function benchJob(k: number, projectId: number, pipelineId: number) {
  * Seeds the database; `userToken` becomes an api token of the plain user `bench0`. Returns the
  * id of the CI project with `jobs` jobs.
  */
-export async function seedDatabase(opts: { dataDir: string; databaseUrl: string | null; users: number; jobs: number; rootToken: string; userToken: string }): Promise<{ ciProjectId: number }> {
+export async function seedDatabase(
+  opts: { dataDir: string; databaseUrl: string | null; users: number; jobs: number; rootToken: string; userToken: string },
+): Promise<{ ciProjectId: number }> {
   const database = openDatabase({ dataDir: opts.dataDir, databaseUrl: opts.databaseUrl });
   let file: SQLite.Database | null = null;
   try {
