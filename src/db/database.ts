@@ -6,7 +6,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteQueryCompiler, sql, type Dialect as KyselyDialect, type LogEvent } from 'kysely';
+import {
+  CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteQueryCompiler, sql,
+  type Dialect as KyselyDialect, type LogEvent,
+} from 'kysely';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import type { DB } from './types.ts';
@@ -51,7 +54,10 @@ export function openDatabase(opts: OpenOptions): Database {
     // instead of hanging them.
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10, connectionTimeoutMillis: 5_000 });
     const writes = new WriteEpoch();
-    const db = new Kysely<DB>({ dialect: countingCommits(new PostgresDialect({ pool }), writes), plugins: [writes], ...kyselyLog(opts.queryLog) });
+    const db = new Kysely<DB>({
+      dialect: countingCommits(new PostgresDialect({ pool }), writes), plugins: [writes],
+      ...kyselyLog(opts.queryLog),
+    });
     registerPostgresPool(db, pool);
     if (opts.queryLog) registerQueryLog(db, opts.queryLog);
     registerReadCache(db, writes);
@@ -68,7 +74,10 @@ export function openDatabase(opts: OpenOptions): Database {
   // half-way because another process wrote after it read.
   file.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   const writes = new WriteEpoch();
-  const db = new Kysely<DB>({ dialect: countingCommits(new StableSqliteDialect({ database: withStatementCache(file) }), writes, 'begin immediate'), plugins: [writes], ...kyselyLog(opts.queryLog) });
+  const db = new Kysely<DB>({
+    dialect: countingCommits(new StableSqliteDialect({ database: withStatementCache(file) }), writes, 'begin immediate'),
+    plugins: [writes], ...kyselyLog(opts.queryLog),
+  });
   registerSqliteConnection(db, file);
   if (opts.queryLog) registerQueryLog(db, opts.queryLog);
   registerReadCache(db, writes);

@@ -84,7 +84,10 @@ export function prepared<O>(build: (db: Kysely<DB>) => Compilable<O>): Prepared<
     if (query.query.kind !== 'SelectQueryNode') throw new Error(`prepared() takes reads only: ${query.sql}`);
     const slots = query.parameters.map((p) => (typeof p === 'string' && p.startsWith(PREFIX) ? Number(p.slice(PREFIX.length)) : -1));
     statements += 1;
-    const fresh: Compiled = { query, name: `kiln_prepared_${statements}`, json: null, slots, statements: new WeakMap<SQLite.Database, SQLite.Statement>() };
+    const fresh: Compiled = {
+      query, name: `kiln_prepared_${statements}`, json: null, slots,
+      statements: new WeakMap<SQLite.Database, SQLite.Statement>(),
+    };
     if (isPostgres) postgres = fresh;
     else sqlite = fresh;
     return fresh;
@@ -273,7 +276,9 @@ export function rowMaker(names: readonly string[]): ((values: unknown[]) => Reco
   if (names.length > MAX_ARRAY_COLUMNS || new Set(names).size !== names.length || names.includes('__proto__')) return null;
   // Each key is a JSON string literal, which JavaScript reads as the same string: the names come
   // from the statement's own RowDescription, and no text of theirs is read as code.
-  return new Function('v', `return { ${names.map((n, i) => `${JSON.stringify(n)}: v[${i}]`).join(', ')} };`) as (values: unknown[]) => Record<string, unknown>;
+  return new Function(
+    'v', `return { ${names.map((n, i) => `${JSON.stringify(n)}: v[${i}]`).join(', ')} };`,
+  ) as (values: unknown[]) => Record<string, unknown>;
 }
 
 /** `name` as a quoted PostgreSQL identifier. */

@@ -28,7 +28,9 @@ function tags(value: unknown, where: string): string[] {
 }
 
 function matrixNames(job: string, parallel: unknown, where: string): string[] {
-  if (!isHash(parallel) || !Array.isArray(parallel.matrix)) throw new ConfigError(`${where}:needs:need:parallel config should be a hash with matrix`);
+  if (!isHash(parallel) || !Array.isArray(parallel.matrix)) {
+    throw new ConfigError(`${where}:needs:need:parallel config should be a hash with matrix`);
+  }
   const names: string[] = [];
   for (const entry of parallel.matrix) {
     if (!isHash(entry)) throw new ConfigError(`${where}:needs:need:parallel:matrix config should be an array of hashes`);
@@ -72,9 +74,13 @@ function artifacts(value: unknown, where: string): ArtifactsConfig | null {
   const paths = value.paths === undefined ? [] : typeof value.paths === 'string' ? [value.paths] : strings(value.paths);
   if (paths === null) throw new ConfigError(`${at} paths should be an array of strings`);
   if (value.name !== undefined && typeof value.name !== 'string') throw new ConfigError(`${at} name should be a string`);
-  if (value.untracked !== undefined && typeof value.untracked !== 'boolean') throw new ConfigError(`${at} untracked should be a boolean value`);
+  if (value.untracked !== undefined && typeof value.untracked !== 'boolean') {
+    throw new ConfigError(`${at} untracked should be a boolean value`);
+  }
   const when = value.when ?? 'on_success';
-  if (typeof when !== 'string' || !ARTIFACTS_WHEN.includes(when)) throw new ConfigError(`${at} when should be on_success, on_failure or always`);
+  if (typeof when !== 'string' || !ARTIFACTS_WHEN.includes(when)) {
+    throw new ConfigError(`${at} when should be on_success, on_failure or always`);
+  }
   let expireIn: string | null = null;
   if (value.expire_in !== undefined) {
     const text = typeof value.expire_in === 'number' ? String(value.expire_in) : value.expire_in;
@@ -118,7 +124,9 @@ function includeOf(value: unknown, at: string): { include?: string; includes?: u
     if (isHash(item) && typeof item.local === 'string' && Object.keys(item).length === 1) return { include: item.local.replace(/^\/+/, '') };
   }
   for (const item of items) {
-    const ok = typeof item === 'string' || (isHash(item) && ['local', 'project', 'template', 'remote', 'artifact'].some((k) => typeof item[k] === 'string'));
+    const ok = typeof item === 'string' || (isHash(item) && [
+      'local', 'project', 'template', 'remote', 'artifact',
+    ].some((k) => typeof item[k] === 'string'));
     if (!ok) throw new ConfigError(`${at} include config must be a file path or a hash of local, project, template, remote or artifact`);
   }
   return { includes: items };

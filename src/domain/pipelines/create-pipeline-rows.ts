@@ -106,7 +106,10 @@ function jobRow(env: CiEnv, input: CreatePipelineInput, ref: string, tag: boolea
 interface Resolved { sha: string; tag: boolean }
 
 /** Inserts the pipeline and its jobs in one transaction, linking the upstream bridge when there is one. */
-async function insert(env: CiEnv, input: CreatePipelineInput, resolved: Resolved, config: PipelineConfig | null, commitData: string, yamlError: string | null): Promise<PipelineRow> {
+async function insert(
+  env: CiEnv, input: CreatePipelineInput, resolved: Resolved, config: PipelineConfig | null,
+  commitData: string, yamlError: string | null,
+): Promise<PipelineRow> {
   return env.db.transaction().execute(async (trx: Transaction<DB>) => {
     const now = new Date().toISOString();
     const pipeline = await insertPipelineWithJobs(trx, {
@@ -124,7 +127,10 @@ async function insert(env: CiEnv, input: CreatePipelineInput, resolved: Resolved
 }
 
 /** Reads and selects the configuration at the pipeline's commit; a ConfigError is the Service's base error. */
-async function configFor(env: CiEnv, input: CreatePipelineInput, gitDir: string, resolved: Resolved, text: string, commit: CommitData): Promise<PipelineConfig> {
+async function configFor(
+  env: CiEnv, input: CreatePipelineInput, gitDir: string, resolved: Resolved, text: string,
+  commit: CommitData,
+): Promise<PipelineConfig> {
   const fullPath = await projectFullPath(env, input.project);
   const ctxInput = {
     project: input.project, userId: input.userId, ref: input.ref, tag: resolved.tag, sha: resolved.sha,
