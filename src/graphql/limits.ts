@@ -87,7 +87,10 @@ export interface LimitsResult {
   introspection: boolean;
 }
 
-export function measure(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown> | null | undefined): LimitsResult | null {
+export function measure(
+  schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined,
+  variables: Record<string, unknown> | null | undefined,
+): LimitsResult | null {
   const op = operationOf(document, operationName);
   if (!op) return null;
   const fragments = new Map<string, FragmentDefinitionNode>();

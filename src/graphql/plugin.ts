@@ -32,7 +32,9 @@ async function graphqlPlugin(app: FastifyInstance): Promise<void> {
       if (error instanceof Refusal) return sendErrors(reply, error.statusCode, [error.message]);
       if (error instanceof ApiError) {
         const body = error.body as { error?: string; message?: unknown };
-        if (error.statusCode === 401 || body.error === 'insufficient_scope' || body.error === 'invalid_token') return sendErrors(reply, 401, ['Invalid token']);
+        if (error.statusCode === 401 || body.error === 'insufficient_scope' || body.error === 'invalid_token') {
+          return sendErrors(reply, 401, ['Invalid token']);
+        }
         if (error.statusCode === 403) return sendErrors(reply, 403, ['API not accessible for user']);
         if (error.statusCode === 404) return sendErrors(reply, 404, [typeof body.message === 'string' ? body.message : 'Not found!']);
         if (error.statusCode === 429) return sendErrors(reply, 429, ['Retry later']);
@@ -60,7 +62,10 @@ async function graphqlPlugin(app: FastifyInstance): Promise<void> {
         for (const i of items) answers.push(await engine.execute(request, i));
         answer = answers;
       } else {
-        answer = await engine.execute(request, readParams((request.method === 'GET' ? request.query : body) as Record<string, unknown> | null));
+        answer = await engine.execute(
+          request,
+          readParams((request.method === 'GET' ? request.query : body) as Record<string, unknown> | null),
+        );
       }
       return reply.code(200).type('application/json').send(JSON.stringify(answer));
     };

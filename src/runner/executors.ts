@@ -73,7 +73,9 @@ export function dockerExecutor(o: {
   const containers: string[] = [];
   let networkCreated = false;
   const image = o.job.image?.name || o.entry.docker?.image || '';
-  const cliEnv = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: process.env.HOME, DOCKER_HOST: o.host, ...extra });
+  const cliEnv = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
+    PATH: process.env.PATH, HOME: process.env.HOME, DOCKER_HOST: o.host, ...extra,
+  });
 
   const docker = (args: string[], env: NodeJS.ProcessEnv = cliEnv(), quiet = false): Promise<number> => new Promise((resolve) => {
     const child = spawn('docker', args, { env, stdio: ['ignore', 'pipe', 'pipe'] });

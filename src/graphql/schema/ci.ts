@@ -204,7 +204,9 @@ const pipelineFields = {
       s.statuses.push(j.status);
       stages.set(j.stage, s);
     }
-    const ordered = [...stages.values()].sort((a, b) => a.id - b.id).map((s) => ({ id: s.id, name: s.name, status: stageStatus(s.statuses) }));
+    const ordered = [...stages.values()].sort((a, b) => a.id - b.id).map(
+      (s) => ({ id: s.id, name: s.name, status: stageStatus(s.statuses) }),
+    );
     return connectionFromArray(ordered, args, 'asc');
   },
   downstream: async (p: PipelineRow, args: ConnectionArgs, ctx: GqlContext) => {
@@ -237,7 +239,9 @@ const jobFields = {
     const d = j.started_at ? seconds(j.started_at, j.finished_at ?? (j.status === 'running' ? new Date().toISOString() : null)) : null;
     return d === null ? null : Math.round(d);
   },
-  queuedDuration: (j: BuildRow) => (j.queued_at ? seconds(j.queued_at, j.started_at ?? (j.status === 'pending' ? new Date().toISOString() : null)) : null),
+  queuedDuration: (j: BuildRow) => (j.queued_at ? seconds(
+    j.queued_at, j.started_at ?? (j.status === 'pending' ? new Date().toISOString() : null),
+  ) : null),
   active: (j: BuildRow) => ACTIVE.includes(j.status),
   allowFailure: (j: BuildRow) => j.allow_failure === 1,
   // What the job actions of domain/jobs would accept (state-machine.ts, job-actions.ts).

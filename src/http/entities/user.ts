@@ -119,7 +119,10 @@ function avatarUrl(user: UserBasicRow, externalUrl: string): string | null {
 
 /** UserBasic in the Service's order (lib/api/entities/user_basic.rb): custom_attributes, when asked for, before web_url. */
 export function presentUserBasic(user: UserBasicRow, extras: UserExtras, o: PresentOptions): UserBasic {
-  const basic = { id: user.id, username: user.username, name: user.name, state: user.state, avatar_url: avatarUrl(user, o.externalUrl) } as UserBasic;
+  const basic = {
+    id: user.id, username: user.username, name: user.name, state: user.state,
+    avatar_url: avatarUrl(user, o.externalUrl),
+  } as UserBasic;
   if (extras.customAttributes) basic.custom_attributes = extras.customAttributes;
   basic.web_url = flat(o.externalUrl, '/', user.username);
   return basic;
