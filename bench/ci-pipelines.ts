@@ -45,7 +45,8 @@ function bigConfig(): string {
 
 function stats(ms: number[]): string {
   const s = [...ms].sort((a, b) => a - b);
-  return `median ${s[Math.floor(s.length / 2)].toFixed(1)} ms, min ${s[0].toFixed(1)} ms, max ${s[s.length - 1].toFixed(1)} ms (${s.length} runs)`;
+  return `median ${s[Math.floor(s.length / 2)].toFixed(1)} ms, min ${s[0].toFixed(1)} ms, max ${s[s.length - 1].toFixed(1)} ms `
+    + `(${s.length} runs)`;
 }
 
 async function main(): Promise<void> {

@@ -121,12 +121,14 @@ async function main(): Promise<void> {
         const us = median(runs.map((m) => m.cpu));
         const sys = median(runs.map((m) => m.sys));
         lines.push(
-          `  ${label.padEnd(36)} ${us.toFixed(1).padStart(7)} µs (${sys.toFixed(1).padStart(5)} in the kernel)  ${(median(ratios) * 100).toFixed(1).padStart(5)} % of bare`,
+          `  ${label.padEnd(36)} ${us.toFixed(1).padStart(7)} µs (${sys.toFixed(1).padStart(5)} in the kernel)  `
+          + `${(median(ratios) * 100).toFixed(1).padStart(5)} % of bare`,
         );
       }
     }
     process.stdout.write(
-      `\nserver CPU per request, median of ${ROUNDS} runs of ${RUNS.duration} s each (${engine}, ${users} users, ${os.cpus().length} cores)${lines.join('\n')}\n`,
+      `\nserver CPU per request, median of ${ROUNDS} runs of ${RUNS.duration} s each (${engine}, ${users} users, `
+      + `${os.cpus().length} cores)${lines.join('\n')}\n`,
     );
   } finally {
     await kiln.stop();

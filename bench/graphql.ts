@@ -59,7 +59,8 @@ async function seedPipelines(dataDir: string, databaseUrl: string | null, projec
         type: 'build', project_id: projectId, pipeline_id: row.id, name: `job ${k}`, stage: 'test', stage_idx: 0, status: 'success',
         run_when: 'on_success', allow_failure: 0 as const, failure_reason: null, ref: 'main', tag: 0 as const, user_id: 1, runner_id: null,
         token_digest: null, options, yaml_variables: '[]', job_variables: '[]', tag_list: '', needs: null, timeout: 3600,
-        downstream_pipeline_id: null, created_at: at, updated_at: at, queued_at: at, started_at: at, finished_at: at, erased_at: null, artifacts_expire_at: null,
+        downstream_pipeline_id: null, created_at: at, updated_at: at, queued_at: at, started_at: at, finished_at: at,
+        erased_at: null, artifacts_expire_at: null,
       }))).execute();
     }
   } finally {
@@ -151,10 +152,13 @@ async function main(): Promise<void> {
     process.stdout.write([
       `engine: ${engine}; ${CONNECTIONS} connections, ${DURATION} s a run, one run (shared machine: figures move by ten points or more)`,
       `bare node:http                           ${bareMean.toFixed(0)} req/s`,
-      `POST /api/graphql { currentUser }         ${gqlRps.toFixed(0)} req/s  = ${((gqlRps / bareMean) * 100).toFixed(1)} % of bare (target ≥ 25 %)`,
-      `  server CPU per request: bare ${bareCpu.toFixed(0)} µs, GraphQL ${gqlCpu.toFixed(0)} µs = ${((bareCpu / gqlCpu) * 100).toFixed(1)} % of bare by CPU`,
+      `POST /api/graphql { currentUser }         ${gqlRps.toFixed(0)} req/s  = ${((gqlRps / bareMean) * 100).toFixed(1)} % of `
+      + `bare (target ≥ 25 %)`,
+      `  server CPU per request: bare ${bareCpu.toFixed(0)} µs, GraphQL ${gqlCpu.toFixed(0)} µs = `
+      + `${((bareCpu / gqlCpu) * 100).toFixed(1)} % of bare by CPU`,
       `${PIPELINES} pipelines × ${JOBS_PER_PIPELINE} jobs, GraphQL (1 request) ${gqlPages.toFixed(1)} pages/s`,
-      `${PIPELINES} pipelines × ${JOBS_PER_PIPELINE} jobs, REST (21 requests)   ${restPages.toFixed(1)} pages/s  → GraphQL ${(gqlPages / restPages).toFixed(2)}× REST`,
+      `${PIPELINES} pipelines × ${JOBS_PER_PIPELINE} jobs, REST (21 requests)   ${restPages.toFixed(1)} pages/s  → GraphQL `
+      + `${(gqlPages / restPages).toFixed(2)}× REST`,
       '',
     ].join('\n'));
   } finally {

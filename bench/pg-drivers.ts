@@ -99,7 +99,8 @@ async function main(): Promise<void> {
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
     const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
     process.stdout.write(
-      `\nPostgreSQL drivers, ${IN_FLIGHT} queries in flight, ${QUERIES} queries a run, median of 3\n${line(header)}\n| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |\n`,
+      `\nPostgreSQL drivers, ${IN_FLIGHT} queries in flight, ${QUERIES} queries a run, median of 3\n${line(header)}\n| `
+      + `${widths.map((w) => '-'.repeat(w)).join(' | ')} |\n`,
     );
     for (const r of rows) process.stdout.write(`${line(r)}\n`);
   } finally {

@@ -21,7 +21,8 @@ async function main(): Promise<void> {
   const [target = '/api/v4/users?per_page=20', who = 'root'] = process.argv.slice(2);
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'kiln-queries-'));
   const { ciProjectId } = await seedDatabase({
-    dataDir, databaseUrl: null, users: Number(process.env.BENCH_USERS ?? 100_000), jobs: Number(process.env.BENCH_JOBS ?? 100_000), rootToken: ROOT_TOKEN, userToken: USER_TOKEN,
+    dataDir, databaseUrl: null, users: Number(process.env.BENCH_USERS ?? 100_000), jobs: Number(process.env.BENCH_JOBS ?? 100_000),
+    rootToken: ROOT_TOKEN, userToken: USER_TOKEN,
   });
   const kiln = await inProcessKiln(dataDir);
   const app = kiln.app;
@@ -52,7 +53,8 @@ async function main(): Promise<void> {
   const used = process.cpuUsage(cpu);
   Statement.all = originalAll;
   process.stdout.write(
-    `in process: ${((used.user + used.system) / n).toFixed(1)} µs of CPU per request (inject, no socket), ${(Number(inSqlite) / 1000 / n).toFixed(1)} µs of it in statements' all()\n`,
+    `in process: ${((used.user + used.system) / n).toFixed(1)} µs of CPU per request (inject, no socket), `
+    + `${(Number(inSqlite) / 1000 / n).toFixed(1)} µs of it in statements' all()\n`,
   );
   const res = await kiln.capture(computed(sent++), headers);
   const statements = res.statements;

@@ -229,7 +229,8 @@ function printTable(engine: string, rows: string[][]): void {
   const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
   const line = (r: string[]) => `| ${r.map((c, i) => (c ?? '').padEnd(widths[i])).join(' | ')} |`;
   process.stdout.write(
-    `\nkiln bench on ${engine}: ${USERS} users, ${JOBS} jobs, ${CONNECTIONS} connections, ${ROUNDS} runs of ${DURATION} s per endpoint, alternating with the bare server's, ${os.cpus().length} cores\n`,
+    `\nkiln bench on ${engine}: ${USERS} users, ${JOBS} jobs, ${CONNECTIONS} connections, ${ROUNDS} runs of ${DURATION} s per `
+    + `endpoint, alternating with the bare server's, ${os.cpus().length} cores\n`,
   );
   process.stdout.write(`${line(header)}\n| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |\n`);
   for (const r of rows) process.stdout.write(`${line(r)}\n`);

@@ -131,7 +131,8 @@ async function main(): Promise<void> {
     if (status !== 'success') throw new Error(`the pipeline ended ${status}`);
     const engine = databaseUrl ? 'PostgreSQL' : 'SQLite';
     console.log(
-      `kiln runner bench (${engine}, ${JOBS} trivial jobs, concurrent = ${CONCURRENT}, GIT_STRATEGY=${GIT_STRATEGY}, ${os.cpus().length} cores, shared machine)`,
+      `kiln runner bench (${engine}, ${JOBS} trivial jobs, concurrent = ${CONCURRENT}, GIT_STRATEGY=${GIT_STRATEGY}, `
+      + `${os.cpus().length} cores, shared machine)`,
     );
     console.log(`  wall time            ${seconds.toFixed(1)} s`);
     console.log(`  jobs per minute      ${((JOBS / seconds) * 60).toFixed(0)}  (target ≥ 300)`);

@@ -164,7 +164,8 @@ const smartHttp: FastifyPluginAsync = async (app) => {
 
   /** Pipelines for the pushed refs, in the background: the push's answer never waits for them. */
   function startPushPipelines(
-    request: FastifyRequest, target: RepositoryTarget, refsBefore: Map<string, string>, commands: PushCommand[] | null, userId: number, pushOptions: string[],
+    request: FastifyRequest, target: RepositoryTarget, refsBefore: Map<string, string>, commands: PushCommand[] | null,
+    userId: number, pushOptions: string[],
   ) {
     const work = async () => {
       const gitDir = repositoryPath(config.storages, target.storage, target.diskPath);

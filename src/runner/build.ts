@@ -105,7 +105,8 @@ export async function runBuild(o: { entry: RunnerEntry; job: JobResponse; slot: 
         }
         if (entry.executor !== 'docker') {
           throw new Failure(
-            `this job needs ${what}, and this runner's ${entry.executor} executor runs jobs on the host; register a runner with --executor docker for it`,
+            `this job needs ${what}, and this runner's ${entry.executor} executor runs jobs on the host; register a runner with `
+            + `--executor docker for it`,
             'runner_system_failure',
           );
         }

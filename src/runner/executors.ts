@@ -66,7 +66,8 @@ function entrypointArgs(ep: string[] | null | undefined): { flag: string[]; pref
 }
 
 export function dockerExecutor(o: {
-  entry: RunnerEntry; job: JobResponse; host: string; projectDir: string; tmpDir: string; notice: (t: string) => void; output: (d: Buffer) => void;
+  entry: RunnerEntry; job: JobResponse; host: string; projectDir: string; tmpDir: string; notice: (t: string) => void;
+  output: (d: Buffer) => void;
 }): Executor {
   const id = `kiln-job-${o.job.id}-${crypto.randomBytes(4).toString('hex')}`;
   const network = `${id}-network`;

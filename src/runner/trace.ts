@@ -114,7 +114,8 @@ export class JobTrace {
     if (this.size + buf.length > OUTPUT_LIMIT) {
       const room = OUTPUT_LIMIT - this.size;
       const notice = Buffer.from(
-        `\n${ANSI.boldYellow}Job's log exceeded limit of ${OUTPUT_LIMIT} bytes.\nJob execution will continue but no more output will be collected.${ANSI.reset}\n`,
+        `\n${ANSI.boldYellow}Job's log exceeded limit of ${OUTPUT_LIMIT} bytes.\nJob execution will continue but no more output `
+        + `will be collected.${ANSI.reset}\n`,
       );
       buf = Buffer.concat([buf.subarray(0, Math.max(0, room)), notice]);
       this.limited = true;

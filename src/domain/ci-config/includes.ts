@@ -187,7 +187,8 @@ async function contentOf(loc: Location, sources: IncludeSources): Promise<{ text
     if ('content' in got) return { text: got.content, sources: got.local ? { ...sources, ...got.local } : sources };
     if (got.error === 'project') {
       throw new ConfigError(
-        `Project \`${loc.project}\` not found or access denied! Make sure any includes in the pipeline configuration are correctly defined.`,
+        `Project \`${loc.project}\` not found or access denied! Make sure any includes in the pipeline configuration are `
+        + `correctly defined.`,
       );
     }
     if (got.error === 'ref') throw new ConfigError(`Project \`${loc.project}\` reference \`${loc.ref}\` does not exist!`);

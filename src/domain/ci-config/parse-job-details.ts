@@ -10,7 +10,8 @@ const ARTIFACTS_KEYS = new Set(['name', 'paths', 'untracked', 'when', 'expire_in
 /** Entry::Reports::ALLOWED_KEYS of 15.2. */
 const REPORTS_KEYS = new Set([
   'junit', 'codequality', 'sast', 'secret_detection', 'dependency_scanning', 'container_scanning', 'dast', 'license_scanning',
-  'performance', 'browser_performance', 'load_performance', 'metrics', 'requirements', 'coverage_report', 'terraform', 'accessibility', 'lsif', 'cluster_applications',
+  'performance', 'browser_performance', 'load_performance', 'metrics', 'requirements', 'coverage_report',
+  'terraform', 'accessibility', 'lsif', 'cluster_applications',
   'cluster_image_scanning', 'dotenv', 'api_fuzzing', 'coverage_fuzzing', 'cyclonedx', 'license_management', 'cobertura',
 ]);
 const TRIGGER_KEYS = new Set(['project', 'branch', 'include', 'strategy', 'forward']);

@@ -40,7 +40,8 @@ export async function createGroup(db: Kysely<DB>, shards: StorageShard[], input:
   if (input.parent && input.visibilityLevel > input.parent.row.visibility_level) {
     addError(
       errors, 'visibility_level',
-      `${visibilityName(input.visibilityLevel)} is not allowed since the parent group has a ${visibilityName(input.parent.row.visibility_level)} visibility.`,
+      `${visibilityName(input.visibilityLevel)} is not allowed since the parent group has a `
+      + `${visibilityName(input.parent.row.visibility_level)} visibility.`,
     );
   }
   if (!pathError && (await pathTaken(db, input.parent?.row.id ?? null, input.path))) addError(errors, 'path', 'has already been taken');

@@ -9,7 +9,8 @@ import { descendantGroupIds } from '../namespaces/namespaces.queries.ts';
 type Db = Kysely<DB> | Transaction<DB>;
 
 export async function insertGroup(db: Db, g: {
-  name: string; path: string; parentId: number | null; description: string; visibilityLevel: number; storage: string; wikiDiskPath: string; createdById: number;
+  name: string; path: string; parentId: number | null; description: string; visibilityLevel: number; storage: string;
+  wikiDiskPath: string; createdById: number;
 }): Promise<NamespaceRow> {
   const now = nowIso();
   return db.insertInto('namespaces').values({

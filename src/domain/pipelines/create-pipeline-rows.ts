@@ -114,7 +114,8 @@ async function insert(
     const now = new Date().toISOString();
     const pipeline = await insertPipelineWithJobs(trx, {
       project_id: input.project.id, ref: input.ref, tag: resolved.tag ? 1 : 0, sha: resolved.sha, before_sha: input.beforeSha ?? BLANK_SHA,
-      source: input.source, status: yamlError === null ? 'created' : 'failed', user_id: input.userId, upstream_bridge_id: input.upstreamBridgeId ?? null,
+      source: input.source, status: yamlError === null ? 'created' : 'failed', user_id: input.userId,
+      upstream_bridge_id: input.upstreamBridgeId ?? null,
       config_path: input.configPath ?? CI_CONFIG_PATH, commit_data: commitData,
       started_at: null, finished_at: yamlError === null ? null : now, yaml_errors: yamlError,
     }, config === null ? [] : config.jobs.map((j) => jobRow(env, input, input.ref, resolved.tag, j)));

@@ -119,7 +119,8 @@ export async function repositoryPathInUse(db: Db, storage: string, diskPath: str
 function moveQuery(db: Db, kind: ContainerKind) {
   const c = CONTAINERS[kind];
   return any(db).selectFrom(c.moves).select([
-    'id', `${c.fk} as container_id`, 'state', 'source_storage_name', 'destination_storage_name', 'error_message', 'created_at', 'updated_at',
+    'id', `${c.fk} as container_id`, 'state', 'source_storage_name', 'destination_storage_name', 'error_message',
+    'created_at', 'updated_at',
   ]);
 }
 
@@ -129,7 +130,8 @@ export async function insertMove(
   const c = CONTAINERS[kind];
   const now = nowIso();
   const row = await any(db).insertInto(c.moves).values({
-    [c.fk]: m.containerId, state: m.state, source_storage_name: m.source, destination_storage_name: m.destination, created_at: now, updated_at: now,
+    [c.fk]: m.containerId, state: m.state, source_storage_name: m.source, destination_storage_name: m.destination,
+    created_at: now, updated_at: now,
   }).returning([
     'id', 'state', 'source_storage_name', 'destination_storage_name', 'error_message', 'created_at',
     'updated_at',

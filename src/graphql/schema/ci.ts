@@ -274,7 +274,8 @@ const jobFields = {
     if (j.type !== 'build') return null;
     const base = await projectPath(ctx, j.project_id);
     const list = (await ctx.loaders.artifacts.load(j.id)).map((a: JobArtifactRow) => ({
-      id: a.id, fileType: a.file_type.toUpperCase(), downloadPath: `${base}/-/jobs/${j.id}/artifacts/download?file_type=${encodeURIComponent(a.file_type)}`,
+      id: a.id, fileType: a.file_type.toUpperCase(),
+      downloadPath: `${base}/-/jobs/${j.id}/artifacts/download?file_type=${encodeURIComponent(a.file_type)}`,
     }));
     return connectionFromArray(list, args, 'asc');
   },

@@ -110,8 +110,10 @@ function fullMessages(errors: Record<string, string[]>): string[] {
 }
 
 type UpdateInput = {
-  clientMutationId?: string | null; id: ParsedGid; description?: string | null; maintenanceNote?: string | null; maximumTimeout?: number | null;
-  accessLevel?: string | null; active?: boolean | null; paused?: boolean | null; locked?: boolean | null; runUntagged?: boolean | null; tagList?: string[] | null;
+  clientMutationId?: string | null; id: ParsedGid; description?: string | null; maintenanceNote?: string | null;
+  maximumTimeout?: number | null;
+  accessLevel?: string | null; active?: boolean | null; paused?: boolean | null; locked?: boolean | null;
+  runUntagged?: boolean | null; tagList?: string[] | null;
 };
 
 /** The runner, when the viewer owns it (administrators every runner); otherwise nothing. */

@@ -182,7 +182,8 @@ function offsetWindow(request: FastifyRequest, opts: OffsetOptions): { page: num
   const offset = (page - 1) * perPage;
   if (opts.maxOffset && offset > opts.maxOffset.limit) {
     throw new ApiError(405, {
-      error: `Offset pagination has a maximum allowed offset of ${opts.maxOffset.limit} for requests that return objects of type ${opts.maxOffset.typeName}. Remaining records can be retrieved using keyset pagination.`,
+      error: `Offset pagination has a maximum allowed offset of ${opts.maxOffset.limit} for requests that return objects of `
+        + `type ${opts.maxOffset.typeName}. Remaining records can be retrieved using keyset pagination.`,
     });
   }
   return { page, perPage, offset };

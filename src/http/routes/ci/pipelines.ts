@@ -101,7 +101,8 @@ const pipelines: FastifyPluginAsync = async (app) => {
     const remembered = projectPipelinesPages.answer(request, reply);
     if (remembered !== undefined) return remembered;
     const rows = await projectPipelinesList.paginate(db, request, reply, projectPipelinesShape(ctx.project.id, {
-      status: input.status, ref: input.ref, sha: input.sha, source: input.source, scope: input.scope, orderBy: input.order_by, sort: input.sort,
+      status: input.status, ref: input.ref, sha: input.sha, source: input.source, scope: input.scope,
+      orderBy: input.order_by, sort: input.sort,
     }));
     const webUrl = projectWebUrl(config.externalUrl, ctx);
     return projectPipelinesPages.send(request, reply, rows.map((p) => presentPipelineBasic(p, webUrl)), serializePipelineList);

@@ -79,7 +79,8 @@ const namespaces: FastifyPluginAsync = async (app) => {
     const user = caller.user;
     if (input.search && input.search.length > MAX_PATH) return [];
     const qb = namespacesQuery(db, {
-      userId: user.admin ? null : user.id, ownedOnly: input.owned_only, topLevelOnly: input.top_level_only, search: input.search || undefined,
+      userId: user.admin ? null : user.id, ownedOnly: input.owned_only, topLevelOnly: input.top_level_only,
+      search: input.search || undefined,
     });
     return present(user, await paginate(db, request, reply, qb));
   });

@@ -43,7 +43,8 @@ const branches: FastifyPluginAsync = async (app) => {
       ) : Promise.resolve(new Set<string>()),
     ]);
     return refs.map((r) => presentBranch(r.name, commits.get(r.commitId)!, {
-      merged: r.name !== defaultBranch && merged.has(r.name), canPush: ctx.canPush, isDefault: r.name === defaultBranch, projectWebUrl: ctx.webUrl,
+      merged: r.name !== defaultBranch && merged.has(r.name), canPush: ctx.canPush, isDefault: r.name === defaultBranch,
+      projectWebUrl: ctx.webUrl,
     }));
   }
 

@@ -78,7 +78,8 @@ async function auditMove(
   request: FastifyRequest, caller: Caller, kind: ContainerKind, container: Container, move: { destination_storage_name?: string | null },
 ) {
   const db = request.server.kiln.db;
-  const message = `Scheduled a repository storage move of ${kind} ${container.id} from ${container.repository_storage}${move.destination_storage_name ? ` to ${move.destination_storage_name}` : ''}`;
+  const message = `Scheduled a repository storage move of ${kind} ${container.id} from `
+    + `${container.repository_storage}${move.destination_storage_name ? ` to ${move.destination_storage_name}` : ''}`;
   if (kind === 'snippet') return auditUser(request, caller.user, message);
   const namespaceId = kind === 'group' ? container.id : (await findProjectById(db, container.id))?.namespace_id;
   const ns = namespaceId === undefined ? undefined : (await namespacePathsById(db, [namespaceId])).get(namespaceId);
@@ -147,7 +148,8 @@ const storageMoves: FastifyPluginAsync = async (app) => {
       const admin = caller.user;
       await auditUser(
         request, admin,
-        `Scheduled repository storage moves of every ${k.kind} on ${payload.source}${payload.destination ? ` to ${payload.destination}` : ''}`,
+        `Scheduled repository storage moves of every ${k.kind} on `
+        + `${payload.source}${payload.destination ? ` to ${payload.destination}` : ''}`,
       );
       reply.code(202);
       return { message: '202 Accepted' };
