@@ -66,7 +66,10 @@ async function main(): Promise<void> {
     {
       name: 'user', title: 'GET /users/:id (user token, a new user each request)', headers: user, target: databaseUrl ? 0.2 : null,
       // Warm-up reads users 2 … 21, the captured read user 100, and kiln's runs walk from the middle.
-      url: (n: number | string) => `/api/v4/users/${typeof n === 'number' ? 2 + ((mid - 2 + n) % users) : n === 'captured' ? 100 : 2 + Number(n.slice(4))}`,
+      url: (n: number | string) => {
+        const id = typeof n === 'number' ? 2 + ((mid - 2 + n) % users) : n === 'captured' ? 100 : 2 + Number(n.slice(4));
+        return `/api/v4/users/${id}`;
+      },
     },
   ];
 
@@ -114,7 +117,9 @@ async function main(): Promise<void> {
         bareSys.push(b.sys);
       }
       const bareUs = median(bares);
-      const target = p.target === null ? 'no target' : `the target (${p.target * 100} % of bare) allows ${(bareUs / p.target).toFixed(0)} µs`;
+      const target = p.target === null
+        ? 'no target'
+        : `the target (${p.target * 100} % of bare) allows ${(bareUs / p.target).toFixed(0)} µs`;
       lines.push(`\n${p.title}: bare ${bareUs.toFixed(1)} µs (${median(bareSys).toFixed(1)} in the kernel); ${target}`);
       for (const [label, runs] of cpu) {
         const ratios = runs.map((m, i) => (bares[i] + bares[i + 1]) / 2 / m.cpu);

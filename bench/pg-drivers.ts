@@ -71,7 +71,8 @@ async function main(): Promise<void> {
         sql: 'select id, username, name, state, avatar from users order by id desc limit 21 offset $1',
         args: () => [0],
       },
-      { name: 'a page of jobs (23 columns)', sql: `select id, type, project_id, pipeline_id, name, stage, status, allow_failure, failure_reason, ref, tag, user_id, runner_id, tag_list,
+      { name: 'a page of jobs (23 columns)', sql: `select id, type, project_id, pipeline_id, name, stage, status, allow_failure, `
+        + `failure_reason, ref, tag, user_id, runner_id, tag_list,
         trace_size, downstream_pipeline_id, created_at, queued_at, started_at, finished_at, erased_at, artifacts_expire_at, coverage
         from ci_builds where project_id = $1 and type = 'build' order by id desc limit 21 offset $2`, args: () => [ciProjectId, 0] },
     ];

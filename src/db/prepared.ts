@@ -241,7 +241,8 @@ interface JsonReading {
 
 // Column types whose JSON reads back as the value pg's parsers give (int8 is read as a number:
 // database.ts): integers, text, booleans, json, and floats with the fix-up above.
-const INT2 = 21, INT4 = 23, INT8 = 20, TEXT = 25, VARCHAR = 1043, BPCHAR = 1042, BOOL = 16, JSON_TYPE = 114, JSONB = 3802, FLOAT4 = 700, FLOAT8 = 701;
+const INT2 = 21, INT4 = 23, INT8 = 20, TEXT = 25, VARCHAR = 1043, BPCHAR = 1042, BOOL = 16;
+const JSON_TYPE = 114, JSONB = 3802, FLOAT4 = 700, FLOAT8 = 701;
 const JSON_SAFE = new Set([INT2, INT4, INT8, TEXT, VARCHAR, BPCHAR, BOOL, JSON_TYPE, JSONB, FLOAT4, FLOAT8]);
 
 /** The JSON reading of `c`, or false when a column's JSON would read back differently (a timestamp, numeric, bytea). */

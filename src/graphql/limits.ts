@@ -96,7 +96,9 @@ export function measure(
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   const w: Walk = { schema, fragments, variables: variables ?? {} };
-  const root = op.operation === 'mutation' ? schema.getMutationType() : op.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
+  const root = op.operation === 'mutation'
+    ? schema.getMutationType()
+    : op.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
   const introspection = fieldsOf(w, op.selectionSet, new Set()).every((f) => f.name.value.startsWith('__'));
   return { depth: depthOf(w, op.selectionSet, new Set(), 0), complexity: complexityOf(w, root ?? null, op.selectionSet, 0), introspection };
 }

@@ -20,10 +20,12 @@ async function graphqlPlugin(app: FastifyInstance): Promise<void> {
   // graphql-js, mercurius and the schema are loaded on the first query (engine.ts); a failure
   // to build them is not remembered, so the next query tries again.
   let engine: Promise<GraphqlEngine> | null = null;
-  const loadEngine = (): Promise<GraphqlEngine> => (engine ??= import('./engine.ts').then((m) => m.createEngine(app.kiln)).catch((err: unknown) => {
-    engine = null;
-    throw err;
-  }));
+  const loadEngine = (): Promise<GraphqlEngine> => (engine ??= import('./engine.ts')
+    .then((m) => m.createEngine(app.kiln))
+    .catch((err: unknown) => {
+      engine = null;
+      throw err;
+    }));
 
   await app.register(async (scope) => {
     // Authentication failures in the GraphQL shape (GraphqlController#authorize_access_api!): a

@@ -214,7 +214,8 @@ export async function runBuild(o: { entry: RunnerEntry; job: JobResponse; slot: 
     }
     if (!canceled.aborted && (job.artifacts ?? []).length > 0) {
       const name = success ? 'upload_artifacts_on_success' : 'upload_artifacts_on_failure';
-      const ok = await section(name, success ? 'Uploading artifacts for successful job' : 'Uploading artifacts for failed job', () => uploadArtifacts({
+      const header = success ? 'Uploading artifacts for successful job' : 'Uploading artifacts for failed job';
+      const ok = await section(name, header, () => uploadArtifacts({
         base: entry.url, job, success, projectDir, tmpDir, notice, warn, error: (t) => trace.error(t),
       })).catch(() => false);
       if (!ok && success) {
@@ -255,7 +256,8 @@ export async function runBuild(o: { entry: RunnerEntry; job: JobResponse; slot: 
   // Service's runner does (script_failure, runner_system_failure and job_execution_timeout always go).
   const supported = job.features?.failure_reasons;
   const always = ['script_failure', 'runner_system_failure', 'job_execution_timeout'];
-  if (typeof final.failure_reason === 'string' && supported && !supported.includes(final.failure_reason) && !always.includes(final.failure_reason)) {
+  const reason = final.failure_reason;
+  if (typeof reason === 'string' && supported && !supported.includes(reason) && !always.includes(reason)) {
     final.failure_reason = 'unknown_failure';
   }
   final.checksum = trace.checksum;

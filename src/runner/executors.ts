@@ -46,7 +46,8 @@ export function shellExecutor(projectDir: string, tmpDir: string): Executor {
 /** The Service runner's shell detection for images: the first bash, else the first sh. */
 const DETECT_SHELL = 'if [ -x /usr/local/bin/bash ]; then exec /usr/local/bin/bash; elif [ -x /usr/bin/bash ]; then exec /usr/bin/bash; '
   + 'elif [ -x /bin/bash ]; then exec /bin/bash; elif [ -x /usr/local/bin/sh ]; then exec /usr/local/bin/sh; '
-  + 'elif [ -x /usr/bin/sh ]; then exec /usr/bin/sh; elif [ -x /bin/sh ]; then exec /bin/sh; elif [ -x /busybox/sh ]; then exec /busybox/sh; '
+  + 'elif [ -x /usr/bin/sh ]; then exec /usr/bin/sh; elif [ -x /bin/sh ]; then exec /bin/sh; '
+  + 'elif [ -x /busybox/sh ]; then exec /busybox/sh; '
   + 'else echo shell not found; exit 1; fi';
 
 /** A service's host names on the job network (the Service: `a/b:1` → `a__b` and `a-b`, plus its alias). */

@@ -92,7 +92,9 @@ export async function getSources(o: SourceOptions): Promise<void> {
   const refspecs = o.job.git_info.refspecs && o.job.git_info.refspecs.length > 0
     ? o.job.git_info.refspecs
     : [
-      o.job.git_info.ref_type === 'tag' ? `+refs/tags/${o.job.git_info.ref}:refs/tags/${o.job.git_info.ref}` : `+refs/heads/${o.job.git_info.ref}:refs/remotes/origin/${o.job.git_info.ref}`,
+      o.job.git_info.ref_type === 'tag'
+        ? `+refs/tags/${o.job.git_info.ref}:refs/tags/${o.job.git_info.ref}`
+        : `+refs/heads/${o.job.git_info.ref}:refs/remotes/origin/${o.job.git_info.ref}`,
     ];
   await run('-c', 'http.userAgent=kiln-runner', '-c', 'gc.auto=0', 'fetch', cleanUrl, '--prune', '--quiet', ...refspecs,
     ...(depth > 0 ? ['--depth', String(depth)] : []));

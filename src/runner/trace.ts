@@ -140,7 +140,8 @@ export class JobTrace {
 
   sectionStart(name: string, header: string, collapsed = false): void {
     this.write(
-      `section_start:${Math.floor(Date.now() / 1000)}:${name}${collapsed ? '[collapsed=true]' : ''}\r${ANSI.clear}${ANSI.boldCyan}${header}${ANSI.reset}\n`,
+      `section_start:${Math.floor(Date.now() / 1000)}:${name}${collapsed ? '[collapsed=true]' : ''}\r`
+      + `${ANSI.clear}${ANSI.boldCyan}${header}${ANSI.reset}\n`,
     );
   }
 

@@ -230,13 +230,17 @@ export function jobEntry(name: string, hash: Hash, stageList: string[], defs: De
     retry: isBridge ? null : fromDefault('retry', () => retry(hash.retry, where), defs.retry),
     interruptible: fromDefault(
       'interruptible',
-      () => (typeof hash.interruptible === 'boolean' ? hash.interruptible : hash.interruptible === undefined ? null : bad(`${where} interruptible config should be a boolean value`)),
+      () => (typeof hash.interruptible === 'boolean'
+        ? hash.interruptible
+        : hash.interruptible === undefined ? null : bad(`${where} interruptible config should be a boolean value`)),
       defs.interruptible,
     ),
     coverage: coverage(hash.coverage, where),
     environment: environment(hash.environment, where),
     release: release(hash.release, where),
-    resourceGroup: hash.resource_group === undefined || hash.resource_group === null ? null : typeof hash.resource_group === 'string' ? hash.resource_group : bad(`${where} resource group should be a string`),
+    resourceGroup: hash.resource_group === undefined || hash.resource_group === null
+      ? null
+      : typeof hash.resource_group === 'string' ? hash.resource_group : bad(`${where} resource group should be a string`),
     allowFailureExitCodes: af.exitCodes,
     startIn: typeof hash.start_in === 'string' ? hash.start_in : null,
     node: null,

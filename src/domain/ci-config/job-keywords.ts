@@ -127,7 +127,9 @@ function cacheOne(value: unknown, at: string): CacheConfig {
       throw new ConfigError(`${at}:key:files config has to be an array of one or two strings`);
     }
     key = { files, ...(typeof value.key.prefix === 'string' ? { prefix: value.key.prefix } : {}) };
-  } else if (value.key !== undefined && value.key !== null) throw new ConfigError(`${at}:key config should be a hash, a string or a symbol`);
+  } else if (value.key !== undefined && value.key !== null) {
+    throw new ConfigError(`${at}:key config should be a hash, a string or a symbol`);
+  }
   const paths = value.paths === undefined ? [] : typeof value.paths === 'string' ? [value.paths] : strings(value.paths);
   if (paths === null) throw new ConfigError(`${at} paths should be an array of strings`);
   const policy = value.policy === undefined ? 'pull-push' : value.policy;

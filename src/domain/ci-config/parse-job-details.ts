@@ -147,7 +147,8 @@ function trigger(value: unknown, where: string): TriggerConfig {
   if (value.forward !== undefined && !isHash(value.forward)) throw new ConfigError(`${at}:forward config should be a hash`);
   if (isHash(value.forward)) {
     const f = value.forward;
-    if (Object.keys(f).some((k) => k !== 'yaml_variables' && k !== 'pipeline_variables') || Object.values(f).some((v) => typeof v !== 'boolean')) {
+    const unknownKey = Object.keys(f).some((k) => k !== 'yaml_variables' && k !== 'pipeline_variables');
+    if (unknownKey || Object.values(f).some((v) => typeof v !== 'boolean')) {
       throw new ConfigError(`${at}:forward config should be a hash of yaml_variables and pipeline_variables booleans`);
     }
     out.forward = f as TriggerConfig['forward'];

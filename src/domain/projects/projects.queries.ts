@@ -49,7 +49,11 @@ export async function takenInNamespace(
   };
 }
 
-export type NewProjectValues = Omit<ProjectsTable, 'id' | 'created_at' | 'updated_at' | 'last_activity_at' | 'archived' | 'read_only' | 'empty_repo' | 'pending_delete' | 'readme_path' | 'visibility_level' | 'public_builds'> & { visibility_level: number };
+export type NewProjectValues = Omit<
+  ProjectsTable,
+  | 'id' | 'created_at' | 'updated_at' | 'last_activity_at' | 'archived' | 'read_only' | 'empty_repo' | 'pending_delete'
+  | 'readme_path' | 'visibility_level' | 'public_builds'
+> & { visibility_level: number };
 
 export async function insertProject(db: Db, values: NewProjectValues): Promise<ProjectRow> {
   const now = nowIso();

@@ -30,7 +30,8 @@ export async function snippetAuthors(db: Db, snippets: Pick<SnippetRow, 'author_
 
 export async function insertSnippet(
   db: Db,
-  s: Pick<SnippetsTable, 'title' | 'description' | 'file_name' | 'content' | 'author_id' | 'repository_storage'> & { visibility_level: number },
+  s: Pick<SnippetsTable, 'title' | 'description' | 'file_name' | 'content' | 'author_id' | 'repository_storage'>
+    & { visibility_level: number },
 ): Promise<SnippetRow> {
   const now = nowIso();
   const row = await db.insertInto('snippets').values({

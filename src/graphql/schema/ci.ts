@@ -247,7 +247,8 @@ const jobFields = {
   // What the job actions of domain/jobs would accept (state-machine.ts, job-actions.ts).
   cancelable: (j: BuildRow) => transition(j.status, 'cancel') !== null,
   retryable: (j: BuildRow) => j.type === 'build' && j.retried === 0 && isRetryable(j.status),
-  playable: (j: BuildRow) => j.run_when === 'manual' && j.retried === 0 && (j.status === 'manual' || (j.type === 'build' && isRetryable(j.status))),
+  playable: (j: BuildRow) => j.run_when === 'manual' && j.retried === 0
+    && (j.status === 'manual' || (j.type === 'build' && isRetryable(j.status))),
   manualJob: (j: BuildRow) => j.run_when === 'manual',
   retried: (j: BuildRow) => j.retried === 1,
   scheduled: (j: BuildRow) => j.status === 'scheduled',

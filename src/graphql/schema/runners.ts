@@ -197,7 +197,9 @@ export const resolvers = {
       if (Object.keys(errors).length > 0) {
         return { clientMutationId: input.clientMutationId ?? null, errors: fullMessages(errors), runner: null };
       }
-      const active = typeof input.paused === 'boolean' ? !input.paused : typeof input.active === 'boolean' ? input.active : runner.active === 1;
+      const active = typeof input.paused === 'boolean'
+        ? !input.paused
+        : typeof input.active === 'boolean' ? input.active : runner.active === 1;
       const updated = await updateRunner(ctx.kiln.db, runner.id, {
         description: input.description === undefined ? runner.description : input.description,
         active: active ? 1 : 0,

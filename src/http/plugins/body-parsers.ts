@@ -53,7 +53,8 @@ export default fp(async (app) => {
     if (!route.config?.params || !routeMethods(route).includes('GET')) return;
     addRouteHook(route, 'preValidation', (request: FastifyRequest, _reply: unknown, done: (err?: Error) => void) => {
       const length = request.headers['content-length'];
-      if (request.method !== 'GET' || request.body !== undefined || ((length === undefined || length === '0') && request.headers['transfer-encoding'] === undefined)) {
+      const noBody = (length === undefined || length === '0') && request.headers['transfer-encoding'] === undefined;
+      if (request.method !== 'GET' || request.body !== undefined || noBody) {
         done();
         return;
       }

@@ -63,11 +63,10 @@ const branches: FastifyPluginAsync = async (app) => {
     let refs = await listRefs(ctx.repo.gitDir, 'refs/heads/');
     if (input.search) refs = refs.filter((r) => matchesRefSearch(r.name, input.search!));
     if (input.sort === 'name_asc') refs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    else refs.sort(
-      (
-        a, b,
-      ) => (Date.parse(a.committedDate) - Date.parse(b.committedDate)) * (input.sort === 'updated_asc' ? 1 : -1) || (a.name < b.name ? -1 : 1),
-    );
+    else {
+      const direction = input.sort === 'updated_asc' ? 1 : -1;
+      refs.sort((a, b) => (Date.parse(a.committedDate) - Date.parse(b.committedDate)) * direction || (a.name < b.name ? -1 : 1));
+    }
     return present(ctx, paginateArray(request, reply, refs));
   });
 

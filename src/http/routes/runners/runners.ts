@@ -111,7 +111,9 @@ const runners: FastifyPluginAsync = async (app) => {
     const maintenanceNote = input.maintenance_note === undefined ? runner.maintenance_note : input.maintenance_note;
     const errors = runnerErrors({ maintenanceNote, tagList, runUntagged, maximumTimeout: input.maximum_timeout });
     if (Object.keys(errors).length > 0) throw validationFailed(errors);
-    const active = typeof input.paused === 'boolean' ? !input.paused : typeof input.active === 'boolean' ? input.active : runner.active === 1;
+    const active = typeof input.paused === 'boolean'
+      ? !input.paused
+      : typeof input.active === 'boolean' ? input.active : runner.active === 1;
     const updated = await updateRunner(db, runner.id, {
       description: input.description ?? runner.description,
       active: active ? 1 : 0,

@@ -117,7 +117,8 @@ const storageMoves: FastifyPluginAsync = async (app) => {
     });
 
     route(app, {
-      method: 'GET', url: `/${k.kind}_repository_storage_moves/:repository_storage_move_id`, auth: 'required', params: defineParams({ repository_storage_move_id: moveId }),
+      method: 'GET', url: `/${k.kind}_repository_storage_moves/:repository_storage_move_id`, auth: 'required',
+      params: defineParams({ repository_storage_move_id: moveId }),
       schema: { summary: `A ${k.kind} repository storage move (administrators)`, tags, response: { 200: k.schema } },
       preValidation: adminOnly,
     }, async ({ input }) => one(await findMove(db, k.kind, input.repository_storage_move_id)));
