@@ -18,7 +18,10 @@ import { pushClone, waitForPipelines } from '../test/helpers/ci-push.ts';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 
 function bigConfig(): string {
-  const lines = ['stages: [build, test, deploy]', 'variables:', '  DEPLOY: "yes"', 'workflow:', '  rules:', '    - if: $CI_COMMIT_BRANCH', ''];
+  const lines = [
+    'stages: [build, test, deploy]', 'variables:', '  DEPLOY: "yes"', 'workflow:', '  rules:',
+    '    - if: $CI_COMMIT_BRANCH', '',
+  ];
   for (let i = 0; i < 30; i++) {
     lines.push(
       `job-${i}:`,
@@ -42,7 +45,8 @@ function bigConfig(): string {
 
 function stats(ms: number[]): string {
   const s = [...ms].sort((a, b) => a - b);
-  return `median ${s[Math.floor(s.length / 2)].toFixed(1)} ms, min ${s[0].toFixed(1)} ms, max ${s[s.length - 1].toFixed(1)} ms (${s.length} runs)`;
+  return `median ${s[Math.floor(s.length / 2)].toFixed(1)} ms, min ${s[0].toFixed(1)} ms, max ${s[s.length - 1].toFixed(1)} ms `
+    + `(${s.length} runs)`;
 }
 
 async function main(): Promise<void> {
@@ -56,7 +60,9 @@ async function main(): Promise<void> {
       const res = await t.request({ method: 'POST', url: `/api/v4/projects/${p.project.id}/pipeline?ref=main`, token: p.ownerToken });
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       if (res.statusCode !== 201) throw new Error(res.body);
-      const jobs = await t.db.selectFrom('ci_builds').select((eb) => eb.fn.countAll<number>().as('n')).where('pipeline_id', '=', (res.json() as { id: number }).id).executeTakeFirstOrThrow();
+      const jobs = await t.db.selectFrom('ci_builds').select((eb) => eb.fn.countAll<number>().as('n')).where(
+        'pipeline_id', '=', (res.json() as { id: number }).id,
+      ).executeTakeFirstOrThrow();
       if (Number(jobs.n) !== 300) throw new Error(`expected 300 jobs, got ${jobs.n}`);
       if (i > 0) create.push(ms); // the first run warms caches up
     }

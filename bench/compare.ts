@@ -39,7 +39,10 @@ async function main(): Promise<void> {
   const kilns: [string, KilnProcess][] = [];
   try {
     const dataDir = path.join(tmp, 'data');
-    const { ciProjectId } = await seedDatabase({ dataDir, databaseUrl, users, jobs: Number(process.env.BENCH_JOBS ?? users), rootToken: ROOT_TOKEN, userToken: USER_TOKEN });
+    const { ciProjectId } = await seedDatabase({
+      dataDir, databaseUrl, users, jobs: Number(process.env.BENCH_JOBS ?? users), rootToken: ROOT_TOKEN,
+      userToken: USER_TOKEN,
+    });
     const pkg = JSON.parse(await fs.readFile(path.join(repo, 'package.json'), 'utf8')) as { scripts: { start: string } };
     const nodeFlags = pkg.scripts.start.split(' ').filter((w) => w.startsWith('--'));
     const footprint: string[] = [];
@@ -55,7 +58,10 @@ async function main(): Promise<void> {
     const run = async (k: KilnProcess, target: string, seconds: number) => {
       let n = 0;
       const next = () => target.replace('{n}', String(2 + ((Math.floor(users / 2) + n++) % users)));
-      return autocannon({ url: k.base + next(), headers, connections: 10, duration: seconds, requests: [{ setupRequest: (req) => ({ ...req, path: next() }) }] });
+      return autocannon({
+        url: k.base + next(), headers, connections: 10, duration: seconds,
+        requests: [{ setupRequest: (req) => ({ ...req, path: next() }) }],
+      });
     };
     const paths = targets.map((t) => t.replace(':ci', String(ciProjectId)));
     for (const t of paths) for (const [, k] of kilns) await run(k, t, 1);
@@ -72,10 +78,14 @@ async function main(): Promise<void> {
     process.stdout.write(`\nserver CPU µs per request, median of ${rounds} rounds (each round's figure after it)\n`);
     for (const [key, v] of cpu) {
       const [t, name] = key.split('\t');
-      process.stdout.write(`${t.padEnd(50)} ${name.padEnd(12)} ${median(v).toFixed(0).padStart(6)}   ${v.map((x) => x.toFixed(0)).join(' ')}\n`);
+      process.stdout.write(
+        `${t.padEnd(50)} ${name.padEnd(12)} ${median(v).toFixed(0).padStart(6)}   ${v.map((x) => x.toFixed(0)).join(' ')}\n`,
+      );
     }
     process.stdout.write(`${footprint.join('\n')}\n`);
-    for (const [name, k] of kilns) process.stdout.write(`${name}: RSS after the runs ${(await rssMegabytes(k.child.pid!)).toFixed(0)} MB\n`);
+    for (const [name, k] of kilns) process.stdout.write(
+      `${name}: RSS after the runs ${(await rssMegabytes(k.child.pid!)).toFixed(0)} MB\n`,
+    );
   } finally {
     for (const [, k] of kilns) await k.stop();
     await drop?.();

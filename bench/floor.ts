@@ -34,7 +34,10 @@ async function main(): Promise<void> {
   const { url: databaseUrl, drop } = await benchDatabase();
   const engine = databaseUrl ? 'PostgreSQL' : 'SQLite';
   const users = Number(process.env.BENCH_USERS ?? 100_000);
-  const { ciProjectId } = await seedDatabase({ dataDir, databaseUrl, users, jobs: Number(process.env.BENCH_JOBS ?? users), rootToken: ROOT_TOKEN, userToken: USER_TOKEN });
+  const { ciProjectId } = await seedDatabase({
+    dataDir, databaseUrl, users, jobs: Number(process.env.BENCH_JOBS ?? users), rootToken: ROOT_TOKEN,
+    userToken: USER_TOKEN,
+  });
   const root = { 'private-token': ROOT_TOKEN };
   const user = { 'private-token': USER_TOKEN };
   // A list page computed: a parameter the API ignores differs on every request. A user read that
@@ -42,14 +45,31 @@ async function main(): Promise<void> {
   const list = (path: string) => (n: number | string) => `${path}&bench=${n}`;
   const mid = Math.floor(users / 2) + 2;
   const pages = [
-    { name: 'users-admin', title: 'GET /users?per_page=20 (admin)', url: list('/api/v4/users?per_page=20'), headers: root, target: databaseUrl ? 0.08 : 0.15 },
-    { name: 'users-user', title: 'GET /users?per_page=20 (user token)', url: list('/api/v4/users?per_page=20'), headers: user, target: databaseUrl ? 0.08 : 0.2 },
-    { name: 'jobs', title: 'GET /projects/:id/jobs', url: list(`/api/v4/projects/${ciProjectId}/jobs?per_page=20`), headers: root, target: databaseUrl ? 0.08 : 0.1 },
-    { name: 'pipelines', title: 'GET /projects/:id/pipelines', url: list(`/api/v4/projects/${ciProjectId}/pipelines?per_page=20`), headers: root, target: databaseUrl ? 0.08 : 0.1 },
+    {
+      name: 'users-admin', title: 'GET /users?per_page=20 (admin)', url: list('/api/v4/users?per_page=20'),
+      headers: root, target: databaseUrl ? 0.08 : 0.15,
+    },
+    {
+      name: 'users-user', title: 'GET /users?per_page=20 (user token)',
+      url: list('/api/v4/users?per_page=20'), headers: user, target: databaseUrl ? 0.08 : 0.2,
+    },
+    {
+      name: 'jobs', title: 'GET /projects/:id/jobs',
+      url: list(`/api/v4/projects/${ciProjectId}/jobs?per_page=20`), headers: root,
+      target: databaseUrl ? 0.08 : 0.1,
+    },
+    {
+      name: 'pipelines', title: 'GET /projects/:id/pipelines',
+      url: list(`/api/v4/projects/${ciProjectId}/pipelines?per_page=20`), headers: root,
+      target: databaseUrl ? 0.08 : 0.1,
+    },
     {
       name: 'user', title: 'GET /users/:id (user token, a new user each request)', headers: user, target: databaseUrl ? 0.2 : null,
       // Warm-up reads users 2 … 21, the captured read user 100, and kiln's runs walk from the middle.
-      url: (n: number | string) => `/api/v4/users/${typeof n === 'number' ? 2 + ((mid - 2 + n) % users) : n === 'captured' ? 100 : 2 + Number(n.slice(4))}`,
+      url: (n: number | string) => {
+        const id = typeof n === 'number' ? 2 + ((mid - 2 + n) % users) : n === 'captured' ? 100 : 2 + Number(n.slice(4));
+        return `/api/v4/users/${id}`;
+      },
     },
   ];
 
@@ -97,16 +117,24 @@ async function main(): Promise<void> {
         bareSys.push(b.sys);
       }
       const bareUs = median(bares);
-      const target = p.target === null ? 'no target' : `the target (${p.target * 100} % of bare) allows ${(bareUs / p.target).toFixed(0)} µs`;
+      const target = p.target === null
+        ? 'no target'
+        : `the target (${p.target * 100} % of bare) allows ${(bareUs / p.target).toFixed(0)} µs`;
       lines.push(`\n${p.title}: bare ${bareUs.toFixed(1)} µs (${median(bareSys).toFixed(1)} in the kernel); ${target}`);
       for (const [label, runs] of cpu) {
         const ratios = runs.map((m, i) => (bares[i] + bares[i + 1]) / 2 / m.cpu);
         const us = median(runs.map((m) => m.cpu));
         const sys = median(runs.map((m) => m.sys));
-        lines.push(`  ${label.padEnd(36)} ${us.toFixed(1).padStart(7)} µs (${sys.toFixed(1).padStart(5)} in the kernel)  ${(median(ratios) * 100).toFixed(1).padStart(5)} % of bare`);
+        lines.push(
+          `  ${label.padEnd(36)} ${us.toFixed(1).padStart(7)} µs (${sys.toFixed(1).padStart(5)} in the kernel)  `
+          + `${(median(ratios) * 100).toFixed(1).padStart(5)} % of bare`,
+        );
       }
     }
-    process.stdout.write(`\nserver CPU per request, median of ${ROUNDS} runs of ${RUNS.duration} s each (${engine}, ${users} users, ${os.cpus().length} cores)${lines.join('\n')}\n`);
+    process.stdout.write(
+      `\nserver CPU per request, median of ${ROUNDS} runs of ${RUNS.duration} s each (${engine}, ${users} users, `
+      + `${os.cpus().length} cores)${lines.join('\n')}\n`,
+    );
   } finally {
     await kiln.stop();
     bare.child.kill('SIGTERM');

@@ -28,7 +28,10 @@ const USER_TOKEN = 'bench-user-token-0000000001';
 
 function startBare(): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(import.meta.dirname, 'bare-server.ts')], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath, [path.join(import.meta.dirname, 'bare-server.ts')],
+      { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let out = '';
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
@@ -49,12 +52,15 @@ async function seedPipelines(dataDir: string, databaseUrl: string | null, projec
     const { id: _id, ...pipeline } = source;
     const options = JSON.stringify({ script: ['make'], before_script: [], after_script: [], image: null, artifacts: null, trigger: null });
     for (let i = 2; i <= PIPELINES + 1; i += 1) {
-      const row = await db.insertInto('ci_pipelines').values({ ...pipeline, iid: i, status: 'success' }).returning('id').executeTakeFirstOrThrow();
+      const row = await db.insertInto('ci_pipelines').values({
+        ...pipeline, iid: i, status: 'success',
+      }).returning('id').executeTakeFirstOrThrow();
       await db.insertInto('ci_builds').values(Array.from({ length: JOBS_PER_PIPELINE }, (_, k) => ({
         type: 'build', project_id: projectId, pipeline_id: row.id, name: `job ${k}`, stage: 'test', stage_idx: 0, status: 'success',
         run_when: 'on_success', allow_failure: 0 as const, failure_reason: null, ref: 'main', tag: 0 as const, user_id: 1, runner_id: null,
         token_digest: null, options, yaml_variables: '[]', job_variables: '[]', tag_list: '', needs: null, timeout: 3600,
-        downstream_pipeline_id: null, created_at: at, updated_at: at, queued_at: at, started_at: at, finished_at: at, erased_at: null, artifacts_expire_at: null,
+        downstream_pipeline_id: null, created_at: at, updated_at: at, queued_at: at, started_at: at, finished_at: at,
+        erased_at: null, artifacts_expire_at: null,
       }))).execute();
     }
   } finally {
@@ -102,12 +108,16 @@ async function main(): Promise<void> {
       const before = await cpuMicros(pid);
       const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, ...o });
       cpu.set(url + (o.body ?? ''), (await cpuMicros(pid) - before) / r['2xx']);
-      if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0) throw new Error(`${url}: ${r.non2xx} answers were not 2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
+      if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0) {
+        throw new Error(`${url}: ${r.non2xx} answers were not 2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
+      }
       // Answers, not attempts: 2xx responses over the run.
       return r['2xx'] / DURATION;
     };
     const current = JSON.stringify({ query: '{ currentUser { username } }' });
-    const probe = await (await fetch(`${base}/api/graphql`, { method: 'POST', headers, body: current })).json() as { data?: { currentUser?: { username: string } } };
+    const probe = await (await fetch(`${base}/api/graphql`, {
+      method: 'POST', headers, body: current,
+    })).json() as { data?: { currentUser?: { username: string } } };
     if (probe.data?.currentUser?.username !== 'bench0') throw new Error(`currentUser answered ${JSON.stringify(probe)}`);
     const bareRps = await cannon(bare.child.pid!, `http://127.0.0.1:${bare.port}/`);
     const bareCpu = cpu.get(`http://127.0.0.1:${bare.port}/`)!;
@@ -142,10 +152,13 @@ async function main(): Promise<void> {
     process.stdout.write([
       `engine: ${engine}; ${CONNECTIONS} connections, ${DURATION} s a run, one run (shared machine: figures move by ten points or more)`,
       `bare node:http                           ${bareMean.toFixed(0)} req/s`,
-      `POST /api/graphql { currentUser }         ${gqlRps.toFixed(0)} req/s  = ${((gqlRps / bareMean) * 100).toFixed(1)} % of bare (target ≥ 25 %)`,
-      `  server CPU per request: bare ${bareCpu.toFixed(0)} µs, GraphQL ${gqlCpu.toFixed(0)} µs = ${((bareCpu / gqlCpu) * 100).toFixed(1)} % of bare by CPU`,
+      `POST /api/graphql { currentUser }         ${gqlRps.toFixed(0)} req/s  = ${((gqlRps / bareMean) * 100).toFixed(1)} % of `
+      + `bare (target ≥ 25 %)`,
+      `  server CPU per request: bare ${bareCpu.toFixed(0)} µs, GraphQL ${gqlCpu.toFixed(0)} µs = `
+      + `${((bareCpu / gqlCpu) * 100).toFixed(1)} % of bare by CPU`,
       `${PIPELINES} pipelines × ${JOBS_PER_PIPELINE} jobs, GraphQL (1 request) ${gqlPages.toFixed(1)} pages/s`,
-      `${PIPELINES} pipelines × ${JOBS_PER_PIPELINE} jobs, REST (21 requests)   ${restPages.toFixed(1)} pages/s  → GraphQL ${(gqlPages / restPages).toFixed(2)}× REST`,
+      `${PIPELINES} pipelines × ${JOBS_PER_PIPELINE} jobs, REST (21 requests)   ${restPages.toFixed(1)} pages/s  → GraphQL `
+      + `${(gqlPages / restPages).toFixed(2)}× REST`,
       '',
     ].join('\n'));
   } finally {

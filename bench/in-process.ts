@@ -22,9 +22,18 @@ export type InProcessKiln = Awaited<ReturnType<typeof inProcessKiln>>;
 export async function inProcessKiln(dataDir: string, databaseUrl: string | null = null) {
   const config = loadConfig({ ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}), KILN_DATA_DIR: dataDir, KILN_EXTERNAL_URL: 'http://kiln.bench', KILN_RATE_LIMIT_PER_IP: '0', KILN_RATE_LIMIT_PER_USER: '0', LOG_LEVEL: 'silent' });
   let log: Captured['statements'] | null = null;
-  const database = openDatabase({ ...config, queryLog: (sql, parameters) => log?.push({ sql, parameters: databaseUrl ? [...parameters] : parameters.map((p) => (typeof p === 'boolean' ? Number(p) : p)) }) });
+  const database = openDatabase({
+    ...config,
+    queryLog: (sql, parameters) => log?.push({
+      sql,
+      parameters: databaseUrl ? [...parameters] : parameters.map((p) => (typeof p === 'boolean' ? Number(p) : p)),
+    }),
+  });
   const boot = await bootstrapInstance(database.db, { rootPassword: null, rootToken: null, dialect: database.dialect });
-  const app = await buildApp(config, { database, secretKeyBase: boot.secretKeyBase, version: { version: '15.2.0', revision: 'bench' }, jobTokens: resolveJobToken, cluster: null, logger: false });
+  const app = await buildApp(config, {
+    database, secretKeyBase: boot.secretKeyBase, version: { version: '15.2.0', revision: 'bench' },
+    jobTokens: resolveJobToken, cluster: null, logger: false,
+  });
   await app.ready();
   return {
     app,

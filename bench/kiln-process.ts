@@ -14,10 +14,15 @@ export interface KilnProcess {
 }
 
 /** `root`: the checkout whose src/main.ts runs (default: this one; bench/compare.ts passes another). */
-export async function startKiln(opts: { dataDir: string; databaseUrl: string | null; nodeFlags?: string[]; env?: Record<string, string>; root?: string }): Promise<KilnProcess> {
+export async function startKiln(
+  opts: { dataDir: string; databaseUrl: string | null; nodeFlags?: string[]; env?: Record<string, string>; root?: string },
+): Promise<KilnProcess> {
   const port = 20000 + Math.floor(Math.random() * 20000);
   const base = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [...(opts.nodeFlags ?? []), path.join(opts.root ?? path.join(import.meta.dirname, '..'), 'src', 'main.ts'), 'serve'], {
+  const child = spawn(process.execPath, [
+    ...(opts.nodeFlags ?? []), path.join(opts.root ?? path.join(import.meta.dirname, '..'), 'src', 'main.ts'),
+    'serve',
+  ], {
     env: {
       ...process.env, PORT: String(port), HOST: '127.0.0.1', KILN_DATA_DIR: opts.dataDir, LOG_LEVEL: 'warn',
       KILN_RATE_LIMIT_PER_IP: '0', KILN_RATE_LIMIT_PER_USER: '0', KILN_EXTERNAL_URL: base,

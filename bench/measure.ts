@@ -101,7 +101,9 @@ export interface Measured {
 }
 
 /** Runs of one endpoint on one server; a rotating target's paths go on from run to run. */
-export function runner(server: Server, t: Target, opts: { duration: number; connections: number }): { warmUp(): Promise<void>; measure(): Promise<Measured> } {
+export function runner(
+  server: Server, t: Target, opts: { duration: number; connections: number },
+): { warmUp(): Promise<void>; measure(): Promise<Measured> } {
   let n = 0;
   const paths = t.paths;
   const requests = paths ? [{ setupRequest: (req: object) => ({ ...req, path: paths(n++) }) }] : undefined;
@@ -116,7 +118,10 @@ export function runner(server: Server, t: Target, opts: { duration: number; conn
       const r = await autocannon({ ...options, duration: opts.duration });
       const after = await cpuTimes(server.pid);
       const per = (us: number) => us / r.requests.total;
-      return { rps: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx, cpu: per(after.user + after.sys - before.user - before.sys), sys: per(after.sys - before.sys) };
+      return {
+        rps: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx,
+        cpu: per(after.user + after.sys - before.user - before.sys), sys: per(after.sys - before.sys),
+      };
     },
   };
 }

@@ -29,7 +29,8 @@ async function main(): Promise<void> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'kiln-profile-'));
   const { url: databaseUrl, drop } = await benchDatabase();
   const { ciProjectId } = await seedDatabase({
-    dataDir, databaseUrl, users: Number(process.env.BENCH_USERS ?? 10_000), jobs: Number(process.env.BENCH_JOBS ?? 10_000), rootToken: ROOT_TOKEN, userToken: USER_TOKEN,
+    dataDir, databaseUrl, users: Number(process.env.BENCH_USERS ?? 10_000), jobs: Number(process.env.BENCH_JOBS ?? 10_000),
+    rootToken: ROOT_TOKEN, userToken: USER_TOKEN,
   });
   const url = target.replace(':ci', String(ciProjectId));
   const profDir = path.join(dataDir, 'profile');
@@ -93,7 +94,10 @@ function report(profile: Profile, requests: number): void {
   }
   const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n)
     .map(([k, us]) => `${(us / requests).toFixed(1).padStart(8)} µs/req ${((us / total) * 100).toFixed(1).padStart(5)} %  ${k}`).join('\n');
-  process.stdout.write(`busy ${(total / requests).toFixed(1)} µs of CPU per request (main thread)\n\nby file or package:\n${top(files, 25)}\n\nby function:\n${top(fns, 40)}\n\nkiln's functions, inclusive:\n${top(inclusive, 40)}\n`);
+  process.stdout.write(
+    `busy ${(total / requests).toFixed(1)} µs of CPU per request (main thread)\n\nby file or package:\n${top(files, 25)}\n\nby `
+    + `function:\n${top(fns, 40)}\n\nkiln's functions, inclusive:\n${top(inclusive, 40)}\n`,
+  );
 }
 
 main().catch((err: unknown) => {

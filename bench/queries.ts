@@ -21,7 +21,8 @@ async function main(): Promise<void> {
   const [target = '/api/v4/users?per_page=20', who = 'root'] = process.argv.slice(2);
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'kiln-queries-'));
   const { ciProjectId } = await seedDatabase({
-    dataDir, databaseUrl: null, users: Number(process.env.BENCH_USERS ?? 100_000), jobs: Number(process.env.BENCH_JOBS ?? 100_000), rootToken: ROOT_TOKEN, userToken: USER_TOKEN,
+    dataDir, databaseUrl: null, users: Number(process.env.BENCH_USERS ?? 100_000), jobs: Number(process.env.BENCH_JOBS ?? 100_000),
+    rootToken: ROOT_TOKEN, userToken: USER_TOKEN,
   });
   const kiln = await inProcessKiln(dataDir);
   const app = kiln.app;
@@ -51,7 +52,10 @@ async function main(): Promise<void> {
   for (let i = 0; i < n; i++) await app.inject({ url: computed(sent++), headers });
   const used = process.cpuUsage(cpu);
   Statement.all = originalAll;
-  process.stdout.write(`in process: ${((used.user + used.system) / n).toFixed(1)} µs of CPU per request (inject, no socket), ${(Number(inSqlite) / 1000 / n).toFixed(1)} µs of it in statements' all()\n`);
+  process.stdout.write(
+    `in process: ${((used.user + used.system) / n).toFixed(1)} µs of CPU per request (inject, no socket), `
+    + `${(Number(inSqlite) / 1000 / n).toFixed(1)} µs of it in statements' all()\n`,
+  );
   const res = await kiln.capture(computed(sent++), headers);
   const statements = res.statements;
   process.stdout.write(`${url} as ${who}: ${res.status}, ${res.body.length} bytes, ${statements.length} statements\n`);
@@ -64,7 +68,9 @@ async function main(): Promise<void> {
     for (let i = 0; i < runs; i++) stmt.all(...params);
     const us = Number(process.hrtime.bigint() - start) / 1_000 / runs;
     total += us;
-    process.stdout.write(`${us.toFixed(1).padStart(8)} µs  ${(process.env.FULL_SQL ? s.sql : s.sql.slice(0, 400))}  ${JSON.stringify(params).slice(0, 120)}\n`);
+    process.stdout.write(
+      `${us.toFixed(1).padStart(8)} µs  ${(process.env.FULL_SQL ? s.sql : s.sql.slice(0, 400))}  ${JSON.stringify(params).slice(0, 120)}\n`,
+    );
   }
   process.stdout.write(`${total.toFixed(1).padStart(8)} µs  in all\n`);
   await kiln.close();

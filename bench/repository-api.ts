@@ -27,15 +27,40 @@ const t = await startTestApp();
 try {
   const user = await createUser(t.db, { username: 'bench' });
   const token = await createToken(t.db, user);
-  const project = (await t.request({ method: 'POST', url: '/api/v4/projects', token, payload: { name: 'bench', initialize_with_readme: true } })).json();
+  const project = (await t.request({
+    method: 'POST', url: '/api/v4/projects', token, payload: { name: 'bench', initialize_with_readme: true },
+  })).json();
   const base = `/api/v4/projects/${project.id}/repository`;
-  for (let i = 0; i < 100; i += 1) await t.request({ method: 'POST', url: `${base}/branches`, token, payload: { branch: `b${i}`, ref: 'main' } });
+  for (let i = 0; i < 100; i += 1) await t.request({
+    method: 'POST', url: `${base}/branches`, token, payload: { branch: `b${i}`, ref: 'main' },
+  });
 
   let n = 0;
   const cases: [string, () => Promise<{ statusCode: number }>, number][] = [
-    ['POST commits, 1 action', () => t.request({ method: 'POST', url: `${base}/commits`, token, payload: { branch: 'main', commit_message: 'm', actions: [{ action: 'create', file_path: `one/${n++}.txt`, content: 'x' }] } }), 201],
-    ['POST commits, 10 actions', () => t.request({ method: 'POST', url: `${base}/commits`, token, payload: { branch: 'main', commit_message: 'm', actions: Array.from({ length: 10 }, (_, i) => ({ action: 'create', file_path: `ten/${n}/${i}.txt`, content: String(i) })) } }).finally(() => { n += 1; }), 201],
-    ['POST branches', () => t.request({ method: 'POST', url: `${base}/branches`, token, payload: { branch: `x${n++}`, ref: 'main' } }), 201],
+    [
+      'POST commits, 1 action',
+      () => t.request({
+        method: 'POST', url: `${base}/commits`, token,
+        payload: { branch: 'main', commit_message: 'm', actions: [{ action: 'create', file_path: `one/${n++}.txt`, content: 'x' }] },
+      }),
+      201,
+    ],
+    [
+      'POST commits, 10 actions',
+      () => t.request({
+        method: 'POST', url: `${base}/commits`, token,
+        payload: {
+          branch: 'main', commit_message: 'm',
+          actions: Array.from({ length: 10 }, (_, i) => ({ action: 'create', file_path: `ten/${n}/${i}.txt`, content: String(i) })),
+        },
+      }).finally(() => { n += 1; }),
+      201,
+    ],
+    [
+      'POST branches',
+      () => t.request({ method: 'POST', url: `${base}/branches`, token, payload: { branch: `x${n++}`, ref: 'main' } }),
+      201,
+    ],
     ['GET branches (100+, page of 20)', () => t.request({ method: 'GET', url: `${base}/branches`, token }), 200],
     ['GET files/README.md', () => t.request({ method: 'GET', url: `${base}/files/README.md?ref=main`, token }), 200],
     ['GET tree recursive', () => t.request({ method: 'GET', url: `${base}/tree?recursive=true&per_page=100`, token }), 200],

@@ -80,7 +80,9 @@ async function main(): Promise<void> {
   const engine = databaseUrl ? 'PostgreSQL' : 'SQLite';
   process.stdout.write(`seeding ${USERS} users and a project with ${JOBS} jobs on ${engine}…\n`);
   const seedStart = Date.now();
-  const { ciProjectId } = await seedDatabase({ dataDir, databaseUrl, users: USERS, jobs: JOBS, rootToken: ROOT_TOKEN, userToken: USER_TOKEN });
+  const { ciProjectId } = await seedDatabase({
+    dataDir, databaseUrl, users: USERS, jobs: JOBS, rootToken: ROOT_TOKEN, userToken: USER_TOKEN,
+  });
   process.stdout.write(`seeded in ${((Date.now() - seedStart) / 1000).toFixed(1)} s\n`);
 
   const bare = await startProcess(path.join(import.meta.dirname, 'bare-server.ts'), { PORT: '0' });
@@ -130,22 +132,40 @@ async function main(): Promise<void> {
     const allTargets: Target[] = [
       { name: 'GET /-/liveness', path: '/-/liveness' },
       { name: 'GET /api/v4/users/:id (user token)', path: `/api/v4/users/${mid}`, headers: { 'private-token': userToken } },
-      { name: 'GET /api/v4/users/:id (user token, a new user each request)', path: seededUser(0), paths: seededUser, headers: { 'private-token': userToken } },
+      {
+        name: 'GET /api/v4/users/:id (user token, a new user each request)', path: seededUser(0),
+        paths: seededUser, headers: { 'private-token': userToken },
+      },
       { name: 'GET /api/v4/users/:id (admin)', path: `/api/v4/users/${mid}`, headers: auth },
       { name: 'GET /api/v4/user', path: '/api/v4/user', headers: auth },
       { name: 'GET /api/v4/users?per_page=20 (admin)', path: '/api/v4/users?per_page=20', headers: auth },
       { name: 'GET /api/v4/users?per_page=20 (user token)', path: '/api/v4/users?per_page=20', headers: { 'private-token': userToken } },
       { name: `GET /api/v4/projects/:id/jobs (${JOBS} jobs)`, path: `/api/v4/projects/${ciProjectId}/jobs`, headers: auth },
       { name: 'GET /api/v4/projects/:id/jobs?scope=failed', path: `/api/v4/projects/${ciProjectId}/jobs?scope=failed`, headers: auth },
-      { name: `GET /api/v4/projects/:id/pipelines (${Math.ceil(JOBS / JOBS_PER_PIPELINE)} pipelines)`, path: `/api/v4/projects/${ciProjectId}/pipelines`, headers: auth },
-      { name: 'GET /api/v4/projects/:id/pipelines?status=success', path: `/api/v4/projects/${ciProjectId}/pipelines?status=success`, headers: auth },
+      {
+        name: `GET /api/v4/projects/:id/pipelines (${Math.ceil(JOBS / JOBS_PER_PIPELINE)} pipelines)`,
+        path: `/api/v4/projects/${ciProjectId}/pipelines`, headers: auth,
+      },
+      {
+        name: 'GET /api/v4/projects/:id/pipelines?status=success',
+        path: `/api/v4/projects/${ciProjectId}/pipelines?status=success`, headers: auth,
+      },
       // Page 5,000 (offset, as the Service pages these lists): as fast as page 1 at any size (issue 17, item 2).
       { name: 'GET /api/v4/users?per_page=20&page=5000', path: '/api/v4/users?per_page=20&page=5000', headers: auth },
-      { name: 'GET /api/v4/projects/:id/jobs?page=5000', path: `/api/v4/projects/${ciProjectId}/jobs?per_page=20&page=5000`, headers: auth },
+      {
+        name: 'GET /api/v4/projects/:id/jobs?page=5000',
+        path: `/api/v4/projects/${ciProjectId}/jobs?per_page=20&page=5000`, headers: auth,
+      },
       { name: 'GET /api/v4/users?per_page=20 (admin, computed)', ...computed('/api/v4/users?per_page=20'), headers: auth },
-      { name: 'GET /api/v4/users?per_page=20 (user token, computed)', ...computed('/api/v4/users?per_page=20'), headers: { 'private-token': userToken } },
+      {
+        name: 'GET /api/v4/users?per_page=20 (user token, computed)',
+        ...computed('/api/v4/users?per_page=20'), headers: { 'private-token': userToken },
+      },
       { name: 'GET /api/v4/projects/:id/jobs (computed)', ...computed(jobsPath), headers: auth },
-      { name: 'GET /api/v4/projects/:id/pipelines (computed)', ...computed(`/api/v4/projects/${ciProjectId}/pipelines?per_page=20`), headers: auth },
+      {
+        name: 'GET /api/v4/projects/:id/pipelines (computed)',
+        ...computed(`/api/v4/projects/${ciProjectId}/pipelines?per_page=20`), headers: auth,
+      },
       { name: 'GET /api/v4/users?per_page=20&page=5000 (computed)', ...computed('/api/v4/users?per_page=20&page=5000'), headers: auth },
       { name: 'GET /api/v4/projects/:id/jobs?page=5000 (computed)', ...computed(`${jobsPath}&page=5000`), headers: auth },
     ];
@@ -186,7 +206,10 @@ async function main(): Promise<void> {
         non2xx > 0 ? `${ratio} (${non2xx} non-2xx!)` : ratio, median(runs.map((m) => m.cpu)).toFixed(1), cpuRatio,
       ]);
     }
-    const rows: string[][] = [['bare node:http (same JSON)', median(bareRps).toFixed(0), '', '100 %', median(bareCpu).toFixed(1), '100 %'], ...results];
+    const rows: string[][] = [
+      ['bare node:http (same JSON)', median(bareRps).toFixed(0), '', '100 %', median(bareCpu).toFixed(1), '100 %'],
+      ...results,
+    ];
     footprint.push(`RSS after the runs: ${(await rssMegabytes(kiln.pid!)).toFixed(0)} MB`);
     printTable(engine, rows);
     process.stdout.write(`kiln (KILN_WORKERS=${WORKERS}): ${footprint.join('; ')}\n`);
@@ -205,7 +228,10 @@ function printTable(engine: string, rows: string[][]): void {
   const all = [header, ...rows];
   const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
   const line = (r: string[]) => `| ${r.map((c, i) => (c ?? '').padEnd(widths[i])).join(' | ')} |`;
-  process.stdout.write(`\nkiln bench on ${engine}: ${USERS} users, ${JOBS} jobs, ${CONNECTIONS} connections, ${ROUNDS} runs of ${DURATION} s per endpoint, alternating with the bare server's, ${os.cpus().length} cores\n`);
+  process.stdout.write(
+    `\nkiln bench on ${engine}: ${USERS} users, ${JOBS} jobs, ${CONNECTIONS} connections, ${ROUNDS} runs of ${DURATION} s per `
+    + `endpoint, alternating with the bare server's, ${os.cpus().length} cores\n`,
+  );
   process.stdout.write(`${line(header)}\n| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |\n`);
   for (const r of rows) process.stdout.write(`${line(r)}\n`);
 }

@@ -68,7 +68,10 @@ async function main(): Promise<void> {
   let runner: ChildProcess | null = null;
   try {
     const api = async (method: string, url: string, body?: unknown) => {
-      const r = await fetch(`${base}/api/v4${url}`, { method, headers: { 'private-token': TOKEN, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+      const r = await fetch(`${base}/api/v4${url}`, {
+        method, headers: { 'private-token': TOKEN, 'content-type': 'application/json' },
+        body: body ? JSON.stringify(body) : undefined,
+      });
       if (!r.ok) throw new Error(`${method} ${url}: ${r.status} ${await r.text()}`);
       return r.json() as Promise<Record<string, unknown>>;
     };
@@ -84,7 +87,10 @@ async function main(): Promise<void> {
     const project = await api('POST', '/projects', { name: 'bench-runner', path: 'bench-runner' });
     const work = path.join(dir, 'work');
     await run('git', ['init', '--quiet', '--initial-branch=main', work], { env: gitEnv });
-    const yml = [`variables:\n  GIT_STRATEGY: ${GIT_STRATEGY}\n`, ...Array.from({ length: JOBS }, (_, i) => `job-${i}:\n  script: [echo job ${i}]\n`)].join('');
+    const yml = [
+      `variables:\n  GIT_STRATEGY: ${GIT_STRATEGY}\n`,
+      ...Array.from({ length: JOBS }, (_, i) => `job-${i}:\n  script: [echo job ${i}]\n`),
+    ].join('');
     await fs.writeFile(path.join(work, '.gitlab-ci.yml'), yml);
     await run('git', ['-C', work, 'add', '.'], { env: gitEnv });
     await run('git', ['-C', work, 'commit', '--quiet', '-m', 'bench'], { env: gitEnv });
@@ -96,8 +102,18 @@ async function main(): Promise<void> {
     const home = path.join(dir, 'runner-home');
     await fs.mkdir(home);
     const config = path.join(home, 'config.toml');
-    await run(process.execPath, [MAIN, 'runner', 'register', '--url', base, '--registration-token', REGISTRATION, '--concurrent', String(CONCURRENT), '--config', config], { env: { PATH: process.env.PATH, HOME: home } });
-    runner = spawn(process.execPath, [MAIN, 'runner', 'run', '--config', config], { env: { PATH: process.env.PATH, HOME: home }, stdio: ['ignore', 'ignore', 'ignore'] });
+    await run(
+      process.execPath,
+      [
+        MAIN, 'runner', 'register', '--url', base, '--registration-token', REGISTRATION, '--concurrent',
+        String(CONCURRENT), '--config', config,
+      ],
+      { env: { PATH: process.env.PATH, HOME: home } },
+    );
+    runner = spawn(
+      process.execPath, [MAIN, 'runner', 'run', '--config', config],
+      { env: { PATH: process.env.PATH, HOME: home }, stdio: ['ignore', 'ignore', 'ignore'] },
+    );
     await new Promise((r) => setTimeout(r, 1000));
 
     const kilnBefore = await cpuMicros(kiln.pid!);
@@ -114,7 +130,10 @@ async function main(): Promise<void> {
     const runnerCpu = (await cpuMicros(runner.pid!)) - runnerBefore;
     if (status !== 'success') throw new Error(`the pipeline ended ${status}`);
     const engine = databaseUrl ? 'PostgreSQL' : 'SQLite';
-    console.log(`kiln runner bench (${engine}, ${JOBS} trivial jobs, concurrent = ${CONCURRENT}, GIT_STRATEGY=${GIT_STRATEGY}, ${os.cpus().length} cores, shared machine)`);
+    console.log(
+      `kiln runner bench (${engine}, ${JOBS} trivial jobs, concurrent = ${CONCURRENT}, GIT_STRATEGY=${GIT_STRATEGY}, `
+      + `${os.cpus().length} cores, shared machine)`,
+    );
     console.log(`  wall time            ${seconds.toFixed(1)} s`);
     console.log(`  jobs per minute      ${((JOBS / seconds) * 60).toFixed(0)}  (target ≥ 300)`);
     console.log(`  server CPU per job   ${(kilnCpu / JOBS / 1000).toFixed(1)} ms`);

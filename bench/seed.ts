@@ -91,15 +91,18 @@ function benchPipeline(k: number, projectId: number) {
   const at = new Date(SEED_CREATED + k * 1000).toISOString();
   const status = PIPELINE_STATUSES[k % PIPELINE_STATUSES.length];
   return {
-    iid: k + 1, project_id: projectId, ref: k % 4 === 0 ? `feature-${k % 40}` : 'main', tag: 0 as const, sha: SHA, before_sha: '0'.repeat(40),
-    source: k % 3 === 0 ? 'push' : 'api', status, user_id: 1, upstream_bridge_id: null, config_path: '.gitlab-ci.yml', commit_data: BENCH_COMMIT,
+    iid: k + 1, project_id: projectId, ref: k % 4 === 0 ? `feature-${k % 40}` : 'main', tag: 0 as const, sha: SHA,
+    before_sha: '0'.repeat(40),
+    source: k % 3 === 0 ? 'push' : 'api', status, user_id: 1, upstream_bridge_id: null, config_path: '.gitlab-ci.yml',
+    commit_data: BENCH_COMMIT,
     created_at: at, updated_at: at, started_at: at, finished_at: status === 'running' ? null : at,
   };
 }
 
 const BENCH_COMMIT = JSON.stringify({
   id: SHA, short_id: SHA.slice(0, 8), title: 'Bench', message: 'Bench\n', author_name: 'Bench', author_email: 'bench@example.com',
-  authored_date: '2026-01-01T00:00:00.000Z', committer_name: 'Bench', committer_email: 'bench@example.com', committed_date: '2026-01-01T00:00:00.000Z',
+  authored_date: '2026-01-01T00:00:00.000Z', committer_name: 'Bench', committer_email: 'bench@example.com',
+  committed_date: '2026-01-01T00:00:00.000Z',
   created_at: '2026-01-01T00:00:00.000Z', parent_ids: [],
 });
 
@@ -127,7 +130,10 @@ async function seedCiRows(db: Kysely<DB>, projectId: number, jobs: number): Prom
       pipelineIds.push(...(await trx.insertInto('ci_pipelines').values(rows).returning('id').execute()).map((r) => r.id));
     }
     for (let start = 0; start < jobs; start += JOB_CHUNK) {
-      const rows = Array.from({ length: Math.min(JOB_CHUNK, jobs - start) }, (_, i) => benchJob(start + i, projectId, pipelineIds[Math.floor((start + i) / JOBS_PER_PIPELINE)]));
+      const rows = Array.from(
+        { length: Math.min(JOB_CHUNK, jobs - start) },
+        (_, i) => benchJob(start + i, projectId, pipelineIds[Math.floor((start + i) / JOBS_PER_PIPELINE)]),
+      );
       await trx.insertInto('ci_builds').values(rows).execute();
     }
   });
@@ -149,10 +155,13 @@ function benchJob(k: number, projectId: number, pipelineId: number) {
   const done = !['pending', 'manual'].includes(status);
   return {
     type: 'build', project_id: projectId, pipeline_id: pipelineId, name: `job ${k}`, stage: 'test', stage_idx: 2, status,
-    run_when: status === 'manual' ? 'manual' : 'on_success', allow_failure: 0 as const, failure_reason: status === 'failed' ? 'script_failure' : null,
-    ref: 'main', tag: 0 as const, user_id: 1, runner_id: null, token_digest: null, options: JOB_OPTIONS, yaml_variables: '[]', job_variables: '[]',
+    run_when: status === 'manual' ? 'manual' : 'on_success', allow_failure: 0 as const,
+    failure_reason: status === 'failed' ? 'script_failure' : null,
+    ref: 'main', tag: 0 as const, user_id: 1, runner_id: null, token_digest: null, options: JOB_OPTIONS,
+    yaml_variables: '[]', job_variables: '[]',
     tag_list: '', needs: null, timeout: 3600, downstream_pipeline_id: null, created_at: at, updated_at: at,
-    queued_at: status === 'pending' ? QUEUED_AT : at, started_at: done ? at : null, finished_at: done ? at : null, erased_at: null, artifacts_expire_at: null,
+    queued_at: status === 'pending' ? QUEUED_AT : at, started_at: done ? at : null, finished_at: done ? at : null,
+    erased_at: null, artifacts_expire_at: null,
   };
 }
 
@@ -160,7 +169,9 @@ function benchJob(k: number, projectId: number, pipelineId: number) {
  * Seeds the database; `userToken` becomes an api token of the plain user `bench0`. Returns the
  * id of the CI project with `jobs` jobs.
  */
-export async function seedDatabase(opts: { dataDir: string; databaseUrl: string | null; users: number; jobs: number; rootToken: string; userToken: string }): Promise<{ ciProjectId: number }> {
+export async function seedDatabase(
+  opts: { dataDir: string; databaseUrl: string | null; users: number; jobs: number; rootToken: string; userToken: string },
+): Promise<{ ciProjectId: number }> {
   const database = openDatabase({ dataDir: opts.dataDir, databaseUrl: opts.databaseUrl });
   let file: SQLite.Database | null = null;
   try {

@@ -29,12 +29,16 @@ function median(fn: () => unknown, runs = 2_000): number {
 }
 
 function line(what: string, a: [string, number], b: [string, number]): void {
-  process.stdout.write(`${what}\n  ${a[0].padEnd(34)} ${a[1].toFixed(1).padStart(7)} µs\n  ${b[0].padEnd(34)} ${b[1].toFixed(1).padStart(7)} µs   (${(b[1] / a[1]).toFixed(2)}×)\n`);
+  process.stdout.write(
+    `${what}\n  ${a[0].padEnd(34)} ${a[1].toFixed(1).padStart(7)} µs\n  ${b[0].padEnd(34)} ${b[1].toFixed(1).padStart(7)} µs   `
+    + `(${(b[1] / a[1]).toFixed(2)}×)\n`,
+  );
 }
 
 // Rows as they come from the database: fresh, flat strings (a JSON.parse of the text makes them so).
 const userRows = (): UserEntityRow[] => JSON.parse(JSON.stringify(Array.from({ length: 20 }, (_, i) => ({
-  id: 10_000 - i, username: `bench${9_999 - i}`, name: `Bench User ${9_999 - i}`, state: 'active', avatar: null, bio: 'Seeded for benchmarks',
+  id: 10_000 - i, username: `bench${9_999 - i}`, name: `Bench User ${9_999 - i}`, state: 'active', avatar: null,
+  bio: 'Seeded for benchmarks',
   location: '', public_email: null, skype: '', linkedin: '', twitter: '', discord: '', website_url: '', organization: 'kiln',
   job_title: 'Engineer', pronouns: null, timezone: null, private_profile: 0, created_at: '2026-01-01T02:46:39.000Z',
   last_sign_in_at: null, confirmed_at: '2026-01-01T02:46:39.000Z', last_activity_on: null, email: `bench${9_999 - i}@example.com`,
@@ -70,7 +74,9 @@ line('20 jobs (30 KB) tagged docker-privileged linux-amd64-large, tag lists made
   ['split', median(() => JSON.stringify(jobs().map((j) => ({ ...j, tag_list: j.tag_list.split(' ') })))) - jobsFixture]);
 
 const columns = Object.keys(userRows()[0]).concat(['followers', 'following', 'is_followed', 'namespace_id', 'identities']);
-const rows = userRows().concat(userRows()[0]).map((u) => ({ ...u, followers: 0, following: 0, is_followed: 0, namespace_id: u.id + 1, identities: [] })) as Record<string, unknown>[];
+const rows = userRows().concat(userRows()[0]).map(
+  (u) => ({ ...u, followers: 0, following: 0, is_followed: 0, namespace_id: u.id + 1, identities: [] }),
+) as Record<string, unknown>[];
 const asObjects = JSON.stringify(rows);
 const asArrays = JSON.stringify(rows.map((r) => columns.map((c) => r[c])));
 const make = rowMaker(columns)!;

@@ -80,7 +80,10 @@ async function main(): Promise<void> {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const api = async (method: string, url: string, body?: object) => {
-    const r = await fetch(`${base}/api/v4${url}`, { method, headers: { 'private-token': TOKEN, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+    const r = await fetch(`${base}/api/v4${url}`, {
+      method, headers: { 'private-token': TOKEN, 'content-type': 'application/json' },
+      body: body ? JSON.stringify(body) : undefined,
+    });
     return r.json() as Promise<any>;
   };
   try {
@@ -114,15 +117,26 @@ async function main(): Promise<void> {
       }));
       await fs.rm(scratch, { recursive: true, force: true });
       await fs.mkdir(scratch);
-      results.cpParallel.push(await timed(() => inBatches([...current.entries()], CONCURRENCY, ([i, r]) => run('cp', ['-a', r, path.join(scratch, `p${i}.git`)]))));
+      results.cpParallel.push(
+        await timed(
+          () => inBatches([...current.entries()], CONCURRENCY, ([i, r]) => run('cp', ['-a', r, path.join(scratch, `p${i}.git`)])),
+        ),
+      );
       await fs.rm(scratch, { recursive: true, force: true });
       const done = (round + 1) * REPOS;
       results.move.push(await timed(async () => {
         await api('POST', '/project_repository_storage_moves', { source_storage_name: from, destination_storage_name: to });
         for (;;) {
           const list = await api('GET', `/project_repository_storage_moves?per_page=${REPOS}`) as { state: string }[];
-          if (list.some((m) => m.state === 'failed' || m.state === 'cleanup_failed')) throw new Error(`a move failed: ${JSON.stringify(list)}`);
-          const total = Number((await fetch(`${base}/api/v4/project_repository_storage_moves?per_page=1`, { headers: { 'private-token': TOKEN } })).headers.get('x-total'));
+          if (list.some((m) => m.state === 'failed' || m.state === 'cleanup_failed')) {
+            throw new Error(`a move failed: ${JSON.stringify(list)}`);
+          }
+          const total = Number(
+            (await fetch(
+              `${base}/api/v4/project_repository_storage_moves?per_page=1`,
+              { headers: { 'private-token': TOKEN } },
+            )).headers.get('x-total'),
+          );
           if (total === done && list.every((m) => m.state === 'finished')) break;
           // Polled gently: the list request competes with the workers for the same process.
           await new Promise((r) => setTimeout(r, 50));
@@ -143,7 +157,9 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${REPOS} repositories, ${(bytes / 1024 / 1024).toFixed(1)} MB in all; median of ${ROUNDS} rounds\n`);
     process.stdout.write(`${'what'.padEnd(48)} ${'seconds'.padStart(8)} ${'MB/s'.padStart(8)} ${'repos/s'.padStart(8)}\n`);
     for (const [name, sec] of rows) {
-      process.stdout.write(`${name.padEnd(48)} ${sec.toFixed(2).padStart(8)} ${mbps(sec).padStart(8)} ${(REPOS / sec).toFixed(1).padStart(8)}\n`);
+      process.stdout.write(
+        `${name.padEnd(48)} ${sec.toFixed(2).padStart(8)} ${mbps(sec).padStart(8)} ${(REPOS / sec).toFixed(1).padStart(8)}\n`,
+      );
     }
     process.stdout.write(`\nmove throughput / cp -a (one at a time): ${((cpSequential / move) * 100).toFixed(0)} %   (target ≥ 50 %)\n`);
     process.stdout.write(`move throughput / cp -a (${CONCURRENCY} at a time): ${((cpParallel / move) * 100).toFixed(0)} %\n`);

@@ -26,7 +26,10 @@ try {
     if (all.length === 0) continue;
     const methods = all.length > 4 ? 'ANY' : all.join(',');
     const c = route.config ?? {};
-    const guard = c.web ? 'web' : [c.auth ?? 'required', ...(c.scopes?.length ? [c.scopes.join('|')] : []), ...(c.jobToken ? ['job token'] : [])].join(' ');
+    const guard = c.web ? 'web' : [
+      c.auth ?? 'required', ...(c.scopes?.length ? [c.scopes.join('|')] : []),
+      ...(c.jobToken ? ['job token'] : []),
+    ].join(' ');
     const source = c.source ?? (route.url.startsWith('/api/v4') ? '' : '(outside /api/v4)');
     // Git's routes are registered once per namespace depth: one line stands for them all.
     const url = route.url.replace(/(\/:ns\d+)+/, '/*namespace');

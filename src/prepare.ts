@@ -29,7 +29,9 @@ export async function prepareInstance(config: Config): Promise<void> {
   const database = openDatabase(config);
   try {
     await migrateToLatest(database.db);
-    const boot = await bootstrapInstance(database.db, { rootPassword: config.rootPassword, rootToken: config.rootToken, dialect: database.dialect });
+    const boot = await bootstrapInstance(database.db, {
+      rootPassword: config.rootPassword, rootToken: config.rootToken, dialect: database.dialect,
+    });
     await announceFirstBoot(database, config, boot.generatedRootPassword);
   } finally {
     await database.close();

@@ -41,7 +41,9 @@ const SHUTDOWN_GRACE_MS = 10_000;
 export async function startServer(config: Config): Promise<Running> {
   const database = openDatabase(config);
   await migrateToLatest(database.db);
-  const boot = await bootstrapInstance(database.db, { rootPassword: config.rootPassword, rootToken: config.rootToken, dialect: database.dialect });
+  const boot = await bootstrapInstance(database.db, {
+    rootPassword: config.rootPassword, rootToken: config.rootToken, dialect: database.dialect,
+  });
 
   let cluster: Cluster | null = null;
   // Publishing can fail only once the app (and its logger) exists: writes come from requests.

@@ -110,7 +110,10 @@ export class RateCounters {
     let w = this.windows.get(key);
     if (w && w.start + request.timeWindow <= now) w = undefined;
     if (request.op === 'read') {
-      return { kiln: 'rate-reply', id: request.id, current: w?.current ?? 0, ttl: w ? w.start + request.timeWindow - now : request.timeWindow };
+      return {
+        kiln: 'rate-reply', id: request.id, current: w?.current ?? 0,
+        ttl: w ? w.start + request.timeWindow - now : request.timeWindow,
+      };
     }
     if (!w) {
       if (this.windows.size >= MAX_KEYS) this.sweep(now, request.timeWindow);

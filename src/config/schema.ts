@@ -323,7 +323,8 @@ export const VARIABLES: Variable<keyof Config>[] = [
   {
     name: 'KILN_GIT_PUSH_TIME_LIMIT',
     key: 'gitPushTimeLimit',
-    doc: 'seconds a git push may run before it is ended; a push that is running keeps its repository from being scheduled for a storage move',
+    doc: 'seconds a git push may run before it is ended; a push that is running keeps its repository from being scheduled for a '
+      + 'storage move',
     default: () => 3600,
     parse: integer(1, 86_400),
   },

@@ -6,7 +6,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteQueryCompiler, sql, type Dialect as KyselyDialect, type LogEvent } from 'kysely';
+import {
+  CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteQueryCompiler, sql,
+  type Dialect as KyselyDialect, type LogEvent,
+} from 'kysely';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import type { DB } from './types.ts';
@@ -53,7 +56,8 @@ export function openDatabase(opts: OpenOptions): Database {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10, connectionTimeoutMillis: 5_000 });
     const writes = new WriteEpoch();
     const db: Kysely<DB> = new Kysely<DB>({
-      dialect: countingCommits(new PostgresDialect({ pool }), writes, () => db), plugins: [writes], ...kyselyLog(opts.queryLog),
+      dialect: countingCommits(new PostgresDialect({ pool }), writes, () => db), plugins: [writes],
+      ...kyselyLog(opts.queryLog),
     });
     registerPostgresPool(db, pool);
     if (opts.queryLog) registerQueryLog(db, opts.queryLog);

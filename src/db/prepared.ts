@@ -84,7 +84,10 @@ export function prepared<O>(build: (db: Kysely<DB>) => Compilable<O>): Prepared<
     if (query.query.kind !== 'SelectQueryNode') throw new Error(`prepared() takes reads only: ${query.sql}`);
     const slots = query.parameters.map((p) => (typeof p === 'string' && p.startsWith(PREFIX) ? Number(p.slice(PREFIX.length)) : -1));
     statements += 1;
-    const fresh: Compiled = { query, name: `kiln_prepared_${statements}`, json: null, slots, statements: new WeakMap<SQLite.Database, SQLite.Statement>() };
+    const fresh: Compiled = {
+      query, name: `kiln_prepared_${statements}`, json: null, slots,
+      statements: new WeakMap<SQLite.Database, SQLite.Statement>(),
+    };
     if (isPostgres) postgres = fresh;
     else sqlite = fresh;
     return fresh;
@@ -238,7 +241,8 @@ interface JsonReading {
 
 // Column types whose JSON reads back as the value pg's parsers give (int8 is read as a number:
 // database.ts): integers, text, booleans, json, and floats with the fix-up above.
-const INT2 = 21, INT4 = 23, INT8 = 20, TEXT = 25, VARCHAR = 1043, BPCHAR = 1042, BOOL = 16, JSON_TYPE = 114, JSONB = 3802, FLOAT4 = 700, FLOAT8 = 701;
+const INT2 = 21, INT4 = 23, INT8 = 20, TEXT = 25, VARCHAR = 1043, BPCHAR = 1042, BOOL = 16;
+const JSON_TYPE = 114, JSONB = 3802, FLOAT4 = 700, FLOAT8 = 701;
 const JSON_SAFE = new Set([INT2, INT4, INT8, TEXT, VARCHAR, BPCHAR, BOOL, JSON_TYPE, JSONB, FLOAT4, FLOAT8]);
 
 /** The JSON reading of `c`, or false when a column's JSON would read back differently (a timestamp, numeric, bytea). */
@@ -273,7 +277,9 @@ export function rowMaker(names: readonly string[]): ((values: unknown[]) => Reco
   if (names.length > MAX_ARRAY_COLUMNS || new Set(names).size !== names.length || names.includes('__proto__')) return null;
   // Each key is a JSON string literal, which JavaScript reads as the same string: the names come
   // from the statement's own RowDescription, and no text of theirs is read as code.
-  return new Function('v', `return { ${names.map((n, i) => `${JSON.stringify(n)}: v[${i}]`).join(', ')} };`) as (values: unknown[]) => Record<string, unknown>;
+  return new Function(
+    'v', `return { ${names.map((n, i) => `${JSON.stringify(n)}: v[${i}]`).join(', ')} };`,
+  ) as (values: unknown[]) => Record<string, unknown>;
 }
 
 /** `name` as a quoted PostgreSQL identifier. */

@@ -143,7 +143,9 @@ export class ByIds<O> {
  * Rows of several ByIds at once, each lookup's rows in its own list: on PostgreSQL in one round
  * trip (readTogether), the lookups behind a page of jobs being four.
  */
-export async function byIdsTogether<T extends unknown[]>(db: Kysely<DB>, lookups: { [K in keyof T]: [ByIds<T[K]>, Iterable<number>] }): Promise<{ [K in keyof T]: T[K][] }> {
+export async function byIdsTogether<T extends unknown[]>(
+  db: Kysely<DB>, lookups: { [K in keyof T]: [ByIds<T[K]>, Iterable<number>] },
+): Promise<{ [K in keyof T]: T[K][] }> {
   const groups = (lookups as [ByIds<unknown>, Iterable<number>][]).map(([byIds, ids]) => byIds.reads(ids));
   const rows = await readTogether(db, groups.flat());
   let next = 0;

@@ -10,7 +10,10 @@
  * its commit sees the old rows. So the commit moves the counter too (database.ts wraps the
  * driver), and a value read in that window is not kept past it.
  */
-import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryId, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
+import type {
+  KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryId, QueryResult, RootOperationNode,
+  UnknownRow,
+} from 'kysely';
 
 export class WriteEpoch implements KyselyPlugin {
   value = 0;

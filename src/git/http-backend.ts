@@ -33,7 +33,10 @@ export interface BackendRequest {
   finish?: (exitCode: number, stderr: string) => Promise<void>;
 }
 
-/** Streams the backend's answer into `res`; resolves with its exit code (and error output) once it has finished and the response has ended. */
+/**
+ * Streams the backend's answer into `res`; resolves with its exit code (and error output) once it has finished
+ * and the response has ended.
+ */
 export function runHttpBackend(req: BackendRequest, res: ServerResponse): Promise<{ exitCode: number; stderr: string }> {
   const headers = req.raw.headers;
   const env = gitEnv({

@@ -60,7 +60,9 @@ export function parsePushRequest(buf: Buffer): PushRequestHead | null {
       // A shallow clone's boundary commits come first; they move no ref.
       if (!command.startsWith('shallow ')) {
         const [before, after, ref, extra] = command.split(' ');
-        if (commands && OID.test(before ?? '') && OID.test(after ?? '') && ref && extra === undefined) commands.push({ before, after, ref });
+        if (commands && OID.test(before ?? '') && OID.test(after ?? '') && ref && extra === undefined) commands.push({
+          before, after, ref,
+        });
         else commands = null;
       }
     } else if (options.length < MAX_OPTIONS) {

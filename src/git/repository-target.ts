@@ -48,7 +48,8 @@ export async function findRepositoryTarget(db: Kysely<DB>, fullPath: string): Pr
     if (group && group.kind === 'group' && group.wiki_disk_path && group.repository_storage) {
       const lineage = (await namespacePaths(db, [group])).get(group.id)!.lineage;
       return {
-        kind: 'wiki', id: group.id, storage: group.repository_storage, diskPath: group.wiki_disk_path, readOnly: group.read_only === 1, archived: false,
+        kind: 'wiki', id: group.id, storage: group.repository_storage, diskPath: group.wiki_disk_path,
+        readOnly: group.read_only === 1, archived: false,
         permissions: async (user) => {
           const actor = await groupActor(db, user, lineage);
           const read = canOnGroup(actor, 'read_group', group);

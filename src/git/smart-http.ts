@@ -70,11 +70,16 @@ const smartHttp: FastifyPluginAsync = async (app) => {
   const { db, config } = ctx;
 
   // Pack requests stream straight into http-backend: keep them unparsed and unbuffered.
-  app.addContentTypeParser(['application/x-git-upload-pack-request', 'application/x-git-receive-pack-request'], (_request, payload, done) => done(null, payload));
+  app.addContentTypeParser(
+    ['application/x-git-upload-pack-request', 'application/x-git-receive-pack-request'],
+    (_request, payload, done) => done(null, payload),
+  );
 
   async function serve(request: FastifyRequest, reply: FastifyReply, service: Service | null, suffix: string) {
     const params = request.params as Record<string, string>;
-    const segments = Object.keys(params).filter((k) => k.startsWith('ns')).sort((a, b) => Number(a.slice(2)) - Number(b.slice(2))).map((k) => params[k]);
+    const segments = Object.keys(params).filter((k) => k.startsWith('ns')).sort((
+      a, b,
+    ) => Number(a.slice(2)) - Number(b.slice(2))).map((k) => params[k]);
     const fullPath = [...segments, params.repo].join('/');
     if (!params.repo.endsWith('.git')) return text(reply, 404, MESSAGES.notFound);
     if (!service) return text(reply, 403, MESSAGES.dumb);
@@ -107,10 +112,14 @@ const smartHttp: FastifyPluginAsync = async (app) => {
     // the repository where the locked row says it is.
     const write = await beginRepositoryWrite(db, CONTAINER_KINDS[target.kind], target.id, config.gitPushTimeLimit * 1000);
     if (!write.ok) return write.reason === 'read_only' ? text(reply, 403, MESSAGES.readOnly) : text(reply, 404, MESSAGES.notFound);
-    const endWrite = () => write.end().catch((err: unknown) => request.log.error({ err }, 'could not end the record of a git write; it expires by itself'));
+    const endWrite = () => write.end().catch(
+      (err: unknown) => request.log.error({ err }, 'could not end the record of a git write; it expires by itself'),
+    );
     const pushed = { ...target, storage: write.container.repository_storage, diskPath: write.container.disk_path };
     // Branches and tags before the push, so its ref updates can start pipelines afterwards.
-    const refsBefore = target.kind === 'project' ? await snapshotRefs(repositoryPath(config.storages, pushed.storage, pushed.diskPath)) : null;
+    const refsBefore = target.kind === 'project' ? await snapshotRefs(
+      repositoryPath(config.storages, pushed.storage, pushed.diskPath),
+    ) : null;
     // Push options (`-o ci.skip`) are read from the request as it streams to receive-pack.
     const sniffer = pushOptionSniffer();
     try {
@@ -122,7 +131,11 @@ const smartHttp: FastifyPluginAsync = async (app) => {
   }
 
   /** Serves one request; for a push, `endWrite` once its git processes are gone, before the answer ends. */
-  async function backend(request: FastifyRequest, reply: FastifyReply, target: RepositoryTarget, suffix: string, user: UserRow | null, endWrite?: () => Promise<void>, refsBefore?: Map<string, string> | null, sniffer?: PushOptionSniffer) {
+  async function backend(
+    request: FastifyRequest, reply: FastifyReply, target: RepositoryTarget, suffix: string,
+    user: UserRow | null, endWrite?: () => Promise<void>, refsBefore?: Map<string, string> | null,
+    sniffer?: PushOptionSniffer,
+  ) {
     const body = (request.body as Readable | undefined) ?? null;
     if (body && sniffer) body.once('error', (err) => sniffer.destroy(err));
     reply.hijack();
@@ -155,7 +168,8 @@ const smartHttp: FastifyPluginAsync = async (app) => {
 
   /** Pipelines for the pushed refs, in the background: the push's answer never waits for them. */
   function startPushPipelines(
-    request: FastifyRequest, target: RepositoryTarget, refsBefore: Map<string, string>, commands: PushCommand[] | null, userId: number, pushOptions: string[],
+    request: FastifyRequest, target: RepositoryTarget, refsBefore: Map<string, string>, commands: PushCommand[] | null,
+    userId: number, pushOptions: string[],
   ) {
     const work = async () => {
       const gitDir = repositoryPath(config.storages, target.storage, target.diskPath);
@@ -188,7 +202,10 @@ const smartHttp: FastifyPluginAsync = async (app) => {
       return serve(request, reply, service === 'git-upload-pack' || service === 'git-receive-pack' ? service : null, 'info/refs');
     });
     for (const service of ['git-upload-pack', 'git-receive-pack'] as const) {
-      app.post(`${prefix}/${service}`, { config, schema: { hide: true } }, async (request, reply) => serve(request, reply, service, service));
+      app.post(
+        `${prefix}/${service}`, { config, schema: { hide: true } },
+        async (request, reply) => serve(request, reply, service, service),
+      );
     }
   }
 };

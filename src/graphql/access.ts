@@ -8,7 +8,8 @@ import { canOnProject, type ProjectAction } from '../domain/permissions/project.
 import type { GqlContext } from './context.ts';
 
 /** The Service's answer to a missing object or one the caller may not touch (Gitlab::Graphql::Authorize). */
-export const RESOURCE_NOT_AVAILABLE = "The resource that you are attempting to access does not exist or you don't have permission to perform this action";
+export const RESOURCE_NOT_AVAILABLE = "The resource that you are attempting to access does not exist or you don't have "
+  + "permission to perform this action";
 
 export function resourceNotAvailable(): GraphQLError {
   return new GraphQLError(RESOURCE_NOT_AVAILABLE);

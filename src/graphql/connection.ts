@@ -105,7 +105,9 @@ export async function connectionFromQuery<DB, TB extends keyof DB, T extends { i
 }
 
 /** The same paging over a list already in memory (a parent's children loaded in one batch). */
-export function connectionFromArray<T extends { id: number }>(items: readonly T[], args: ConnectionArgs, order: 'asc' | 'desc'): Connection<T> {
+export function connectionFromArray<T extends { id: number }>(
+  items: readonly T[], args: ConnectionArgs, order: 'asc' | 'desc',
+): Connection<T> {
   const after = decodeCursor(args.after, 'after');
   const before = decodeCursor(args.before, 'before');
   const { size, fromEnd } = pageSize(args);

@@ -74,17 +74,27 @@ function buildLoaders(kiln: KilnContext, viewer: UserRow | null) {
     }),
     jobs: new DataLoader<number, BuildRow | null>(async (ids) => byKey(ids, await findJobsByIds(db, ids), (j) => j.id)),
     /** The latest try of each job of a pipeline (what lists show unless `retried` is asked for). */
-    latestJobs: new DataLoader<number, BuildRow[]>(async (ids) => groupBy(ids, await jobsOfPipelines(db, ids, { includeRetried: false }), (j) => j.pipeline_id)),
-    allJobs: new DataLoader<number, BuildRow[]>(async (ids) => groupBy(ids, await jobsOfPipelines(db, ids, { includeRetried: true }), (j) => j.pipeline_id)),
+    latestJobs: new DataLoader<number, BuildRow[]>(
+      async (ids) => groupBy(ids, await jobsOfPipelines(db, ids, { includeRetried: false }), (j) => j.pipeline_id),
+    ),
+    allJobs: new DataLoader<number, BuildRow[]>(
+      async (ids) => groupBy(ids, await jobsOfPipelines(db, ids, { includeRetried: true }), (j) => j.pipeline_id),
+    ),
     artifacts: new DataLoader<number, JobArtifactRow[]>(async (ids) => groupBy(ids, await jobArtifacts(db, [...ids]), (a) => a.job_id)),
     runners: new DataLoader<number, RunnerRow | null>(async (ids) => {
       const found = await findRunnersByIds(db, [...ids]);
       return ids.map((id) => found.get(id) ?? null);
     }),
     emails: new DataLoader<number, EmailRow[]>(async (ids) => groupBy(ids, await emailsOfUsers(db, ids), (e) => e.user_id)),
-    statuses: new DataLoader<number, UserStatusRow | null>(async (ids) => byKey(ids, await currentStatusesOf(db, ids, nowIso()), (s) => s.user_id)),
-    groupMemberships: new DataLoader<number, MemberRow[]>(async (ids) => groupBy(ids, await membershipsOfUsers(db, ids, 'Namespace'), (m) => m.user_id)),
-    projectMemberships: new DataLoader<number, MemberRow[]>(async (ids) => groupBy(ids, await membershipsOfUsers(db, ids, 'Project'), (m) => m.user_id)),
+    statuses: new DataLoader<number, UserStatusRow | null>(
+      async (ids) => byKey(ids, await currentStatusesOf(db, ids, nowIso()), (s) => s.user_id),
+    ),
+    groupMemberships: new DataLoader<number, MemberRow[]>(
+      async (ids) => groupBy(ids, await membershipsOfUsers(db, ids, 'Namespace'), (m) => m.user_id),
+    ),
+    projectMemberships: new DataLoader<number, MemberRow[]>(
+      async (ids) => groupBy(ids, await membershipsOfUsers(db, ids, 'Project'), (m) => m.user_id),
+    ),
     /**
      * The viewer's standing on a project, for the policy table (domain/permissions): the same
      * rules as REST, asked once per project per request.

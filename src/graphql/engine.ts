@@ -79,7 +79,13 @@ export async function createEngine(kiln: KilnContext): Promise<GraphqlEngine> {
     jit: 1,
     errorFormatter: (execution: ExecutionResult, context: unknown) => {
       const ctx = context as GqlContext;
-      return { statusCode: 200, response: { data: execution.data ?? null, errors: (execution.errors ?? []).map((e) => formatError(ctx.request, e as GraphQLError)) } };
+      return {
+        statusCode: 200,
+        response: {
+          data: execution.data ?? null,
+          errors: (execution.errors ?? []).map((e) => formatError(ctx.request, e as GraphQLError)),
+        },
+      };
     },
   });
 
@@ -116,7 +122,9 @@ export async function createEngine(kiln: KilnContext): Promise<GraphqlEngine> {
     ctx.complexity = { limit: complexityLimit(ctx), score: m.complexity };
     // An introspection query reads only the schema kept in memory: the Service lets GraphiQL's
     // (complexity 217-ish) through for anonymous callers too (GitlabSchema INTROSPECTION_MAX_COMPLEXITY).
-    if (m.complexity > ctx.complexity.limit && !m.introspection) throw new Refusal(200, complexityError(m.complexity, ctx.complexity.limit).message);
+    if (m.complexity > ctx.complexity.limit && !m.introspection) {
+      throw new Refusal(200, complexityError(m.complexity, ctx.complexity.limit).message);
+    }
   });
 
   const execute = async (request: FastifyRequest, params: GraphqlParams): Promise<object> => {
@@ -130,7 +138,9 @@ export async function createEngine(kiln: KilnContext): Promise<GraphqlEngine> {
     };
     ctx.complexity.limit = complexityLimit(ctx);
     try {
-      const result = await withTimeout(instance.graphql(params.query, ctx as never, params.variables ?? undefined, params.operationName ?? undefined));
+      const result = await withTimeout(
+        instance.graphql(params.query, ctx as never, params.variables ?? undefined, params.operationName ?? undefined),
+      );
       // One key order whichever executor answered (compiled or not): data, then errors.
       return result.errors ? { data: result.data ?? null, errors: result.errors } : { data: result.data };
     } catch (err) {
@@ -139,7 +149,11 @@ export async function createEngine(kiln: KilnContext): Promise<GraphqlEngine> {
       const e = err as FastifyError & { errors?: GraphQLError[] };
       if (e.code === 'MER_ERR_GQL_VALIDATION' && Array.isArray(e.errors)) {
         // The Service reports at most five validation errors (GitlabSchema validate_max_errors 5).
-        return { errors: e.errors.slice(0, MAX_VALIDATION_ERRORS).map((x) => formatError(request, x)).map((x) => ({ ...x, message: rubyMessage(x.message) })) };
+        return {
+          errors: e.errors.slice(0, MAX_VALIDATION_ERRORS).map((x) => formatError(request, x)).map((x) => ({
+            ...x, message: rubyMessage(x.message),
+          })),
+        };
       }
       throw err;
     }

@@ -13,8 +13,14 @@ import { escapeHtml } from '../web/html.ts';
 const require = createRequire(import.meta.url);
 
 const ASSETS: Record<string, { file: string; type: string }> = {
-  'react.js': { file: path.join(path.dirname(require.resolve('react/package.json')), 'umd/react.production.min.js'), type: 'text/javascript' },
-  'react-dom.js': { file: path.join(path.dirname(require.resolve('react-dom/package.json')), 'umd/react-dom.production.min.js'), type: 'text/javascript' },
+  'react.js': {
+    file: path.join(path.dirname(require.resolve('react/package.json')), 'umd/react.production.min.js'),
+    type: 'text/javascript',
+  },
+  'react-dom.js': {
+    file: path.join(path.dirname(require.resolve('react-dom/package.json')), 'umd/react-dom.production.min.js'),
+    type: 'text/javascript',
+  },
   'graphiql.js': { file: path.join(path.dirname(require.resolve('graphiql/package.json')), 'graphiql.min.js'), type: 'text/javascript' },
   'graphiql.css': { file: path.join(path.dirname(require.resolve('graphiql/package.json')), 'graphiql.min.css'), type: 'text/css' },
 };
@@ -54,7 +60,9 @@ export default async function explorer(app: FastifyInstance): Promise<void> {
       .type('text/html; charset=utf-8').send(html);
   });
 
-  app.get<{ Params: { name: string } }>('/-/graphql-explorer/assets/:name', { config: { web: true }, schema: { hide: true } }, async (request, reply) => {
+  app.get<{ Params: { name: string } }>('/-/graphql-explorer/assets/:name', {
+    config: { web: true }, schema: { hide: true },
+  }, async (request, reply) => {
     const f = files.get(request.params.name);
     if (!f) return reply.code(404).type('text/plain').send('Not Found');
     return reply.header('cache-control', 'public, max-age=86400').header('x-content-type-options', 'nosniff').type(f.type).send(f.body);

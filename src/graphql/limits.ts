@@ -87,13 +87,18 @@ export interface LimitsResult {
   introspection: boolean;
 }
 
-export function measure(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown> | null | undefined): LimitsResult | null {
+export function measure(
+  schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined,
+  variables: Record<string, unknown> | null | undefined,
+): LimitsResult | null {
   const op = operationOf(document, operationName);
   if (!op) return null;
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   const w: Walk = { schema, fragments, variables: variables ?? {} };
-  const root = op.operation === 'mutation' ? schema.getMutationType() : op.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
+  const root = op.operation === 'mutation'
+    ? schema.getMutationType()
+    : op.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
   const introspection = fieldsOf(w, op.selectionSet, new Set()).every((f) => f.name.value.startsWith('__'));
   return { depth: depthOf(w, op.selectionSet, new Set(), 0), complexity: complexityOf(w, root ?? null, op.selectionSet, 0), introspection };
 }

@@ -20,10 +20,12 @@ async function graphqlPlugin(app: FastifyInstance): Promise<void> {
   // graphql-js, mercurius and the schema are loaded on the first query (engine.ts); a failure
   // to build them is not remembered, so the next query tries again.
   let engine: Promise<GraphqlEngine> | null = null;
-  const loadEngine = (): Promise<GraphqlEngine> => (engine ??= import('./engine.ts').then((m) => m.createEngine(app.kiln)).catch((err: unknown) => {
-    engine = null;
-    throw err;
-  }));
+  const loadEngine = (): Promise<GraphqlEngine> => (engine ??= import('./engine.ts')
+    .then((m) => m.createEngine(app.kiln))
+    .catch((err: unknown) => {
+      engine = null;
+      throw err;
+    }));
 
   await app.register(async (scope) => {
     // Authentication failures in the GraphQL shape (GraphqlController#authorize_access_api!): a
@@ -32,7 +34,9 @@ async function graphqlPlugin(app: FastifyInstance): Promise<void> {
       if (error instanceof Refusal) return sendErrors(reply, error.statusCode, [error.message]);
       if (error instanceof ApiError) {
         const body = error.body as { error?: string; message?: unknown };
-        if (error.statusCode === 401 || body.error === 'insufficient_scope' || body.error === 'invalid_token') return sendErrors(reply, 401, ['Invalid token']);
+        if (error.statusCode === 401 || body.error === 'insufficient_scope' || body.error === 'invalid_token') {
+          return sendErrors(reply, 401, ['Invalid token']);
+        }
         if (error.statusCode === 403) return sendErrors(reply, 403, ['API not accessible for user']);
         if (error.statusCode === 404) return sendErrors(reply, 404, [typeof body.message === 'string' ? body.message : 'Not found!']);
         if (error.statusCode === 429) return sendErrors(reply, 429, ['Retry later']);
@@ -60,7 +64,10 @@ async function graphqlPlugin(app: FastifyInstance): Promise<void> {
         for (const i of items) answers.push(await engine.execute(request, i));
         answer = answers;
       } else {
-        answer = await engine.execute(request, readParams((request.method === 'GET' ? request.query : body) as Record<string, unknown> | null));
+        answer = await engine.execute(
+          request,
+          readParams((request.method === 'GET' ? request.query : body) as Record<string, unknown> | null),
+        );
       }
       return reply.code(200).type('application/json').send(JSON.stringify(answer));
     };

@@ -45,7 +45,10 @@ export function readParams(raw: Record<string, unknown> | null | undefined, size
   if (operationName !== undefined && operationName !== null && (typeof operationName !== 'string' || operationName.length > 1024)) {
     throw new Refusal(422, 'operationName must be a string');
   }
-  return { query: query ?? '', variables: (variables as Record<string, unknown> | null | undefined) ?? null, operationName: operationName ?? null };
+  return {
+    query: query ?? '', variables: (variables as Record<string, unknown> | null | undefined) ?? null,
+    operationName: operationName ?? null,
+  };
 }
 
 /** The Service's GraphQL request timeout (doc/api/graphql/index.md, Limits: 30 seconds). */

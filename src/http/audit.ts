@@ -8,7 +8,10 @@ export async function audit(request: FastifyRequest, subject: AuditSubject, trx?
   const caller = request.caller;
   if (!caller) return;
   const impersonatedBy = caller.initialUser.id !== caller.user.id ? { name: caller.initialUser.name } : null;
-  await recordAuditEvent(trx ?? request.server.kiln.db, { id: caller.user.id, name: caller.user.name, impersonatedBy }, request.ip, subject);
+  await recordAuditEvent(
+    trx ?? request.server.kiln.db, { id: caller.user.id, name: caller.user.name, impersonatedBy }, request.ip,
+    subject,
+  );
 }
 
 /** The Service's role names for access levels, as membership events say them. */
@@ -16,5 +19,8 @@ export const ROLE_NAMES: Record<number, string> = { 10: 'Guest', 20: 'Reporter',
 
 /** An event about a user (the entity and the target both the user). */
 export function auditUser(request: FastifyRequest, user: { id: number; username: string }, message: string): Promise<void> {
-  return audit(request, { entityType: 'User', entityId: user.id, entityPath: user.username, target: { id: user.id, type: 'User', details: user.username }, message });
+  return audit(request, {
+    entityType: 'User', entityId: user.id, entityPath: user.username,
+    target: { id: user.id, type: 'User', details: user.username }, message,
+  });
 }

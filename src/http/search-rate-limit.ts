@@ -53,7 +53,10 @@ export async function checkSearchRateLimit(request: FastifyRequest): Promise<voi
   if (limit <= 0) return;
   const key = caller ? `user:${caller.initialUser.id}` : `ip:${request.ip}`;
   if (!await request.server.searchLimiter.hit(key, limit)) {
-    throw new ApiError(429, { message: { error: 'This endpoint has been requested too many times. Try again later.' } }, { 'retry-after': '60' });
+    throw new ApiError(
+      429, { message: { error: 'This endpoint has been requested too many times. Try again later.' } },
+      { 'retry-after': '60' },
+    );
   }
 }
 

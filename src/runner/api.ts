@@ -61,7 +61,10 @@ export async function registerRunner(base: string, params: {
 }): Promise<{ id: number; token: string }> {
   const { executor, tag_list, ...rest } = params;
   const res = await call(`${base}/api/v4/runners`, {
-    method: 'POST', json: { ...rest, ...(tag_list && tag_list.length > 0 ? { tag_list: tag_list.join(',') } : {}), info: runnerInfo(executor) },
+    method: 'POST', json: {
+      ...rest, ...(tag_list && tag_list.length > 0 ? { tag_list: tag_list.join(',') } : {}),
+      info: runnerInfo(executor),
+    },
   });
   if (res.status !== 201) throw new ApiError(`registering the runner failed: ${await errorText(res)}`, res.status);
   return await res.json() as { id: number; token: string };
@@ -88,7 +91,9 @@ export interface JobRequestResult {
   lastUpdate: string | null;
 }
 
-export async function requestJob(base: string, token: string, executor: string, lastUpdate: string | null, signal?: AbortSignal): Promise<JobRequestResult> {
+export async function requestJob(
+  base: string, token: string, executor: string, lastUpdate: string | null, signal?: AbortSignal,
+): Promise<JobRequestResult> {
   // The server may hold a long-polling request for up to ~50 s before answering 204.
   const res = await call(`${base}/api/v4/jobs/request`, {
     method: 'POST', signal, timeoutMs: 90_000,

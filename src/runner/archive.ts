@@ -105,7 +105,10 @@ export async function writeZip(root: string, files: string[], dest: string): Pro
 
 function openZip(file: string): Promise<yauzl.ZipFile> {
   return new Promise((resolve, reject) => {
-    yauzl.open(file, { lazyEntries: true, decodeStrings: true, validateEntrySizes: true }, (err, zip) => (err ? reject(err) : resolve(zip)));
+    yauzl.open(
+      file, { lazyEntries: true, decodeStrings: true, validateEntrySizes: true },
+      (err, zip) => (err ? reject(err) : resolve(zip)),
+    );
   });
 }
 
@@ -152,19 +155,25 @@ export async function extractZip(zipFile: string, root: string): Promise<number>
   let count = 0;
   await eachEntry(zipFile, async (entry, zip) => {
     const target = path.resolve(root, entry.fileName);
-    if (!inside(root, target) || entry.fileName.includes('\0')) throw new Error(`refusing ${entry.fileName}: outside the project directory`);
+    if (!inside(root, target) || entry.fileName.includes('\0')) {
+      throw new Error(`refusing ${entry.fileName}: outside the project directory`);
+    }
     const mode = (entry.externalFileAttributes >>> 16) & 0o170777;
     if (entry.fileName.endsWith('/')) {
       await fsp.mkdir(target, { recursive: true });
       return;
     }
     await fsp.mkdir(path.dirname(target), { recursive: true });
-    const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) => zip.openReadStream(entry, (err, s) => (err ? reject(err) : resolve(s))));
+    const stream = await new Promise<NodeJS.ReadableStream>(
+      (resolve, reject) => zip.openReadStream(entry, (err, s) => (err ? reject(err) : resolve(s))),
+    );
     if ((mode & 0o170000) === 0o120000) {
       const chunks: Buffer[] = [];
       for await (const c of stream) chunks.push(c as Buffer);
       const link = Buffer.concat(chunks).toString('utf8');
-      if (!inside(root, path.resolve(path.dirname(target), link))) throw new Error(`refusing link ${entry.fileName}: points outside the project directory`);
+      if (!inside(root, path.resolve(path.dirname(target), link))) {
+        throw new Error(`refusing link ${entry.fileName}: points outside the project directory`);
+      }
       await fsp.rm(target, { force: true });
       await fsp.symlink(link, target);
     } else {

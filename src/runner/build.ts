@@ -93,12 +93,22 @@ export async function runBuild(o: { entry: RunnerEntry; job: JobResponse; slot: 
       const wantsImage = Boolean(job.image?.name) || (job.services ?? []).length > 0;
       if (wantsImage || entry.executor === 'docker') {
         const host = dockerHost(entry.docker?.host);
-        const what = [job.image?.name ? `the image "${job.image.name}"` : '', ...(job.services ?? []).map((s) => `the service "${s.name}"`)].filter(Boolean).join(', ') || 'a container';
+        const what = [
+          job.image?.name ? `the image "${job.image.name}"` : '',
+          ...(job.services ?? []).map((s) => `the service "${s.name}"`),
+        ].filter(Boolean).join(', ') || 'a container';
         if (!await pingDocker(host)) {
-          throw new Failure(`this job needs ${what}, but no Docker daemon is reachable at ${host}; kiln runner never runs such a job on the host`, 'runner_system_failure');
+          throw new Failure(
+            `this job needs ${what}, but no Docker daemon is reachable at ${host}; kiln runner never runs such a job on the host`,
+            'runner_system_failure',
+          );
         }
         if (entry.executor !== 'docker') {
-          throw new Failure(`this job needs ${what}, and this runner's ${entry.executor} executor runs jobs on the host; register a runner with --executor docker for it`, 'runner_system_failure');
+          throw new Failure(
+            `this job needs ${what}, and this runner's ${entry.executor} executor runs jobs on the host; register a runner with `
+            + `--executor docker for it`,
+            'runner_system_failure',
+          );
         }
         executor = dockerExecutor({ entry, job, host, projectDir, tmpDir, notice, output });
         await executor.prepare();
@@ -110,7 +120,9 @@ export async function runBuild(o: { entry: RunnerEntry; job: JobResponse; slot: 
       trace.write(`Running on ${os.hostname()}...\n`);
       await fsp.rm(tmpDir, { recursive: true, force: true });
       await fsp.mkdir(tmpDir, { recursive: true, mode: 0o700 });
-      const built = await buildEnvironment({ variables, jobToken: job.token, projectDir, buildsDir, tmpDir, slot: o.slot, runnerToken: entry.token });
+      const built = await buildEnvironment({
+        variables, jobToken: job.token, projectDir, buildsDir, tmpDir, slot: o.slot, runnerToken: entry.token,
+      });
       vars = built.vars;
       env = processEnv(vars, { GIT_TERMINAL_PROMPT: '0' });
       // The runner, not the server, expands variables in cache keys and artifact and cache paths.
@@ -133,7 +145,9 @@ export async function runBuild(o: { entry: RunnerEntry; job: JobResponse; slot: 
         name, script: stepScript(h.script), env, vars, signal: canceled, onOutput: output, timeoutMs: deadline - Date.now(),
       });
       if (res.aborted) throw new Failure('canceled', 'unknown_failure');
-      if (res.timedOut) throw new Failure(`execution took longer than ${goDuration(job.runner_info.timeout)} seconds`, 'job_execution_timeout');
+      if (res.timedOut) {
+        throw new Failure(`execution took longer than ${goDuration(job.runner_info.timeout)} seconds`, 'job_execution_timeout');
+      }
       if (res.exitCode !== 0) throw new Failure(`exit code ${res.exitCode ?? 1}`, 'script_failure', res.exitCode ?? 1);
     };
     await section('get_sources', 'Getting source from Git repository', async () => {
@@ -147,7 +161,10 @@ export async function runBuild(o: { entry: RunnerEntry; job: JobResponse; slot: 
       }));
     }
     if ((job.dependencies ?? []).some((d) => d.artifacts_file)) {
-      await section('download_artifacts', 'Downloading artifacts', () => downloadDependencies({ base: entry.url, job, projectDir, tmpDir, notice }));
+      await section(
+        'download_artifacts', 'Downloading artifacts',
+        () => downloadDependencies({ base: entry.url, job, projectDir, tmpDir, notice }),
+      );
     }
     const script = (job.steps ?? []).find((s) => s.name === 'script' || s.name === 'run');
     await section('step_script', 'Executing "step_script" stage of the job script', async () => {
@@ -157,13 +174,17 @@ export async function runBuild(o: { entry: RunnerEntry; job: JobResponse; slot: 
         env, vars, signal: canceled, onOutput: output, timeoutMs: Math.min(deadline - Date.now(), (script.timeout || Infinity) * 1000),
       });
       if (res.aborted) throw new Failure('canceled', 'unknown_failure');
-      if (res.timedOut) throw new Failure(`execution took longer than ${goDuration(job.runner_info.timeout)} seconds`, 'job_execution_timeout');
+      if (res.timedOut) {
+        throw new Failure(`execution took longer than ${goDuration(job.runner_info.timeout)} seconds`, 'job_execution_timeout');
+      }
       if (res.exitCode !== 0) throw new Failure(`exit code ${res.exitCode ?? 1}`, 'script_failure', res.exitCode ?? 1);
     });
     success = true;
   } catch (err) {
     failure = err instanceof Failure ? err
-      : overtime.aborted && !canceled.aborted ? new Failure(`execution took longer than ${goDuration(job.runner_info.timeout)} seconds`, 'job_execution_timeout')
+      : overtime.aborted && !canceled.aborted ? new Failure(
+        `execution took longer than ${goDuration(job.runner_info.timeout)} seconds`, 'job_execution_timeout',
+      )
         : err instanceof StageError ? new Failure(err.message, err.reason)
           : err instanceof SystemFailure ? new Failure(err.message, 'runner_system_failure')
             : new Failure((err as Error).message, 'runner_system_failure');
@@ -181,7 +202,9 @@ export async function runBuild(o: { entry: RunnerEntry; job: JobResponse; slot: 
           vars: new Map([...vars, ['CI_JOB_STATUS', status]]), signal: canceled, onOutput: output, timeoutMs: AFTER_SCRIPT_TIMEOUT_S * 1000,
         });
         if (res.timedOut) warn(`after_script failed: execution took longer than ${goDuration(AFTER_SCRIPT_TIMEOUT_S)}`);
-        else if (res.exitCode !== 0 && !res.aborted) warn(`after_script failed, but job will continue unaffected: exit code ${res.exitCode ?? 1}`);
+        else if (res.exitCode !== 0 && !res.aborted) warn(
+          `after_script failed, but job will continue unaffected: exit code ${res.exitCode ?? 1}`,
+        );
       }).catch(() => undefined);
     }
     if (!canceled.aborted && (job.cache ?? []).length > 0) {
@@ -191,7 +214,8 @@ export async function runBuild(o: { entry: RunnerEntry; job: JobResponse; slot: 
     }
     if (!canceled.aborted && (job.artifacts ?? []).length > 0) {
       const name = success ? 'upload_artifacts_on_success' : 'upload_artifacts_on_failure';
-      const ok = await section(name, success ? 'Uploading artifacts for successful job' : 'Uploading artifacts for failed job', () => uploadArtifacts({
+      const header = success ? 'Uploading artifacts for successful job' : 'Uploading artifacts for failed job';
+      const ok = await section(name, header, () => uploadArtifacts({
         base: entry.url, job, success, projectDir, tmpDir, notice, warn, error: (t) => trace.error(t),
       })).catch(() => false);
       if (!ok && success) {
@@ -207,11 +231,15 @@ export async function runBuild(o: { entry: RunnerEntry; job: JobResponse; slot: 
 
   const durationMs = Date.now() - started;
   if (canceled.aborted) {
-    trace.error(o.abort.aborted && !trace.aborted.signal.aborted ? 'Job failed (system failure): the runner was stopped' : 'Job failed: canceled');
+    trace.error(
+      o.abort.aborted && !trace.aborted.signal.aborted ? 'Job failed (system failure): the runner was stopped' : 'Job failed: canceled',
+    );
   } else if (success) {
     trace.notice('Job succeeded');
   } else if (failure) {
-    trace.error(failure.reason === 'runner_system_failure' ? `Job failed (system failure): ${failure.message}` : `Job failed: ${failure.message}`);
+    trace.error(
+      failure.reason === 'runner_system_failure' ? `Job failed (system failure): ${failure.message}` : `Job failed: ${failure.message}`,
+    );
   }
   await trace.finish();
 
@@ -219,12 +247,17 @@ export async function runBuild(o: { entry: RunnerEntry; job: JobResponse; slot: 
   if (trace.aborted.signal.aborted) return { state: 'canceled', durationMs, reported: true };
   const final: Record<string, unknown> = success
     ? { state: 'success' }
-    : { state: 'failed', failure_reason: o.abort.aborted ? 'runner_system_failure' : failure?.reason ?? 'unknown_failure', ...(failure?.exitCode !== undefined ? { exit_code: failure.exitCode } : {}) };
+    : {
+      state: 'failed',
+      failure_reason: o.abort.aborted ? 'runner_system_failure' : failure?.reason ?? 'unknown_failure',
+      ...(failure?.exitCode !== undefined ? { exit_code: failure.exitCode } : {}),
+    };
   // A reason the server did not list in features.failure_reasons goes as unknown_failure, as the
   // Service's runner does (script_failure, runner_system_failure and job_execution_timeout always go).
   const supported = job.features?.failure_reasons;
   const always = ['script_failure', 'runner_system_failure', 'job_execution_timeout'];
-  if (typeof final.failure_reason === 'string' && supported && !supported.includes(final.failure_reason) && !always.includes(final.failure_reason)) {
+  const reason = final.failure_reason;
+  if (typeof reason === 'string' && supported && !supported.includes(reason) && !always.includes(reason)) {
     final.failure_reason = 'unknown_failure';
   }
   final.checksum = trace.checksum;
@@ -242,6 +275,9 @@ export async function runBuild(o: { entry: RunnerEntry; job: JobResponse; slot: 
   }
   return {
     state: success ? 'success' : 'failed', durationMs, reported,
-    ...(success ? {} : { reason: final.failure_reason as FailureReason, ...(failure?.exitCode !== undefined ? { exitCode: failure.exitCode } : {}) }),
+    ...(success ? {} : {
+      reason: final.failure_reason as FailureReason,
+      ...(failure?.exitCode !== undefined ? { exitCode: failure.exitCode } : {}),
+    }),
   };
 }

@@ -53,7 +53,8 @@ export async function restoreCaches(o: {
 }
 
 export async function saveCaches(o: {
-  caches: CacheSpec[]; success: boolean; cacheDir: string; projectPath: string; projectDir: string; notice: (t: string) => void; warn: (t: string) => void;
+  caches: CacheSpec[]; success: boolean; cacheDir: string; projectPath: string; projectDir: string;
+  notice: (t: string) => void; warn: (t: string) => void;
 }): Promise<void> {
   for (const c of o.caches) {
     const when = c.when || 'on_success';

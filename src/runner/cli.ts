@@ -80,7 +80,9 @@ export async function runnerMain(argv: string[]): Promise<number> {
       case 'unregister': return await unregister(file, values);
       case 'list': {
         const config = await loadConfig(file, { mustExist: true });
-        for (const r of config.runners) console.log(`${r.name || '(unnamed)'}\texecutor=${r.executor}\ttoken=${r.token.slice(0, 8)}…\turl=${r.url}`);
+        for (const r of config.runners) console.log(
+          `${r.name || '(unnamed)'}\texecutor=${r.executor}\ttoken=${r.token.slice(0, 8)}…\turl=${r.url}`,
+        );
         return 0;
       }
       default:
@@ -107,7 +109,9 @@ async function register(file: string, v: Values): Promise<number> {
   const executor = (v.executor as string | undefined) ?? 'shell';
   if (executor !== 'shell' && executor !== 'docker') throw new UsageError('--executor must be shell or docker');
   const accessLevel = v['access-level'] as string | undefined;
-  if (accessLevel !== undefined && accessLevel !== 'not_protected' && accessLevel !== 'ref_protected') throw new UsageError('--access-level must be not_protected or ref_protected');
+  if (accessLevel !== undefined && accessLevel !== 'not_protected' && accessLevel !== 'ref_protected') {
+    throw new UsageError('--access-level must be not_protected or ref_protected');
+  }
   const tags = ((v['tag-list'] as string | undefined) ?? '').split(',').map((t) => t.trim()).filter(Boolean);
   const description = (v.description as string | undefined) ?? (v.name as string | undefined) ?? os.hostname();
   const limit = intOption(v.limit as string | undefined, 'limit', 0, 1000) ?? 0;
@@ -142,8 +146,12 @@ async function run(file: string, once: boolean): Promise<number> {
   const config = await loadConfig(file, { mustExist: true });
   // The file holds runner tokens; jobs run as this user (README, kiln runner: Security).
   const mode = (await fs.stat(file)).mode & 0o777;
-  if (mode & 0o077) console.error(`WARNING: ${file} is readable by other users (mode ${mode.toString(8)}); it holds runner tokens: chmod 600 it`);
-  if (process.getuid?.() === 0) console.error('WARNING: running as root: every job runs as root on this host; run the runner as an unprivileged user');
+  if (mode & 0o077) {
+    console.error(`WARNING: ${file} is readable by other users (mode ${mode.toString(8)}); it holds runner tokens: chmod 600 it`);
+  }
+  if (process.getuid?.() === 0) {
+    console.error('WARNING: running as root: every job runs as root on this host; run the runner as an unprivileged user');
+  }
   const runner = new RunnerProcess(config, { once });
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGQUIT'] as const) process.on(sig, () => runner.stop(sig));
   await runner.run();
@@ -176,7 +184,9 @@ async function unregister(file: string, v: Values): Promise<number> {
   if (chosen.length === 0) throw new UsageError('no configured runner matches');
   for (const r of chosen) {
     const ok = await unregisterRunner(r.url, r.token);
-    console.log(`Unregistering runner from the server... ${ok ? 'succeeded' : 'the server did not know it'}  runner=${r.token.slice(0, 8)}`);
+    console.log(
+      `Unregistering runner from the server... ${ok ? 'succeeded' : 'the server did not know it'}  runner=${r.token.slice(0, 8)}`,
+    );
   }
   config.runners = config.runners.filter((r) => !chosen.includes(r));
   await saveConfig(file, config);

@@ -41,12 +41,16 @@ export function defaultConfigPath(): string {
 
 const num = (v: unknown, name: string, min: number, max: number, fallback: number): number => {
   if (v === undefined) return fallback;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw new RunnerConfigError(`${name} must be an integer from ${min} to ${max}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+    throw new RunnerConfigError(`${name} must be an integer from ${min} to ${max}`);
+  }
   return v;
 };
 const str = (v: unknown, name: string, fallback?: string): string => {
   if (v === undefined && fallback !== undefined) return fallback;
-  if (typeof v !== 'string' || v === '' || v.length > 4096 || v.includes('\0')) throw new RunnerConfigError(`${name} must be a non-empty string`);
+  if (typeof v !== 'string' || v === '' || v.length > 4096 || v.includes('\0')) {
+    throw new RunnerConfigError(`${name} must be a non-empty string`);
+  }
   return v;
 };
 
@@ -102,7 +106,11 @@ export async function saveConfig(file: string, config: RunnerConfig): Promise<vo
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.tmp`);
   const doc = { concurrent: config.concurrent, check_interval: config.check_interval, runners: config.runners };
-  await fs.writeFile(tmp, `# kiln runner configuration: holds runner tokens, keep it owner-readable only.\n${stringify(doc)}\n`, { mode: 0o600 });
+  await fs.writeFile(
+    tmp,
+    `# kiln runner configuration: holds runner tokens, keep it owner-readable only.\n${stringify(doc)}\n`,
+    { mode: 0o600 },
+  );
   await fs.chmod(tmp, 0o600);
   await fs.rename(tmp, file);
 }

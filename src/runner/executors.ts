@@ -46,7 +46,8 @@ export function shellExecutor(projectDir: string, tmpDir: string): Executor {
 /** The Service runner's shell detection for images: the first bash, else the first sh. */
 const DETECT_SHELL = 'if [ -x /usr/local/bin/bash ]; then exec /usr/local/bin/bash; elif [ -x /usr/bin/bash ]; then exec /usr/bin/bash; '
   + 'elif [ -x /bin/bash ]; then exec /bin/bash; elif [ -x /usr/local/bin/sh ]; then exec /usr/local/bin/sh; '
-  + 'elif [ -x /usr/bin/sh ]; then exec /usr/bin/sh; elif [ -x /bin/sh ]; then exec /bin/sh; elif [ -x /busybox/sh ]; then exec /busybox/sh; '
+  + 'elif [ -x /usr/bin/sh ]; then exec /usr/bin/sh; elif [ -x /bin/sh ]; then exec /bin/sh; '
+  + 'elif [ -x /busybox/sh ]; then exec /busybox/sh; '
   + 'else echo shell not found; exit 1; fi';
 
 /** A service's host names on the job network (the Service: `a/b:1` → `a__b` and `a-b`, plus its alias). */
@@ -66,14 +67,17 @@ function entrypointArgs(ep: string[] | null | undefined): { flag: string[]; pref
 }
 
 export function dockerExecutor(o: {
-  entry: RunnerEntry; job: JobResponse; host: string; projectDir: string; tmpDir: string; notice: (t: string) => void; output: (d: Buffer) => void;
+  entry: RunnerEntry; job: JobResponse; host: string; projectDir: string; tmpDir: string; notice: (t: string) => void;
+  output: (d: Buffer) => void;
 }): Executor {
   const id = `kiln-job-${o.job.id}-${crypto.randomBytes(4).toString('hex')}`;
   const network = `${id}-network`;
   const containers: string[] = [];
   let networkCreated = false;
   const image = o.job.image?.name || o.entry.docker?.image || '';
-  const cliEnv = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: process.env.HOME, DOCKER_HOST: o.host, ...extra });
+  const cliEnv = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
+    PATH: process.env.PATH, HOME: process.env.HOME, DOCKER_HOST: o.host, ...extra,
+  });
 
   const docker = (args: string[], env: NodeJS.ProcessEnv = cliEnv(), quiet = false): Promise<number> => new Promise((resolve) => {
     const child = spawn('docker', args, { env, stdio: ['ignore', 'pipe', 'pipe'] });

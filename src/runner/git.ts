@@ -19,7 +19,10 @@ export class StageError extends Error {
   }
 }
 
-export function git(args: string[], o: { cwd: string; env: NodeJS.ProcessEnv; signal: AbortSignal; onOutput: (d: Buffer) => void }): Promise<number> {
+export function git(
+  args: string[],
+  o: { cwd: string; env: NodeJS.ProcessEnv; signal: AbortSignal; onOutput: (d: Buffer) => void },
+): Promise<number> {
   return new Promise((resolve) => {
     const child = spawn('git', args, { cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'], signal: o.signal });
     child.stdout.on('data', o.onOutput);
@@ -88,7 +91,11 @@ export async function getSources(o: SourceOptions): Promise<void> {
   }
   const refspecs = o.job.git_info.refspecs && o.job.git_info.refspecs.length > 0
     ? o.job.git_info.refspecs
-    : [o.job.git_info.ref_type === 'tag' ? `+refs/tags/${o.job.git_info.ref}:refs/tags/${o.job.git_info.ref}` : `+refs/heads/${o.job.git_info.ref}:refs/remotes/origin/${o.job.git_info.ref}`];
+    : [
+      o.job.git_info.ref_type === 'tag'
+        ? `+refs/tags/${o.job.git_info.ref}:refs/tags/${o.job.git_info.ref}`
+        : `+refs/heads/${o.job.git_info.ref}:refs/remotes/origin/${o.job.git_info.ref}`,
+    ];
   await run('-c', 'http.userAgent=kiln-runner', '-c', 'gc.auto=0', 'fetch', cleanUrl, '--prune', '--quiet', ...refspecs,
     ...(depth > 0 ? ['--depth', String(depth)] : []));
   if ((o.vars.get('GIT_CHECKOUT') ?? 'true').toLowerCase() === 'false') {

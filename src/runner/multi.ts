@@ -88,12 +88,19 @@ export class RunnerProcess {
     const slot = this.freeSlot();
     this.slots[slot] = true;
     this.perRunner.set(entry.token, (this.perRunner.get(entry.token) ?? 0) + 1);
-    this.log(`job ${job.id} received: "${job.job_info.name}" (stage ${job.job_info.stage}) of project ${variable(job, 'CI_PROJECT_PATH')} (id ${job.job_info.project_id}), pipeline ${variable(job, 'CI_PIPELINE_ID')}, runner ${entry.token.slice(0, 8)}, slot ${slot}`);
+    this.log(
+      `job ${job.id} received: "${job.job_info.name}" (stage ${job.job_info.stage}) of project `
+      + `${variable(job, 'CI_PROJECT_PATH')} (id ${job.job_info.project_id}), pipeline ${variable(job, 'CI_PIPELINE_ID')}, `
+      + `runner ${entry.token.slice(0, 8)}, slot ${slot}`,
+    );
     const p = runBuild({ entry, job, slot, abort: this.abortJobs.signal }).then((out) => {
       const how = out.state === 'success' ? 'succeeded'
         : out.state === 'canceled' ? 'was canceled on the server'
           : `failed (${out.reason}${out.exitCode !== undefined ? `, exit code ${out.exitCode}` : ''})`;
-      this.log(`job ${job.id} ${how} after ${(out.durationMs / 1000).toFixed(1)} s${out.reported ? '' : '; its final state could not be reported'}`);
+      this.log(
+        `job ${job.id} ${how} after ${(out.durationMs / 1000).toFixed(1)} `
+        + `s${out.reported ? '' : '; its final state could not be reported'}`,
+      );
     }, (err: unknown) => {
       this.log(`job ${job.id} ended with an internal error: ${(err as Error).message}`);
     }).finally(() => {
@@ -137,7 +144,9 @@ export class RunnerProcess {
       } catch (err) {
         if (this.stopAsking.signal.aborted) return;
         if (err instanceof ApiError && err.status === 403) {
-          this.log(`runner ${entry.token.slice(0, 8)} at ${entry.url}: the server does not know this token (403); verify or register again`);
+          this.log(
+            `runner ${entry.token.slice(0, 8)} at ${entry.url}: the server does not know this token (403); verify or register again`,
+          );
         } else {
           this.log(`runner ${entry.token.slice(0, 8)} at ${entry.url}: ${(err as Error).message}`);
         }

@@ -31,7 +31,9 @@ export class Masker {
 
   constructor(values: string[]) {
     // Bytes as latin1 text keep the replacement byte-exact whatever the encoding.
-    this.values = [...new Set(values.filter((v) => v.length > 0))].map((v) => Buffer.from(v, 'utf8').toString('latin1')).sort((a, b) => b.length - a.length);
+    this.values = [...new Set(values.filter((v) => v.length > 0))].map((v) => Buffer.from(
+      v, 'utf8',
+    ).toString('latin1')).sort((a, b) => b.length - a.length);
     this.longest = this.values.reduce((m, v) => Math.max(m, v.length), 0);
   }
 
@@ -111,7 +113,10 @@ export class JobTrace {
     if (buf.length === 0 || this.limited) return;
     if (this.size + buf.length > OUTPUT_LIMIT) {
       const room = OUTPUT_LIMIT - this.size;
-      const notice = Buffer.from(`\n${ANSI.boldYellow}Job's log exceeded limit of ${OUTPUT_LIMIT} bytes.\nJob execution will continue but no more output will be collected.${ANSI.reset}\n`);
+      const notice = Buffer.from(
+        `\n${ANSI.boldYellow}Job's log exceeded limit of ${OUTPUT_LIMIT} bytes.\nJob execution will continue but no more output `
+        + `will be collected.${ANSI.reset}\n`,
+      );
       buf = Buffer.concat([buf.subarray(0, Math.max(0, room)), notice]);
       this.limited = true;
     }
@@ -134,7 +139,10 @@ export class JobTrace {
   }
 
   sectionStart(name: string, header: string, collapsed = false): void {
-    this.write(`section_start:${Math.floor(Date.now() / 1000)}:${name}${collapsed ? '[collapsed=true]' : ''}\r${ANSI.clear}${ANSI.boldCyan}${header}${ANSI.reset}\n`);
+    this.write(
+      `section_start:${Math.floor(Date.now() / 1000)}:${name}${collapsed ? '[collapsed=true]' : ''}\r`
+      + `${ANSI.clear}${ANSI.boldCyan}${header}${ANSI.reset}\n`,
+    );
   }
 
   sectionEnd(name: string): void {

@@ -5,7 +5,9 @@
  */
 import type { JobQueue } from '../domain/background-jobs/job-queue.ts';
 import type { CiEnv } from '../domain/pipelines/ci-env.ts';
-import { ARTIFACTS_EXPIRE_JOB, PROJECT_ARTIFACTS_DELETE_JOB, deleteProjectArtifacts, removeExpiredArtifacts } from '../domain/jobs/job-artifacts.ts';
+import {
+  ARTIFACTS_EXPIRE_JOB, PROJECT_ARTIFACTS_DELETE_JOB, deleteProjectArtifacts, removeExpiredArtifacts,
+} from '../domain/jobs/job-artifacts.ts';
 
 export function registerArtifactJobs(queue: JobQueue, env: CiEnv): void {
   queue.registerHandler(ARTIFACTS_EXPIRE_JOB, async (p: { jobId: number }) => {

@@ -12,7 +12,9 @@ import crypto from 'node:crypto';
 import os from 'node:os';
 import type { JobQueue } from '../domain/background-jobs/job-queue.ts';
 import type { BackgroundJobRow } from '../db/tables/background-jobs.ts';
-import { buryJob, claimJob, deleteFinishedJob, extendLease, releaseJob, requeueJob } from '../domain/background-jobs/background-jobs.queries.ts';
+import {
+  buryJob, claimJob, deleteFinishedJob, extendLease, releaseJob, requeueJob,
+} from '../domain/background-jobs/background-jobs.queries.ts';
 
 export interface RunnerOptions {
   concurrency: number;
@@ -72,7 +74,9 @@ export class JobRunner {
       while (this.#state === 'running' && this.#running.size < this.#o.concurrency) {
         let job: BackgroundJobRow | null;
         try {
-          job = await claimJob(this.#queue.db, this.#queue.dialect, { owner: this.owner, leaseMs: this.#o.leaseMs, kinds: this.#queue.kinds() });
+          job = await claimJob(this.#queue.db, this.#queue.dialect, {
+            owner: this.owner, leaseMs: this.#o.leaseMs, kinds: this.#queue.kinds(),
+          });
         } catch (err) {
           this.#o.log.error({ err }, 'background jobs: claiming failed');
           break;

@@ -9,5 +9,9 @@ import type { JobQueue } from '../domain/background-jobs/job-queue.ts';
 import { REMOVE_REPOSITORIES_JOB, removeRepositories, type RemoveRepositoriesPayload } from '../domain/groups/delete-group.ts';
 
 export function registerRepositoryRemovalJobs(queue: JobQueue, deps: { db: Kysely<DB>; shards: StorageShard[] }): void {
-  queue.registerHandler(REMOVE_REPOSITORIES_JOB, (p: RemoveRepositoriesPayload, ctx) => removeRepositories(deps.db, deps.shards, p, ctx.signal), { maxAttempts: 5 });
+  queue.registerHandler(
+    REMOVE_REPOSITORIES_JOB,
+    (p: RemoveRepositoriesPayload, ctx) => removeRepositories(deps.db, deps.shards, p, ctx.signal),
+    { maxAttempts: 5 },
+  );
 }

@@ -26,7 +26,9 @@ export interface AuditSubject {
   change?: { kind: 'add' | 'remove'; what: string; as?: string } | { kind: 'change'; what: string; from?: string; to?: string };
 }
 
-export async function recordAuditEvent(db: Kysely<DB> | Transaction<DB>, author: AuditAuthor, ip: string | null, s: AuditSubject): Promise<void> {
+export async function recordAuditEvent(
+  db: Kysely<DB> | Transaction<DB>, author: AuditAuthor, ip: string | null, s: AuditSubject,
+): Promise<void> {
   const details: Record<string, unknown> = {};
   if (s.change) {
     details[s.change.kind] = s.change.what;

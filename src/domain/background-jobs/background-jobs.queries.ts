@@ -42,7 +42,9 @@ function due(eb: ExpressionBuilder<DB, 'background_jobs'>, now: string, kinds: s
 }
 
 /** Takes one due job of `kinds` for `owner` until `leaseMs` from now, counting the attempt. */
-export async function claimJob(db: Kysely<DB>, dialect: Dialect, o: { owner: string; leaseMs: number; kinds: string[] }): Promise<BackgroundJobRow | null> {
+export async function claimJob(
+  db: Kysely<DB>, dialect: Dialect, o: { owner: string; leaseMs: number; kinds: string[] },
+): Promise<BackgroundJobRow | null> {
   if (o.kinds.length === 0) return null;
   const now = new Date();
   const set = (eb: ExpressionBuilder<DB, 'background_jobs'>) => ({
@@ -110,6 +112,11 @@ export async function countLiveJobs(db: Db, kind?: string): Promise<number> {
 /** Handed back by a stopping worker: due again now, and the interrupted run does not count. */
 export async function releaseJob(db: Db, id: number, owner: string): Promise<void> {
   await db.updateTable('background_jobs')
-    .set((eb) => ({ state: 'queued' as const, run_at: nowIso(), lease_owner: null, lease_expires_at: null, attempts: eb('attempts', '-', 1), updated_at: nowIso() }))
+    .set(
+      (eb) => ({
+        state: 'queued' as const, run_at: nowIso(), lease_owner: null, lease_expires_at: null,
+        attempts: eb('attempts', '-', 1), updated_at: nowIso(),
+      }),
+    )
     .where('id', '=', id).where('lease_owner', '=', owner).execute();
 }

@@ -8,7 +8,10 @@ import { ConfigError, isHash, type Hash } from './config-error.ts';
 import { cache, image, retry, services, stringList } from './job-keywords.ts';
 import { parseJobDetails } from './parse-job-details.ts';
 
-export const DEFAULT_KEYS = new Set(['after_script', 'artifacts', 'before_script', 'cache', 'image', 'interruptible', 'retry', 'services', 'tags', 'timeout', 'hooks', 'id_tokens']);
+export const DEFAULT_KEYS = new Set([
+  'after_script', 'artifacts', 'before_script', 'cache', 'image', 'interruptible', 'retry', 'services',
+  'tags', 'timeout', 'hooks', 'id_tokens',
+]);
 
 export interface Defaults {
   image: ImageConfig | null;
@@ -36,7 +39,9 @@ export function parseDefaults(root: Hash): Defaults {
   const unknown = Object.keys(def).filter((k) => !DEFAULT_KEYS.has(k));
   if (unknown.length > 0) throw new ConfigError(`default config contains unknown keys: ${unknown.join(', ')}`);
   const pick = (k: string) => (def[k] !== undefined ? def[k] : root[k]);
-  if (def.interruptible !== undefined && typeof def.interruptible !== 'boolean') throw new ConfigError('default:interruptible config should be a boolean value');
+  if (def.interruptible !== undefined && typeof def.interruptible !== 'boolean') {
+    throw new ConfigError('default:interruptible config should be a boolean value');
+  }
   const details = parseJobDetails('default', { artifacts: def.artifacts, tags: def.tags, timeout: def.timeout }, false);
   return {
     image: image(pick('image'), 'default'),

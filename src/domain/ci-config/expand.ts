@@ -61,5 +61,9 @@ export function expandParallel(jobs: JobSpec[], maxJobs = Infinity): JobSpec[] {
 }
 
 export function checkJobCount(count: number, max: number): void {
-  if (count > max) throw new ConfigError(`The number of jobs has exceeded the limit of ${max}. Try splitting the configuration with parent-child-pipelines.`);
+  if (count > max) {
+    throw new ConfigError(
+      `The number of jobs has exceeded the limit of ${max}. Try splitting the configuration with parent-child-pipelines.`,
+    );
+  }
 }

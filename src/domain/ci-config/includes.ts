@@ -70,10 +70,15 @@ function normalise(value: unknown, vars: Variables): Location[] {
     if (!isHash(item)) accessorError(item);
     const accessors = ['local', 'project', 'remote', 'template', 'artifact'].filter((k) => item[k] !== undefined);
     if (accessors.length !== 1) accessorError(item);
-    const allowed = new Set([accessors[0], 'rules', ...(accessors[0] === 'project' ? ['ref', 'file'] : []), ...(accessors[0] === 'artifact' ? ['job'] : [])]);
+    const allowed = new Set([
+      accessors[0], 'rules', ...(accessors[0] === 'project' ? ['ref', 'file'] : []),
+      ...(accessors[0] === 'artifact' ? ['job'] : []),
+    ]);
     if (Object.keys(item).some((k) => !allowed.has(k))) accessorError(item);
     const rules = item.rules;
-    if (accessors[0] === 'artifact') throw new ConfigError(`Include \`${JSON.stringify(item)}\` of a job artifact is only valid in a child pipeline's trigger`);
+    if (accessors[0] === 'artifact') {
+      throw new ConfigError(`Include \`${JSON.stringify(item)}\` of a job artifact is only valid in a child pipeline's trigger`);
+    }
     if (accessors[0] === 'project') {
       if (typeof item.project !== 'string') accessorError(item);
       const files = Array.isArray(item.file) ? item.file : [item.file];
@@ -124,15 +129,23 @@ async function fetchRemote(location: string, sources: IncludeSources): Promise<s
   } catch {
     throw new ConfigError(`Remote file \`${location}\` does not have a valid address!`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`Remote file \`${location}\` does not have a valid address!`);
-  if (sources.remoteHosts.length === 0) throw new ConfigError(`Remote file \`${location}\` could not be fetched because no remote hosts are allowed!`);
-  if (!hostAllowed(url, sources.remoteHosts)) throw new ConfigError(`Remote file \`${location}\` could not be fetched because its host is not in the allowed remote hosts!`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`Remote file \`${location}\` does not have a valid address!`);
+  }
+  if (sources.remoteHosts.length === 0) {
+    throw new ConfigError(`Remote file \`${location}\` could not be fetched because no remote hosts are allowed!`);
+  }
+  if (!hostAllowed(url, sources.remoteHosts)) {
+    throw new ConfigError(`Remote file \`${location}\` could not be fetched because its host is not in the allowed remote hosts!`);
+  }
   let response: Response;
   try {
     // Redirects are not followed: they could lead to a host that is not allowed.
     response = await (sources.fetch ?? fetch)(url, { redirect: 'manual', signal: AbortSignal.timeout(REMOTE_TIMEOUT_MS) });
   } catch (err) {
-    if ((err as Error).name === 'TimeoutError') throw new ConfigError(`Remote file \`${location}\` could not be fetched because of a timeout error!`);
+    if ((err as Error).name === 'TimeoutError') {
+      throw new ConfigError(`Remote file \`${location}\` could not be fetched because of a timeout error!`);
+    }
     throw new ConfigError(`Remote file \`${location}\` could not be fetched because of a socket error!`);
   }
   if (response.status >= 300) {
@@ -172,7 +185,12 @@ async function contentOf(loc: Location, sources: IncludeSources): Promise<{ text
     if (!/\.ya?ml$/.test(path)) throw new ConfigError(`Included file \`${path}\` does not have YAML extension!`);
     const got = await sources.readProject(loc.project!, loc.ref, path.replace(/^\/+/, ''));
     if ('content' in got) return { text: got.content, sources: got.local ? { ...sources, ...got.local } : sources };
-    if (got.error === 'project') throw new ConfigError(`Project \`${loc.project}\` not found or access denied! Make sure any includes in the pipeline configuration are correctly defined.`);
+    if (got.error === 'project') {
+      throw new ConfigError(
+        `Project \`${loc.project}\` not found or access denied! Make sure any includes in the pipeline configuration are `
+        + `correctly defined.`,
+      );
+    }
     if (got.error === 'ref') throw new ConfigError(`Project \`${loc.project}\` reference \`${loc.ref}\` does not exist!`);
     throw new ConfigError(`Project \`${loc.project}\` file \`${path}\` does not exist!`);
   }
@@ -191,7 +209,9 @@ async function textOf(loc: Location, sources: IncludeSources): Promise<string> {
   }
   if (loc.kind === 'remote') return fetchRemote(path, sources);
   if (!/^[\w./-]+\.gitlab-ci\.yml$/.test(path) || path.split('/').includes('..')) throw new ConfigError(`Template file \`${path}\` is not a valid location!`);
-  if (sources.templatesDir === null) throw new ConfigError(`Template file \`${path}\` could not be read because no template directory is configured!`);
+  if (sources.templatesDir === null) {
+    throw new ConfigError(`Template file \`${path}\` could not be read because no template directory is configured!`);
+  }
   const text = await sources.readTemplate(path);
   if (text === null) throw new ConfigError(`Included file \`${path}\` is empty or does not exist!`);
   return text;

@@ -8,7 +8,9 @@ import { WHEN_VALUES, type JobConfig, type NeedConfig, type Variable, type When 
 import { ConfigError, isHash, type Hash } from './config-error.ts';
 import { isValidExpression } from './expression.ts';
 import { parseJobDetails } from './parse-job-details.ts';
-import { allowFailure, cache, coverage, environment, image, release, retry, services, strings, stringList, variables } from './job-keywords.ts';
+import {
+  allowFailure, cache, coverage, environment, image, release, retry, services, strings, stringList, variables,
+} from './job-keywords.ts';
 import type { Defaults } from './defaults.ts';
 import { parseParallel, type ParallelSpec } from './parallel.ts';
 
@@ -63,8 +65,14 @@ function changesOf(value: unknown, at: string): RuleSpec['changes'] {
   if (isHash(value)) {
     const paths = strings(value.paths);
     if (paths === null) throw new ConfigError(`${at}:changes paths should be an array of strings`);
-    if (Object.keys(value).some((k) => k !== 'paths' && k !== 'compare_to')) throw new ConfigError(`${at}:changes config contains unknown keys: ${Object.keys(value).filter((k) => k !== 'paths' && k !== 'compare_to').join(', ')}`);
-    if (value.compare_to !== undefined && typeof value.compare_to !== 'string') throw new ConfigError(`${at}:changes compare to should be a string`);
+    if (Object.keys(value).some((k) => k !== 'paths' && k !== 'compare_to')) {
+      throw new ConfigError(
+        `${at}:changes config contains unknown keys: ${Object.keys(value).filter((k) => k !== 'paths' && k !== 'compare_to').join(', ')}`,
+      );
+    }
+    if (value.compare_to !== undefined && typeof value.compare_to !== 'string') {
+      throw new ConfigError(`${at}:changes compare to should be a string`);
+    }
     return { paths, ...(typeof value.compare_to === 'string' ? { compareTo: value.compare_to } : {}) };
   }
   const paths = typeof value === 'string' ? [value] : strings(value);
@@ -93,7 +101,9 @@ export function parseRules(value: unknown, where: string, allowedWhen = RULE_WHE
       rule.exists = list;
     }
     if (raw.when !== undefined && raw.when !== null) {
-      if (typeof raw.when !== 'string' || !allowedWhen.includes(raw.when)) throw new ConfigError(`${at} when unknown value: ${String(raw.when)}`);
+      if (typeof raw.when !== 'string' || !allowedWhen.includes(raw.when)) {
+        throw new ConfigError(`${at} when unknown value: ${String(raw.when)}`);
+      }
       rule.when = raw.when;
     }
     if (raw.allow_failure !== undefined) {
@@ -119,10 +129,14 @@ function onlyExcept(value: unknown, at: string): OnlySpec | null {
   const refs = value.refs === undefined ? null : strings(Array.isArray(value.refs) ? value.refs : [value.refs]);
   if (value.refs !== undefined && refs === null) throw new ConfigError(`${at} refs should be an array of strings or regular expressions`);
   const vars = value.variables === undefined ? null : strings(Array.isArray(value.variables) ? value.variables : [value.variables]);
-  if (value.variables !== undefined && (vars === null || !vars.every(isValidExpression))) throw new ConfigError(`${at} variables invalid expression syntax`);
+  if (value.variables !== undefined && (vars === null || !vars.every(isValidExpression))) {
+    throw new ConfigError(`${at} variables invalid expression syntax`);
+  }
   const changes = value.changes === undefined ? null : strings(Array.isArray(value.changes) ? value.changes : [value.changes]);
   if (value.changes !== undefined && changes === null) throw new ConfigError(`${at} changes should be an array of strings`);
-  if (value.kubernetes !== undefined && value.kubernetes !== 'active') throw new ConfigError(`${at} kubernetes unknown value: ${String(value.kubernetes)}`);
+  if (value.kubernetes !== undefined && value.kubernetes !== 'active') {
+    throw new ConfigError(`${at} kubernetes unknown value: ${String(value.kubernetes)}`);
+  }
   return { refs, variables: vars, changes, kubernetes: value.kubernetes === 'active' };
 }
 
@@ -162,7 +176,9 @@ export function jobEntry(name: string, hash: Hash, stageList: string[], defs: De
   const allowed = isBridge ? BRIDGE_KEYS : JOB_KEYS;
   const unknown = Object.keys(hash).filter((k) => !allowed.has(k));
   if (unknown.length > 0) throw new ConfigError(`${where} config contains unknown keys: ${unknown.join(', ')}`);
-  if (!isBridge && (hash.script === undefined || hash.script === null)) throw new ConfigError(`${where} config should implement a script: or a trigger: keyword`);
+  if (!isBridge && (hash.script === undefined || hash.script === null)) {
+    throw new ConfigError(`${where} config should implement a script: or a trigger: keyword`);
+  }
   if (hash.rules !== undefined && hash.rules !== null) {
     const clash = ['only', 'except', 'start_in'].filter((k) => hash[k] !== undefined);
     if (clash.length > 0) throw new ConfigError(`${where} config key may not be used with \`rules\`: ${clash.join(', ')}`);
@@ -194,8 +210,12 @@ export function jobEntry(name: string, hash: Hash, stageList: string[], defs: De
     // Manual jobs may fail without failing the pipeline unless they say otherwise (the Service's default).
     allowFailure: af.allow ?? when === 'manual',
     script: isBridge ? [] : script(hash.script, where, 'script'),
-    beforeScript: isBridge ? [] : fromDefault('before_script', () => script(hash.before_script ?? [], where, 'before_script'), defs.beforeScript),
-    afterScript: isBridge ? [] : fromDefault('after_script', () => script(hash.after_script ?? [], where, 'after_script'), defs.afterScript),
+    beforeScript: isBridge ? [] : fromDefault(
+      'before_script', () => script(hash.before_script ?? [], where, 'before_script'), defs.beforeScript,
+    ),
+    afterScript: isBridge ? [] : fromDefault(
+      'after_script', () => script(hash.after_script ?? [], where, 'after_script'), defs.afterScript,
+    ),
     image: isBridge ? null : fromDefault('image', () => image(hash.image, where), defs.image),
     variables: [...globals.filter((g) => inherit.variables(g.key) && !ownKeys.has(g.key)), ...ownVars],
     tags: isBridge ? [] : details.tags.length > 0 || hash.tags !== undefined ? details.tags : inherit.defaults('tags') ? defs.tags : [],
@@ -208,11 +228,19 @@ export function jobEntry(name: string, hash: Hash, stageList: string[], defs: De
     cache: isBridge ? [] : fromDefault('cache', () => cache(hash.cache, where), defs.cache),
     dependencies: dependencies(hash.dependencies, where),
     retry: isBridge ? null : fromDefault('retry', () => retry(hash.retry, where), defs.retry),
-    interruptible: fromDefault('interruptible', () => (typeof hash.interruptible === 'boolean' ? hash.interruptible : hash.interruptible === undefined ? null : bad(`${where} interruptible config should be a boolean value`)), defs.interruptible),
+    interruptible: fromDefault(
+      'interruptible',
+      () => (typeof hash.interruptible === 'boolean'
+        ? hash.interruptible
+        : hash.interruptible === undefined ? null : bad(`${where} interruptible config should be a boolean value`)),
+      defs.interruptible,
+    ),
     coverage: coverage(hash.coverage, where),
     environment: environment(hash.environment, where),
     release: release(hash.release, where),
-    resourceGroup: hash.resource_group === undefined || hash.resource_group === null ? null : typeof hash.resource_group === 'string' ? hash.resource_group : bad(`${where} resource group should be a string`),
+    resourceGroup: hash.resource_group === undefined || hash.resource_group === null
+      ? null
+      : typeof hash.resource_group === 'string' ? hash.resource_group : bad(`${where} resource group should be a string`),
     allowFailureExitCodes: af.exitCodes,
     startIn: typeof hash.start_in === 'string' ? hash.start_in : null,
     node: null,

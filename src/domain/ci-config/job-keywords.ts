@@ -46,7 +46,10 @@ function ports(value: unknown, at: string): ImageConfig['ports'] {
   return value.map((p) => {
     if (typeof p === 'number') return { number: p };
     if (isHash(p) && typeof p.number === 'number') {
-      return { number: p.number, ...(typeof p.protocol === 'string' ? { protocol: p.protocol } : {}), ...(typeof p.name === 'string' ? { name: p.name } : {}) };
+      return {
+        number: p.number, ...(typeof p.protocol === 'string' ? { protocol: p.protocol } : {}),
+        ...(typeof p.name === 'string' ? { name: p.name } : {}),
+      };
     }
     throw new ConfigError(`${at}:ports config should be an array of strings or a hash`);
   });
@@ -120,17 +123,27 @@ function cacheOne(value: unknown, at: string): CacheConfig {
   if (typeof value.key === 'string' || typeof value.key === 'number') key = String(value.key);
   else if (isHash(value.key)) {
     const files = strings(value.key.files);
-    if (files === null || files.length === 0 || files.length > 2) throw new ConfigError(`${at}:key:files config has to be an array of one or two strings`);
+    if (files === null || files.length === 0 || files.length > 2) {
+      throw new ConfigError(`${at}:key:files config has to be an array of one or two strings`);
+    }
     key = { files, ...(typeof value.key.prefix === 'string' ? { prefix: value.key.prefix } : {}) };
-  } else if (value.key !== undefined && value.key !== null) throw new ConfigError(`${at}:key config should be a hash, a string or a symbol`);
+  } else if (value.key !== undefined && value.key !== null) {
+    throw new ConfigError(`${at}:key config should be a hash, a string or a symbol`);
+  }
   const paths = value.paths === undefined ? [] : typeof value.paths === 'string' ? [value.paths] : strings(value.paths);
   if (paths === null) throw new ConfigError(`${at} paths should be an array of strings`);
   const policy = value.policy === undefined ? 'pull-push' : value.policy;
   // A policy may be a $VARIABLE, expanded when the job runs.
-  if (typeof policy !== 'string' || (!CACHE_POLICIES.includes(policy) && !policy.includes('$'))) throw new ConfigError(`${at} policy should be pull-push, push, or pull`);
+  if (typeof policy !== 'string' || (!CACHE_POLICIES.includes(policy) && !policy.includes('$'))) {
+    throw new ConfigError(`${at} policy should be pull-push, push, or pull`);
+  }
   const when = value.when === undefined ? 'on_success' : value.when;
-  if (typeof when !== 'string' || !['on_success', 'on_failure', 'always'].includes(when)) throw new ConfigError(`${at} when should be on_success, on_failure or always`);
-  if (value.untracked !== undefined && typeof value.untracked !== 'boolean') throw new ConfigError(`${at} untracked should be a boolean value`);
+  if (typeof when !== 'string' || !['on_success', 'on_failure', 'always'].includes(when)) {
+    throw new ConfigError(`${at} when should be on_success, on_failure or always`);
+  }
+  if (value.untracked !== undefined && typeof value.untracked !== 'boolean') {
+    throw new ConfigError(`${at} untracked should be a boolean value`);
+  }
   return { key, untracked: value.untracked === true, policy, paths, when };
 }
 
@@ -152,7 +165,9 @@ export function retry(value: unknown, where: string): RetryConfig | null {
   if (!isHash(value)) throw new ConfigError(`${at} config should be a hash or an integer`);
   unknownKeys(value, ['max', 'when', 'exit_codes'], at);
   const max = value.max ?? 0;
-  if (typeof max !== 'number' || !Number.isInteger(max) || max < 0 || max > 2) throw new ConfigError(`${at} max config must be between 0 and 2`);
+  if (typeof max !== 'number' || !Number.isInteger(max) || max < 0 || max > 2) {
+    throw new ConfigError(`${at} max config must be between 0 and 2`);
+  }
   const when = value.when === undefined ? ['always'] : typeof value.when === 'string' ? [value.when] : strings(value.when);
   if (when === null) throw new ConfigError(`${at} when should be an array of strings or a string`);
   const bad = when.filter((w) => !RETRY_WHEN.includes(w));
@@ -168,7 +183,9 @@ export function environment(value: unknown, where: string): EnvironmentConfig | 
   unknownKeys(value, ['name', 'url', 'action', 'on_stop', 'auto_stop_in', 'kubernetes', 'deployment_tier'], at);
   if (typeof value.name !== 'string' || value.name === '') throw new ConfigError(`${at} name can't be blank`);
   const action = value.action ?? 'start';
-  if (typeof action !== 'string' || !ENV_ACTIONS.includes(action)) throw new ConfigError(`${at} action should be start, stop, prepare, verify, or access`);
+  if (typeof action !== 'string' || !ENV_ACTIONS.includes(action)) {
+    throw new ConfigError(`${at} action should be start, stop, prepare, verify, or access`);
+  }
   const out: EnvironmentConfig = { name: value.name, action };
   for (const k of ['url', 'on_stop', 'auto_stop_in', 'deployment_tier'] as const) {
     if (value[k] === undefined) continue;
@@ -203,7 +220,9 @@ export function allowFailure(value: unknown, where: string): { allow: boolean | 
   if (typeof value === 'boolean') return { allow: value, exitCodes: null };
   if (isHash(value) && Object.keys(value).length === 1 && value.exit_codes !== undefined) {
     const codes = Array.isArray(value.exit_codes) ? value.exit_codes : [value.exit_codes];
-    if (codes.length === 0 || !codes.every((c) => Number.isInteger(c))) throw new ConfigError(`${where}:allow_failure exit codes should be an array of integers or an integer`);
+    if (codes.length === 0 || !codes.every((c) => Number.isInteger(c))) {
+      throw new ConfigError(`${where}:allow_failure exit codes should be an array of integers or an integer`);
+    }
     return { allow: false, exitCodes: codes as number[] };
   }
   throw new ConfigError(`${where}:allow_failure config should be a hash or a boolean value`);

@@ -66,7 +66,9 @@ function convert(node: unknown, budget: Budget, depth: number): unknown {
   if (isSeq(node)) {
     const items = node.items.map((item) => convert(item, budget, depth + 1));
     if (node.tag === '!reference') {
-      if (!items.every((i) => typeof i === 'string' || typeof i === 'number')) throw new ConfigError('!reference should be an array of strings');
+      if (!items.every((i) => typeof i === 'string' || typeof i === 'number')) {
+        throw new ConfigError('!reference should be an array of strings');
+      }
       return new Reference(items.map(String));
     }
     return items;
@@ -121,7 +123,9 @@ export function loadYaml(text: string): unknown {
   if (docs.length > 1) {
     // A header document (`spec: inputs`) precedes the configuration.
     const header = convert(doc.contents, { nodes: 0, doc, anchored: new Map() }, 0);
-    if (header !== null && typeof header === 'object' && !Array.isArray(header) && Object.keys(header).every((k) => k === 'spec')) doc = docs[1];
+    if (header !== null && typeof header === 'object' && !Array.isArray(header) && Object.keys(header).every((k) => k === 'spec')) {
+      doc = docs[1];
+    }
   }
   return convert(doc.contents, { nodes: 0, doc, anchored: new Map() }, 0);
 }

@@ -14,10 +14,14 @@ export function parseParallel(value: unknown, where: string): ParallelSpec | nul
   if (value === undefined || value === null) return null;
   const at = `${where}:parallel`;
   if (typeof value === 'number') {
-    if (!Number.isInteger(value) || value < 1 || value > MAX_PARALLEL) throw new ConfigError(`${at} config must be less than or equal to ${MAX_PARALLEL} and greater than or equal to 1`);
+    if (!Number.isInteger(value) || value < 1 || value > MAX_PARALLEL) {
+      throw new ConfigError(`${at} config must be less than or equal to ${MAX_PARALLEL} and greater than or equal to 1`);
+    }
     return { total: value };
   }
-  if (!isHash(value) || !Array.isArray(value.matrix) || Object.keys(value).length !== 1) throw new ConfigError(`${at} should be an integer or a hash`);
+  if (!isHash(value) || !Array.isArray(value.matrix) || Object.keys(value).length !== 1) {
+    throw new ConfigError(`${at} should be an integer or a hash`);
+  }
   const matrix = value.matrix.map((entry) => {
     if (!isHash(entry) || Object.keys(entry).length === 0) throw new ConfigError(`${at}:matrix config should be an array of hashes`);
     return Object.entries(entry).map(([k, v]): [string, string[]] => {

@@ -19,7 +19,10 @@ import { jobEntry, type JobSpec } from './job-entry.ts';
 import { checkJobCount, expandParallel } from './expand.ts';
 import { globalVariables, parseWorkflow, selectJob, selectWorkflow, type SelectContext, type Workflow } from './select.ts';
 
-const ROOT_KEYWORDS = new Set(['stages', 'types', 'variables', 'image', 'services', 'cache', 'before_script', 'after_script', 'default', 'include', 'workflow']);
+const ROOT_KEYWORDS = new Set([
+  'stages', 'types', 'variables', 'image', 'services', 'cache', 'before_script', 'after_script', 'default',
+  'include', 'workflow',
+]);
 /** Jobs one pipeline may have after parallel and matrix expansion. */
 export const MAX_JOBS = 2000;
 
@@ -49,7 +52,9 @@ function warningsOf(specs: JobSpec[], workflow: Workflow): string[] {
 function stagesOf(root: Hash): string[] {
   const given = root.stages ?? root.types;
   if (given === undefined || given === null) return [PRE_STAGE, ...DEFAULT_STAGES, POST_STAGE];
-  if (!Array.isArray(given) || !given.every((s) => typeof s === 'string')) throw new ConfigError('stages config should be an array of strings');
+  if (!Array.isArray(given) || !given.every((s) => typeof s === 'string')) {
+    throw new ConfigError('stages config should be an array of strings');
+  }
   const list = (given as string[]).filter((s) => s !== PRE_STAGE && s !== POST_STAGE);
   return [PRE_STAGE, ...new Set(list), POST_STAGE];
 }
@@ -70,7 +75,9 @@ function checkDependencies(jobs: JobSpec[]): void {
       const target = byName.get(dep);
       if (!target) throw new ConfigError(`${j.name} job: undefined dependency: ${dep}`);
       if (target.stageIdx > j.stageIdx) throw new ConfigError(`${j.name} job: dependency ${dep} is not defined in current or prior stages`);
-      if (j.needsDetail !== null && !j.needsDetail.some((n) => n.name === dep)) throw new ConfigError(`${j.name} job: dependencies the ${dep} should be part of needs`);
+      if (j.needsDetail !== null && !j.needsDetail.some((n) => n.name === dep)) {
+        throw new ConfigError(`${j.name} job: dependencies the ${dep} should be part of needs`);
+      }
     }
   }
 }
@@ -102,7 +109,10 @@ export const WORKFLOW_FILTERED = 'Pipeline filtered out by workflow rules.';
 export const NO_JOBS = 'No stages / jobs for this pipeline.';
 
 function strip(job: JobSpec): JobConfig {
-  const { rules: _r, only: _o, except: _e, parallel: _p, whenGiven: _w, allowFailureGiven: _a, ownVariables: _v, inheritsVariable: _i, ...rest } = job;
+  const {
+    rules: _r, only: _o, except: _e, parallel: _p, whenGiven: _w, allowFailureGiven: _a, ownVariables: _v,
+    inheritsVariable: _i, ...rest
+  } = job;
   return rest;
 }
 

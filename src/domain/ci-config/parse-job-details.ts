@@ -10,7 +10,8 @@ const ARTIFACTS_KEYS = new Set(['name', 'paths', 'untracked', 'when', 'expire_in
 /** Entry::Reports::ALLOWED_KEYS of 15.2. */
 const REPORTS_KEYS = new Set([
   'junit', 'codequality', 'sast', 'secret_detection', 'dependency_scanning', 'container_scanning', 'dast', 'license_scanning',
-  'performance', 'browser_performance', 'load_performance', 'metrics', 'requirements', 'coverage_report', 'terraform', 'accessibility', 'lsif', 'cluster_applications',
+  'performance', 'browser_performance', 'load_performance', 'metrics', 'requirements', 'coverage_report',
+  'terraform', 'accessibility', 'lsif', 'cluster_applications',
   'cluster_image_scanning', 'dotenv', 'api_fuzzing', 'coverage_fuzzing', 'cyclonedx', 'license_management', 'cobertura',
 ]);
 const TRIGGER_KEYS = new Set(['project', 'branch', 'include', 'strategy', 'forward']);
@@ -28,7 +29,9 @@ function tags(value: unknown, where: string): string[] {
 }
 
 function matrixNames(job: string, parallel: unknown, where: string): string[] {
-  if (!isHash(parallel) || !Array.isArray(parallel.matrix)) throw new ConfigError(`${where}:needs:need:parallel config should be a hash with matrix`);
+  if (!isHash(parallel) || !Array.isArray(parallel.matrix)) {
+    throw new ConfigError(`${where}:needs:need:parallel config should be a hash with matrix`);
+  }
   const names: string[] = [];
   for (const entry of parallel.matrix) {
     if (!isHash(entry)) throw new ConfigError(`${where}:needs:need:parallel:matrix config should be an array of hashes`);
@@ -72,9 +75,13 @@ function artifacts(value: unknown, where: string): ArtifactsConfig | null {
   const paths = value.paths === undefined ? [] : typeof value.paths === 'string' ? [value.paths] : strings(value.paths);
   if (paths === null) throw new ConfigError(`${at} paths should be an array of strings`);
   if (value.name !== undefined && typeof value.name !== 'string') throw new ConfigError(`${at} name should be a string`);
-  if (value.untracked !== undefined && typeof value.untracked !== 'boolean') throw new ConfigError(`${at} untracked should be a boolean value`);
+  if (value.untracked !== undefined && typeof value.untracked !== 'boolean') {
+    throw new ConfigError(`${at} untracked should be a boolean value`);
+  }
   const when = value.when ?? 'on_success';
-  if (typeof when !== 'string' || !ARTIFACTS_WHEN.includes(when)) throw new ConfigError(`${at} when should be on_success, on_failure or always`);
+  if (typeof when !== 'string' || !ARTIFACTS_WHEN.includes(when)) {
+    throw new ConfigError(`${at} when should be on_success, on_failure or always`);
+  }
   let expireIn: string | null = null;
   if (value.expire_in !== undefined) {
     const text = typeof value.expire_in === 'number' ? String(value.expire_in) : value.expire_in;
@@ -118,7 +125,9 @@ function includeOf(value: unknown, at: string): { include?: string; includes?: u
     if (isHash(item) && typeof item.local === 'string' && Object.keys(item).length === 1) return { include: item.local.replace(/^\/+/, '') };
   }
   for (const item of items) {
-    const ok = typeof item === 'string' || (isHash(item) && ['local', 'project', 'template', 'remote', 'artifact'].some((k) => typeof item[k] === 'string'));
+    const ok = typeof item === 'string' || (isHash(item) && [
+      'local', 'project', 'template', 'remote', 'artifact',
+    ].some((k) => typeof item[k] === 'string'));
     if (!ok) throw new ConfigError(`${at} include config must be a file path or a hash of local, project, template, remote or artifact`);
   }
   return { includes: items };
@@ -138,7 +147,8 @@ function trigger(value: unknown, where: string): TriggerConfig {
   if (value.forward !== undefined && !isHash(value.forward)) throw new ConfigError(`${at}:forward config should be a hash`);
   if (isHash(value.forward)) {
     const f = value.forward;
-    if (Object.keys(f).some((k) => k !== 'yaml_variables' && k !== 'pipeline_variables') || Object.values(f).some((v) => typeof v !== 'boolean')) {
+    const unknownKey = Object.keys(f).some((k) => k !== 'yaml_variables' && k !== 'pipeline_variables');
+    if (unknownKey || Object.values(f).some((v) => typeof v !== 'boolean')) {
       throw new ConfigError(`${at}:forward config should be a hash of yaml_variables and pipeline_variables booleans`);
     }
     out.forward = f as TriggerConfig['forward'];

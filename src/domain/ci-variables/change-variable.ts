@@ -37,7 +37,9 @@ export function openVariable(sealer: Sealer, row: CiVariableRow): Variable {
   return { row, value: sealer.open(row.encrypted_value) };
 }
 
-export async function createVariable(db: Kysely<DB>, sealer: Sealer, owner: VariableOwner, p: VariableParams & { key: string; value: string }): Promise<ChangeResult> {
+export async function createVariable(
+  db: Kysely<DB>, sealer: Sealer, owner: VariableOwner, p: VariableParams & { key: string; value: string },
+): Promise<ChangeResult> {
   const key = normaliseKey(p.key);
   // Instance variables have no environment scope (Ci::InstanceVariable): always `*`.
   const scope = owner.kind === 'instance' ? '*' : p.environment_scope ?? '*';
@@ -67,7 +69,9 @@ export async function createVariable(db: Kysely<DB>, sealer: Sealer, owner: Vari
  * Updates the attributes given; the key itself is the one the path names and stays. Null when the
  * variable was deleted meanwhile (the route answers as if it had not been found).
  */
-export async function updateVariable(db: Kysely<DB>, sealer: Sealer, current: CiVariableRow, p: VariableParams): Promise<ChangeResult | null> {
+export async function updateVariable(
+  db: Kysely<DB>, sealer: Sealer, current: CiVariableRow, p: VariableParams,
+): Promise<ChangeResult | null> {
   const value = p.value ?? sealer.open(current.encrypted_value);
   const masked = p.masked ?? current.masked === 1;
   const instance = current.project_id === null && current.group_id === null;

@@ -46,7 +46,9 @@ export function insertVariable(db: Db, v: NewVariable): Promise<CiVariableRow> {
   return db.insertInto('ci_variables').values({ ...v, created_at: now, updated_at: now }).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function updateVariable(db: Db, id: number, set: Omit<Updateable<CiVariablesTable>, 'id' | 'project_id' | 'group_id'>): Promise<CiVariableRow | undefined> {
+export async function updateVariable(
+  db: Db, id: number, set: Omit<Updateable<CiVariablesTable>, 'id' | 'project_id' | 'group_id'>,
+): Promise<CiVariableRow | undefined> {
   return db.updateTable('ci_variables').set({ ...set, updated_at: nowIso() }).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
@@ -75,7 +77,9 @@ export async function variablesForJob(db: Db, projectId: number, groupIds: numbe
   return rows;
 }
 
-export async function insertPipelineVariables(db: Db, pipelineId: number, rows: { key: string; encrypted_value: string; variable_type: string }[]): Promise<void> {
+export async function insertPipelineVariables(
+  db: Db, pipelineId: number, rows: { key: string; encrypted_value: string; variable_type: string }[],
+): Promise<void> {
   if (rows.length === 0) return;
   await db.insertInto('ci_pipeline_variables').values(rows.map((r) => ({ ...r, pipeline_id: pipelineId }))).execute();
 }

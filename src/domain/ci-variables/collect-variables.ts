@@ -42,7 +42,9 @@ function toRunner(key: string, value: string, type: string, o: { masked?: boolea
 }
 
 /** Instance, group and project variables for a ref of `project`, in precedence order. */
-async function ownedVariables(db: Kysely<DB>, sealer: Sealer, project: ProjectRow, ref: string, tag: boolean): Promise<CollectedVariable[]> {
+async function ownedVariables(
+  db: Kysely<DB>, sealer: Sealer, project: ProjectRow, ref: string, tag: boolean,
+): Promise<CollectedVariable[]> {
   const lineage = (await namespacePathsById(db, [project.namespace_id])).get(project.namespace_id)?.lineage ?? [];
   // lineage runs from the project's namespace up to the root: the root ranks lowest.
   const groupDepth = new Map(lineage.map((id, i) => [id, lineage.length - i]));
@@ -71,7 +73,9 @@ export interface GivenVariable {
  * The variables a new pipeline's configuration is evaluated with (what `rules:if` sees): the
  * owners' variables for the ref, then those given with the request, later keys winning.
  */
-export async function resolvePipelineVariables(db: Kysely<DB>, dataDir: string, project: ProjectRow, ref: string, given: GivenVariable[]): Promise<{ key: string; value: string }[]> {
+export async function resolvePipelineVariables(
+  db: Kysely<DB>, dataDir: string, project: ProjectRow, ref: string, given: GivenVariable[],
+): Promise<{ key: string; value: string }[]> {
   const owned = await ownedVariables(db, await sealerFor(dataDir), project, ref, false);
   const byKey = new Map<string, string>();
   for (const v of [...owned, ...given]) {

@@ -52,7 +52,11 @@ export function expandVariables<T extends ExpandableVariable>(list: T[]): T[] {
   };
 
   try {
-    return list.map((v) => (v.raw || !v.value.includes('$') && !v.value.includes('%') ? v : { ...v, value: effective.get(v.key) === v ? resolve(v.key) : expand(v.value) }));
+    return list.map(
+      (v) => (v.raw || !v.value.includes('$') && !v.value.includes('%') ? v : {
+        ...v, value: effective.get(v.key) === v ? resolve(v.key) : expand(v.value),
+      }),
+    );
   } catch (err) {
     if (err instanceof Cycle) return list;
     throw err;

@@ -20,7 +20,9 @@ export const MAX_PIPELINE_VARIABLES = 1000;
  * pipeline's base errors (the Service reports a pipeline it could not save under `base`).
  */
 export function checkPipelineVariables(given: GivenVariable[]): { ok: true; variables: GivenVariable[] } | { ok: false; errors: string[] } {
-  if (given.length > MAX_PIPELINE_VARIABLES) return { ok: false, errors: [`Variables are too many (maximum is ${MAX_PIPELINE_VARIABLES})`] };
+  if (given.length > MAX_PIPELINE_VARIABLES) {
+    return { ok: false, errors: [`Variables are too many (maximum is ${MAX_PIPELINE_VARIABLES})`] };
+  }
   const messages = new Set<string>();
   const seen = new Set<string>();
   const variables = given.map((v) => ({ ...v, key: normaliseKey(v.key) }));
@@ -36,7 +38,9 @@ export function checkPipelineVariables(given: GivenVariable[]): { ok: true; vari
 }
 
 /** Inside the pipeline's creation transaction: its variables, sealed. */
-export async function storePipelineVariables(trx: Transaction<DB>, dataDir: string, pipelineId: number, variables: GivenVariable[] | undefined): Promise<void> {
+export async function storePipelineVariables(
+  trx: Transaction<DB>, dataDir: string, pipelineId: number, variables: GivenVariable[] | undefined,
+): Promise<void> {
   if (!variables || variables.length === 0) return;
   const sealer = await sealerFor(dataDir);
   await insertPipelineVariables(trx, pipelineId, variables.map((v) => ({

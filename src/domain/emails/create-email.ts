@@ -17,7 +17,9 @@ const TAKEN = 'has already been taken';
 
 export type CreateEmailResult = { ok: true; value: EmailRow } | { ok: false; errors: Record<string, string[]> };
 
-export async function createEmail(db: Kysely<DB>, input: { userId: number; email: string; skipConfirmation: boolean }): Promise<CreateEmailResult> {
+export async function createEmail(
+  db: Kysely<DB>, input: { userId: number; email: string; skipConfirmation: boolean },
+): Promise<CreateEmailResult> {
   const email = input.email.trim();
   const errors = new ValidationErrors();
   if (email === '') errors.add('email', "can't be blank");

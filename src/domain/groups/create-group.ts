@@ -38,7 +38,11 @@ export async function createGroup(db: Kysely<DB>, shards: StorageShard[], input:
   const pathError = errors.path ? errors.path[0] : namespacePathError(input.path, input.parent === null);
   if (pathError && !errors.path) addError(errors, 'path', pathError);
   if (input.parent && input.visibilityLevel > input.parent.row.visibility_level) {
-    addError(errors, 'visibility_level', `${visibilityName(input.visibilityLevel)} is not allowed since the parent group has a ${visibilityName(input.parent.row.visibility_level)} visibility.`);
+    addError(
+      errors, 'visibility_level',
+      `${visibilityName(input.visibilityLevel)} is not allowed since the parent group has a `
+      + `${visibilityName(input.parent.row.visibility_level)} visibility.`,
+    );
   }
   if (!pathError && (await pathTaken(db, input.parent?.row.id ?? null, input.path))) addError(errors, 'path', 'has already been taken');
   if (Object.keys(errors).length > 0) return { ok: false, errors };
@@ -58,7 +62,10 @@ export async function createGroup(db: Kysely<DB>, shards: StorageShard[], input:
         name: input.name, path: input.path, parentId: input.parent?.row.id ?? null, description: input.description,
         visibilityLevel: input.visibilityLevel, storage, wikiDiskPath, createdById: input.creator.id,
       });
-      await insertMember(trx, { sourceType: 'Namespace', sourceId: row.id, userId: input.creator.id, accessLevel: ACCESS_LEVELS.owner, createdById: input.creator.id });
+      await insertMember(trx, {
+        sourceType: 'Namespace', sourceId: row.id, userId: input.creator.id, accessLevel: ACCESS_LEVELS.owner,
+        createdById: input.creator.id,
+      });
       return row;
     });
   } catch (err) {

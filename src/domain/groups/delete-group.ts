@@ -66,7 +66,9 @@ export async function deleteGroup(
  * group wiki at the same disk path on the same shard). Idempotent, as the queue requires: a
  * repository already gone is simply gone.
  */
-export async function removeRepositories(db: Kysely<DB>, shards: StorageShard[], payload: RemoveRepositoriesPayload, signal: AbortSignal): Promise<void> {
+export async function removeRepositories(
+  db: Kysely<DB>, shards: StorageShard[], payload: RemoveRepositoriesPayload, signal: AbortSignal,
+): Promise<void> {
   for (const repo of payload.repositories) {
     if (signal.aborted) throw new Error('stopped before every repository was removed');
     if (await repositoryPathInUse(db, repo.storage, repo.diskPath)) continue;

@@ -9,7 +9,8 @@ import { descendantGroupIds } from '../namespaces/namespaces.queries.ts';
 type Db = Kysely<DB> | Transaction<DB>;
 
 export async function insertGroup(db: Db, g: {
-  name: string; path: string; parentId: number | null; description: string; visibilityLevel: number; storage: string; wikiDiskPath: string; createdById: number;
+  name: string; path: string; parentId: number | null; description: string; visibilityLevel: number; storage: string;
+  wikiDiskPath: string; createdById: number;
 }): Promise<NamespaceRow> {
   const now = nowIso();
   return db.insertInto('namespaces').values({
@@ -82,7 +83,9 @@ export const PUBLIC_ONLY = { minVisibility: VISIBILITY_LEVELS.public };
  * The groups `rootIds` with every sub-group below them, and the projects they hold: what a
  * group's removal takes with it.
  */
-export async function groupTrees(db: Db, rootIds: number[]): Promise<{ groups: NamespaceRow[]; projects: { id: number; repository_storage: string; disk_path: string }[] }> {
+export async function groupTrees(db: Db, rootIds: number[]): Promise<{
+  groups: NamespaceRow[]; projects: { id: number; repository_storage: string; disk_path: string }[];
+}> {
   if (rootIds.length === 0) return { groups: [], projects: [] };
   const below = await descendantGroupIds(db, rootIds);
   const ids = [...new Set([...rootIds, ...below.keys()])];
@@ -107,7 +110,9 @@ export async function deleteGroupsWithProjects(trx: Transaction<DB>, groupIds: n
   await trx.deleteFrom('namespaces').where('id', 'in', groupIds).execute();
 }
 
-export async function updateGroupRow(db: Db, id: number, set: { name?: string; path?: string; description?: string; visibility_level?: number }): Promise<NamespaceRow | undefined> {
+export async function updateGroupRow(
+  db: Db, id: number, set: { name?: string; path?: string; description?: string; visibility_level?: number },
+): Promise<NamespaceRow | undefined> {
   return db.updateTable('namespaces').set({ ...set, updated_at: nowIso() })
     .where('id', '=', id).where('kind', '=', 'group').returningAll().executeTakeFirst();
 }
@@ -119,8 +124,12 @@ export async function updateGroupRow(db: Db, id: number, set: { name?: string; p
  */
 export async function highestChildVisibility(db: Db, groupId: number): Promise<{ groups: number; projects: number }> {
   const [g, p] = await Promise.all([
-    db.selectFrom('namespaces').select((eb) => eb.fn.max<number>('visibility_level').as('v')).where('parent_id', '=', groupId).executeTakeFirst(),
-    db.selectFrom('projects').select((eb) => eb.fn.max<number>('visibility_level').as('v')).where('namespace_id', '=', groupId).executeTakeFirst(),
+    db.selectFrom('namespaces').select((eb) => eb.fn.max<number>('visibility_level').as('v')).where(
+      'parent_id', '=', groupId,
+    ).executeTakeFirst(),
+    db.selectFrom('projects').select((eb) => eb.fn.max<number>('visibility_level').as('v')).where(
+      'namespace_id', '=', groupId,
+    ).executeTakeFirst(),
   ]);
   return { groups: Number(g?.v ?? 0), projects: Number(p?.v ?? 0) };
 }

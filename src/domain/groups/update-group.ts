@@ -37,7 +37,9 @@ export function groupLengthErrors(input: { name?: string; path?: string; descrip
   const errors: FieldErrors = {};
   if (input.name !== undefined && input.name.length > GROUP_NAME_MAX) addError(errors, 'name', tooLong(GROUP_NAME_MAX));
   if (input.path !== undefined && input.path.length > GROUP_PATH_MAX) addError(errors, 'path', tooLong(GROUP_PATH_MAX));
-  if (input.description !== undefined && input.description.length > GROUP_DESCRIPTION_MAX) addError(errors, 'description', tooLong(GROUP_DESCRIPTION_MAX));
+  if (input.description !== undefined && input.description.length > GROUP_DESCRIPTION_MAX) addError(
+    errors, 'description', tooLong(GROUP_DESCRIPTION_MAX),
+  );
   // PostgreSQL text cannot hold a NUL byte; no description needs one.
   else if (input.description?.includes('\0')) addError(errors, 'description', 'is invalid');
   return errors;
@@ -52,18 +54,27 @@ export async function updateGroup(db: Kysely<DB>, group: NamespaceRow, input: Up
   if (input.path !== undefined && !errors.path) {
     const e = namespacePathError(input.path, group.parent_id === null);
     if (e) addError(errors, 'path', e);
-    else if (input.path.toLowerCase() !== group.path.toLowerCase() && (await pathTaken(db, group.parent_id, input.path))) addError(errors, 'path', 'has already been taken');
+    else if (input.path.toLowerCase() !== group.path.toLowerCase() && (await pathTaken(db, group.parent_id, input.path))) addError(
+      errors, 'path', 'has already been taken',
+    );
   }
   const level = input.visibilityLevel;
   if (level !== undefined && level !== group.visibility_level) {
     const name = visibilityName(level);
     const parent = group.parent_id === null ? undefined : await findNamespaceById(db, group.parent_id);
     if (parent && level > parent.visibility_level) {
-      addError(errors, 'visibility_level', `${name} is not allowed since the parent group has a ${visibilityName(parent.visibility_level)} visibility.`);
+      addError(
+        errors, 'visibility_level',
+        `${name} is not allowed since the parent group has a ${visibilityName(parent.visibility_level)} visibility.`,
+      );
     }
     const children = await highestChildVisibility(db, group.id);
-    if (children.projects > level) addError(errors, 'visibility_level', `${name} is not allowed since this group contains projects with higher visibility.`);
-    if (children.groups > level) addError(errors, 'visibility_level', `${name} is not allowed since there are sub-groups with higher visibility.`);
+    if (children.projects > level) {
+      addError(errors, 'visibility_level', `${name} is not allowed since this group contains projects with higher visibility.`);
+    }
+    if (children.groups > level) {
+      addError(errors, 'visibility_level', `${name} is not allowed since there are sub-groups with higher visibility.`);
+    }
   }
   if (Object.keys(errors).length > 0) return { ok: false, errors };
   try {

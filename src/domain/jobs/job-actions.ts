@@ -41,7 +41,9 @@ async function cloneAsPending(env: CiEnv, job: BuildRow, userId: number, jobVari
       created_at: now, updated_at: now, queued_at: now, started_at: null, finished_at: null, erased_at: null, artifacts_expire_at: null,
     }).returningAll().executeTakeFirstOrThrow();
     await trx.updateTable('ci_builds').set({ status: 'created', updated_at: now })
-      .where('pipeline_id', '=', job.pipeline_id).where('retried', '=', 0).where('stage_idx', '>', job.stage_idx).where('status', '=', 'skipped')
+      .where(
+        'pipeline_id', '=', job.pipeline_id,
+      ).where('retried', '=', 0).where('stage_idx', '>', job.stage_idx).where('status', '=', 'skipped')
       .execute();
     return clone;
   });
@@ -62,7 +64,9 @@ export async function retryJob(env: CiEnv, job: BuildRow, userId: number): Promi
 export async function playJob(env: CiEnv, job: BuildRow, userId: number, variables: Variable[]): Promise<RetryResult> {
   if (job.run_when !== 'manual' || job.retried) return { ok: false };
   if (job.status === 'manual') {
-    const played = await applyJobEvent(env.db, job, 'enqueue', { queued_at: nowIso(), user_id: userId, job_variables: JSON.stringify(variables) });
+    const played = await applyJobEvent(env.db, job, 'enqueue', {
+      queued_at: nowIso(), user_id: userId, job_variables: JSON.stringify(variables),
+    });
     if (!played) return { ok: false };
     await processPipeline(env, job.pipeline_id);
     return { ok: true, job: (await findJob(env.db, job.id))! };

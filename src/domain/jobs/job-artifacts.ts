@@ -13,7 +13,10 @@ import path from 'node:path';
 import type { BuildRow, JobArtifactRow } from '../../db/tables/ci.ts';
 import type { CiEnv } from '../pipelines/ci-env.ts';
 import { nowIso } from '../clock.ts';
-import { clearArtifactsExpiry, deleteArtifactRows, expiredArtifactsOfJob, jobArtifacts, projectArtifactsBatch, updateJob } from './jobs.queries.ts';
+import {
+  clearArtifactsExpiry, deleteArtifactRows, expiredArtifactsOfJob, jobArtifacts, projectArtifactsBatch,
+  updateJob,
+} from './jobs.queries.ts';
 import { removeDir, removeFile } from './job-files.ts';
 
 export const ARTIFACTS_EXPIRE_JOB = 'ci_artifacts_expire';

@@ -73,7 +73,9 @@ export function pipelineJobsQuery(db: Db, pipelineId: number, type: JobType, sco
  * Applies `event` if the job is still in the state it was read in: `UPDATE … WHERE status = <from>`.
  * Returns the updated row, or null when the event does not apply or another writer got there first.
  */
-export async function applyJobEvent(db: Db, job: BuildRow, event: JobEvent, set: Omit<Updateable<CiBuildsTable>, 'id' | 'status'> = {}): Promise<BuildRow | null> {
+export async function applyJobEvent(
+  db: Db, job: BuildRow, event: JobEvent, set: Omit<Updateable<CiBuildsTable>, 'id' | 'status'> = {},
+): Promise<BuildRow | null> {
   const to = transition(job.status, event);
   if (to === null) return null;
   const row = await db.updateTable('ci_builds').set({ ...set, status: to, updated_at: nowIso() })
@@ -117,7 +119,9 @@ export function pendingJobsQueuedBefore(db: Db, before: string, limit: number): 
     .where('queued_at', '<', before).orderBy('id').limit(limit).execute();
 }
 
-export const artifactsByJobIds = new ByIds((db, ids) => db.selectFrom('ci_job_artifacts').selectAll().where('job_id', 'in', ids).orderBy('id'));
+export const artifactsByJobIds = new ByIds(
+  (db, ids) => db.selectFrom('ci_job_artifacts').selectAll().where('job_id', 'in', ids).orderBy('id'),
+);
 
 /** Rows of artifactsByJobIds in id order: each statement orders its own, and a long list runs in several. */
 export function inArtifactOrder(rows: JobArtifactRow[]): JobArtifactRow[] {
@@ -169,7 +173,9 @@ export async function deleteArtifactRows(db: Db, ids: number[]): Promise<void> {
 }
 
 /** A project's artifacts created before `before`, in id order after `afterId` (index project_id, id). */
-export function projectArtifactsBatch(db: Db, projectId: number, before: string, afterId: number, limit: number): Promise<JobArtifactRow[]> {
+export function projectArtifactsBatch(
+  db: Db, projectId: number, before: string, afterId: number, limit: number,
+): Promise<JobArtifactRow[]> {
   return db.selectFrom('ci_job_artifacts').selectAll().where('project_id', '=', projectId).where('id', '>', afterId)
     .where('created_at', '<', before).orderBy('id').limit(limit).execute();
 }

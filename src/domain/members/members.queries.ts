@@ -24,7 +24,10 @@ export function membersQuery(db: Db, sourceType: MemberSourceType, sourceId: num
   return db.selectFrom('members')
     .innerJoin('users', 'users.id', 'members.user_id')
     .selectAll('users')
-    .select(['members.id as member_id', 'members.access_level', 'members.expires_at', 'members.created_at as member_created_at', 'members.created_by_id as member_created_by_id'])
+    .select([
+      'members.id as member_id', 'members.access_level', 'members.expires_at',
+      'members.created_at as member_created_at', 'members.created_by_id as member_created_by_id',
+    ])
     .where('members.source_type', '=', sourceType).where('members.source_id', '=', sourceId)
     .orderBy('members.id');
 }
@@ -60,7 +63,13 @@ export function allMembersQuery(db: Db, sources: { projectId: number | null; gro
     .orderBy('m.user_id');
 }
 
-export async function insertMember(db: Db, m: { sourceType: MemberSourceType; sourceId: number; userId: number; accessLevel: number; expiresAt?: string | null; createdById: number | null }): Promise<MemberRow> {
+export async function insertMember(
+  db: Db,
+  m: {
+    sourceType: MemberSourceType; sourceId: number; userId: number; accessLevel: number;
+    expiresAt?: string | null; createdById: number | null;
+  },
+): Promise<MemberRow> {
   const now = nowIso();
   return db.insertInto('members').values({
     source_type: m.sourceType, source_id: m.sourceId, user_id: m.userId, access_level: m.accessLevel,
@@ -161,7 +170,10 @@ const highestRoleQuery = prepared((db) => db.selectFrom('members')
 
 export function highestRoleOf(db: Db, userId: number): Promise<number> {
   // Compiled once and remembered until the next write: the administrator's view of a user asks every time.
-  return cachedRead(db as Kysely<DB>, `highest-role:${userId}`, async () => Number((await highestRoleQuery.first(db, [userId]))?.level ?? 0));
+  return cachedRead(
+    db as Kysely<DB>, `highest-role:${userId}`,
+    async () => Number((await highestRoleQuery.first(db, [userId]))?.level ?? 0),
+  );
 }
 
 /** Highest level among direct memberships of the given groups. */
@@ -226,7 +238,10 @@ export function membershipsQuery(db: Db, userId: number, type: MemberSourceType 
   let q = db.selectFrom('members')
     .leftJoin('projects', (j) => j.onRef('projects.id', '=', 'members.source_id').on('members.source_type', '=', 'Project'))
     .leftJoin('namespaces', (j) => j.onRef('namespaces.id', '=', 'members.source_id').on('members.source_type', '=', 'Namespace'))
-    .select(['members.id', 'members.source_id', 'members.source_type', 'members.access_level', 'projects.name as project_name', 'namespaces.name as group_name'])
+    .select([
+      'members.id', 'members.source_id', 'members.source_type', 'members.access_level',
+      'projects.name as project_name', 'namespaces.name as group_name',
+    ])
     .where('members.user_id', '=', userId)
     // Members are polymorphic (no foreign key): a source removed with its owner's namespace leaves
     // rows that no longer name anything, which are not memberships.

@@ -195,7 +195,11 @@ export async function membersCountWithDescendants(db: Db, groupIds: number[]): P
   /** The groups of `groupIds` that `id` counts for: itself if listed, and every listed ancestor. */
   const countedIn = (id: number): number[] => {
     const out: number[] = [];
-    for (let cur: number | undefined = id, depth = 0; cur !== undefined && depth <= MAX_NAMESPACE_DEPTH; cur = parentOf.get(cur), depth += 1) {
+    for (
+      let cur: number | undefined = id, depth = 0;
+      cur !== undefined && depth <= MAX_NAMESPACE_DEPTH;
+      cur = parentOf.get(cur), depth += 1
+    ) {
       if (roots.has(cur)) out.push(cur);
     }
     return out;

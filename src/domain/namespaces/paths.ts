@@ -24,9 +24,12 @@ const NAMESPACE_FORMAT = /^(?:[a-zA-Z0-9_.][a-zA-Z0-9_\-.]*[a-zA-Z0-9_-]|[a-zA-Z
 const PROJECT_PATH_FORMAT = /^[a-zA-Z0-9_.][a-zA-Z0-9_\-.]*$/;
 const FORBIDDEN_SUFFIX = /\.(git|atom)$/i;
 
-export const NAMESPACE_FORMAT_MESSAGE = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.";
-export const PROJECT_PATH_FORMAT_MESSAGE = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-', end in '.git' or end in '.atom'";
-export const PROJECT_NAME_FORMAT_MESSAGE = "can contain only letters, digits, emojis, '_', '.', '+', dashes, or spaces. It must start with a letter, digit, emoji, or '_'.";
+export const NAMESPACE_FORMAT_MESSAGE = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in "
+  + "'.', '.git' or '.atom'.";
+export const PROJECT_PATH_FORMAT_MESSAGE = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-', end in "
+  + "'.git' or end in '.atom'";
+export const PROJECT_NAME_FORMAT_MESSAGE = "can contain only letters, digits, emojis, '_', '.', '+', dashes, or spaces. It must "
+  + "start with a letter, digit, emoji, or '_'.";
 
 /** A group path's problem, or null. Root groups share the top level with usernames and routes. */
 export function namespacePathError(path: string, isRoot: boolean): string | null {

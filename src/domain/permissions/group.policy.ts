@@ -6,7 +6,8 @@
  */
 import { ACCESS_LEVELS, type Actor, visibleWithoutMembership } from './access.ts';
 
-export type GroupAction = 'read_group' | 'create_projects' | 'create_subgroup' | 'admin_group_member' | 'admin_group' | 'read_group_audit_events';
+export type GroupAction =
+  | 'read_group' | 'create_projects' | 'create_subgroup' | 'admin_group_member' | 'admin_group' | 'read_group_audit_events';
 
 const GROUP_RULES: Record<GroupAction, { minLevel: number; byVisibility: boolean }> = {
   read_group: { minLevel: ACCESS_LEVELS.guest, byVisibility: true },

@@ -107,12 +107,16 @@ function jobRow(env: CiEnv, input: CreatePipelineInput, ref: string, tag: boolea
 interface Resolved { sha: string; tag: boolean }
 
 /** Inserts the pipeline and its jobs in one transaction, linking the upstream bridge when there is one. */
-async function insert(env: CiEnv, input: CreatePipelineInput, resolved: Resolved, config: PipelineConfig | null, commitData: string, yamlError: string | null): Promise<PipelineRow> {
+async function insert(
+  env: CiEnv, input: CreatePipelineInput, resolved: Resolved, config: PipelineConfig | null,
+  commitData: string, yamlError: string | null,
+): Promise<PipelineRow> {
   return env.db.transaction().execute(async (trx: Transaction<DB>) => {
     const now = new Date().toISOString();
     const pipeline = await insertPipelineWithJobs(trx, {
       project_id: input.project.id, ref: input.ref, tag: resolved.tag ? 1 : 0, sha: resolved.sha, before_sha: input.beforeSha ?? BLANK_SHA,
-      source: input.source, status: yamlError === null ? 'created' : 'failed', user_id: input.userId, upstream_bridge_id: input.upstreamBridgeId ?? null,
+      source: input.source, status: yamlError === null ? 'created' : 'failed', user_id: input.userId,
+      upstream_bridge_id: input.upstreamBridgeId ?? null,
       config_path: input.configPath ?? CI_CONFIG_PATH, commit_data: commitData,
       started_at: null, finished_at: yamlError === null ? null : now, yaml_errors: yamlError,
     }, config === null ? [] : config.jobs.map((j) => jobRow(env, input, input.ref, resolved.tag, j)));
@@ -125,7 +129,10 @@ async function insert(env: CiEnv, input: CreatePipelineInput, resolved: Resolved
 }
 
 /** Reads and selects the configuration at the pipeline's commit; a ConfigError is the Service's base error. */
-async function configFor(env: CiEnv, input: CreatePipelineInput, gitDir: string, resolved: Resolved, text: string, commit: CommitData): Promise<PipelineConfig> {
+async function configFor(
+  env: CiEnv, input: CreatePipelineInput, gitDir: string, resolved: Resolved, text: string,
+  commit: CommitData,
+): Promise<PipelineConfig> {
   const fullPath = await projectFullPath(env, input.project);
   const ctxInput = {
     project: input.project, userId: input.userId, ref: input.ref, tag: resolved.tag, sha: resolved.sha,

@@ -29,7 +29,9 @@ export async function resolveRef(gitDir: string, ref: string): Promise<{ sha: st
   // git check-ref-format's rules (NUL and every control character included), before git runs.
   if (!isValidRefName(ref)) return null;
   for (const [prefix, tag] of [['refs/heads/', false], ['refs/tags/', true]] as const) {
-    const { stdout, exitCode } = await runGit(['rev-parse', '--verify', '--quiet', `${prefix}${ref}^{commit}`], { gitDir, okExitCodes: [1, 128] });
+    const { stdout, exitCode } = await runGit(
+      ['rev-parse', '--verify', '--quiet', `${prefix}${ref}^{commit}`], { gitDir, okExitCodes: [1, 128] },
+    );
     if (exitCode === 0 && /^[0-9a-f]{40}$/.test(stdout.trim())) return { sha: stdout.trim(), tag };
   }
   return null;

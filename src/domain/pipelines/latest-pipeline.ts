@@ -12,7 +12,9 @@ import { newestPipelineAt } from './pipeline-actions.queries.ts';
 /** Longest ref looked up: git's own refs are far shorter, and the value goes to a child process. */
 const MAX_REF = 1024;
 
-export async function latestPipelineFor(db: Kysely<DB>, gitDir: string, project: ProjectRow, ref: string | undefined): Promise<PipelineRow | undefined> {
+export async function latestPipelineFor(
+  db: Kysely<DB>, gitDir: string, project: ProjectRow, ref: string | undefined,
+): Promise<PipelineRow | undefined> {
   const name = ref || project.default_branch;
   if (!name || name.length > MAX_REF || name.includes('\0')) return undefined;
   const head = await resolveRef(gitDir, name);

@@ -8,7 +8,10 @@ type Db = Kysely<DB> | Transaction<DB>;
 /** Child pipelines (trigger: include:) of a pipeline's bridges, served by ci_pipelines_upstream_bridge. */
 export function childPipelines(db: Db, pipelineId: number): Promise<PipelineRow[]> {
   return db.selectFrom('ci_pipelines').selectAll().where('source', '=', 'parent_pipeline')
-    .where('upstream_bridge_id', 'in', db.selectFrom('ci_builds').select('id').where('pipeline_id', '=', pipelineId).where('type', '=', 'bridge'))
+    .where(
+      'upstream_bridge_id', 'in',
+      db.selectFrom('ci_builds').select('id').where('pipeline_id', '=', pipelineId).where('type', '=', 'bridge'),
+    )
     .execute();
 }
 

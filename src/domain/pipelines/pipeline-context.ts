@@ -98,7 +98,9 @@ function memo<T>(f: () => Promise<T>): () => Promise<T> {
   return () => (p ??= f());
 }
 
-export function includeSources(env: CiEnv, gitDir: string, sha: string, userId: number | null): IncludeSources & { tree: () => Promise<string[]> } {
+export function includeSources(
+  env: CiEnv, gitDir: string, sha: string, userId: number | null,
+): IncludeSources & { tree: () => Promise<string[]> } {
   const tree = memo(() => listTree(gitDir, sha));
   return {
     tree,
@@ -141,7 +143,10 @@ export function includeSources(env: CiEnv, gitDir: string, sha: string, userId: 
   };
 }
 
-export function selectContext(env: CiEnv, gitDir: string, c: ContextInput, fullPath: string, predefined: Map<string, string>, tree: () => Promise<string[]>): SelectContext {
+export function selectContext(
+  env: CiEnv, gitDir: string, c: ContextInput, fullPath: string, predefined: Map<string, string>,
+  tree: () => Promise<string[]>,
+): SelectContext {
   const pushDiff = memo(() => changedPaths(gitDir, c.beforeSha, c.sha));
   return {
     predefined,

@@ -39,7 +39,9 @@ export async function insertPipelineWithJobs(trx: Transaction<DB>, pipeline: New
     .returningAll().executeTakeFirstOrThrow();
   // In chunks: one statement's bind parameters are bounded on both engines.
   for (let i = 0; i < jobs.length; i += 500) {
-    await trx.insertInto('ci_builds').values(jobs.slice(i, i + 500).map((j) => ({ ...j, pipeline_id: row.id, created_at: now, updated_at: now }))).execute();
+    await trx.insertInto('ci_builds').values(
+      jobs.slice(i, i + 500).map((j) => ({ ...j, pipeline_id: row.id, created_at: now, updated_at: now })),
+    ).execute();
   }
   return row;
 }
@@ -66,7 +68,9 @@ const FINISHED = ['success', 'failed', 'canceled', 'skipped'];
 export type ProjectPipelinesFrom = SelectQueryBuilder<DB, 'ci_pipelines', object>;
 
 /** GET /projects/:id/pipelines' filters and order as a shape compiled once (db/query-shape.ts). */
-export function projectPipelinesShape(projectId: number, f: PipelineFilters, opts: { inline?: boolean } = {}): QueryShape<ProjectPipelinesFrom> {
+export function projectPipelinesShape(
+  projectId: number, f: PipelineFilters, opts: { inline?: boolean } = {},
+): QueryShape<ProjectPipelinesFrom> {
   const shape = new QueryShape<ProjectPipelinesFrom>(opts);
   const project = shape.arg(projectId);
   shape.step('project', (qb) => qb.where('project_id', '=', project));

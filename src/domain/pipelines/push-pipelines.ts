@@ -33,7 +33,10 @@ const SKIP_PATTERN = /\[(ci[ _-]skip|skip[ _-]ci)\]/i;
 
 /** Branches and tags of a repository: full ref name → commit id. */
 export async function snapshotRefs(gitDir: string): Promise<Map<string, string>> {
-  const { stdout, exitCode } = await runGit(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads', 'refs/tags'], { gitDir, okExitCodes: [128] });
+  const { stdout, exitCode } = await runGit(
+    ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads', 'refs/tags'],
+    { gitDir, okExitCodes: [128] },
+  );
   const out = new Map<string, string>();
   if (exitCode !== 0) return out;
   for (const line of stdout.split('\n')) {
@@ -66,7 +69,10 @@ export interface PushOptions {
   pushOptions?: string[];
 }
 
-async function skippedPipeline(env: CiEnv, project: ProjectRow, u: { name: string; tag: boolean; before: string; after: string }, userId: number, commitData: string) {
+async function skippedPipeline(
+  env: CiEnv, project: ProjectRow, u: { name: string; tag: boolean; before: string; after: string },
+  userId: number, commitData: string,
+) {
   const now = new Date().toISOString();
   return env.db.transaction().execute((trx) => insertPipelineWithJobs(trx, {
     project_id: project.id, ref: u.name, tag: u.tag ? 1 : 0, sha: u.after, before_sha: u.before, source: 'push', status: 'skipped',
@@ -74,7 +80,9 @@ async function skippedPipeline(env: CiEnv, project: ProjectRow, u: { name: strin
   }, []));
 }
 
-export async function createPushPipelines(env: CiEnv, project: ProjectRow, updates: RefUpdate[], userId: number, o: PushOptions = {}): Promise<CreatePipelineResult[]> {
+export async function createPushPipelines(
+  env: CiEnv, project: ProjectRow, updates: RefUpdate[], userId: number, o: PushOptions = {},
+): Promise<CreatePipelineResult[]> {
   const gitDir = projectGitDir(env, project);
   const results: CreatePipelineResult[] = [];
   const skipOption = (o.pushOptions ?? []).some((p) => p === 'ci.skip');
@@ -86,13 +94,18 @@ export async function createPushPipelines(env: CiEnv, project: ProjectRow, updat
     if (await readFileAt(gitDir, u.after, CI_CONFIG_PATH) === null) continue;
     const commit = await readCommit(gitDir, u.after);
     if (skipOption || SKIP_PATTERN.test(commit.message)) {
-      results.push({ ok: true, pipeline: await skippedPipeline(env, project, { ...kind, before: u.before, after: u.after }, userId, JSON.stringify(commit)) });
+      results.push({
+        ok: true,
+        pipeline: await skippedPipeline(env, project, { ...kind, before: u.before, after: u.after }, userId, JSON.stringify(commit)),
+      });
       continue;
     }
     // The project's, its groups' and the instance's CI/CD variables, as `rules:if` sees them.
     const variables = await resolvePipelineVariables(env.db, env.dataDir, project, kind.name, []);
     results.push(await createPipeline(env, {
-      project, ref: kind.name, userId, source: 'push', at: { sha: u.after, tag: kind.tag }, beforeSha: u.before, persistConfigErrors: true, variables,
+      project, ref: kind.name, userId, source: 'push', at: {
+        sha: u.after, tag: kind.tag,
+      }, beforeSha: u.before, persistConfigErrors: true, variables,
     }));
   }
   return results;

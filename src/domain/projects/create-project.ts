@@ -15,7 +15,9 @@ import { diskEntry, projectNameError, projectPathError } from '../namespaces/pat
 import { insertMember } from '../members/members.queries.ts';
 import { insertProject, takenInNamespace, updateProjectRow } from './projects.queries.ts';
 import { pickStorage, repositoryPath } from '../repositories/storage.ts';
-import { commitFiles, createBareRepository, INITIAL_BRANCH, removeRepository, repositoryExists, setHeadBranch } from '../repositories/repositories.ts';
+import {
+  commitFiles, createBareRepository, INITIAL_BRANCH, removeRepository, repositoryExists, setHeadBranch,
+} from '../repositories/repositories.ts';
 import { isUniqueViolation } from '../../db/constraints.ts';
 
 export type FieldErrors = Record<string, string[]>;
@@ -85,7 +87,10 @@ export async function createProject(db: Kysely<DB>, shards: StorageShard[], inpu
       });
       // The owner of a personal namespace owns its projects as a member (Projects::CreateService#add_members).
       if (input.namespace.kind === 'user' && input.namespace.owner_id !== null) {
-        await insertMember(trx, { sourceType: 'Project', sourceId: row.id, userId: input.namespace.owner_id, accessLevel: ACCESS_LEVELS.owner, createdById: input.creator.id });
+        await insertMember(trx, {
+          sourceType: 'Project', sourceId: row.id, userId: input.namespace.owner_id,
+          accessLevel: ACCESS_LEVELS.owner, createdById: input.creator.id,
+        });
       }
       return row;
     });

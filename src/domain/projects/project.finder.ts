@@ -43,7 +43,9 @@ interface Reach {
 
 async function reachOf(db: Kysely<DB>, user: UserRow): Promise<Reach> {
   const [direct, groups, personal] = await Promise.all([
-    db.selectFrom('members').select(['source_id', 'access_level']).where('user_id', '=', user.id).where('source_type', '=', 'Project').execute(),
+    db.selectFrom('members').select(['source_id', 'access_level']).where('user_id', '=', user.id).where(
+      'source_type', '=', 'Project',
+    ).execute(),
     authorizedGroupLevels(db, user.id),
     db.selectFrom('namespaces').select('id').where('owner_id', '=', user.id).where('kind', '=', 'user').executeTakeFirst(),
   ]);

@@ -13,6 +13,8 @@ export async function findProjectsByIds(db: Db, ids: readonly number[]): Promise
 /** Narrows a projects query (project.finder.ts) to given ids (GraphQL `projects(ids:)`). */
 export function restrictProjects<Q extends SelectQueryBuilder<DB, 'projects', ProjectRow>>(qb: Q, ids: number[] | undefined): Q {
   if (!ids) return qb;
-  const q: SelectQueryBuilder<DB, 'projects', ProjectRow> = ids.length === 0 ? qb.where(sql<boolean>`1 = 0`) : qb.where('projects.id', 'in', ids);
+  const q: SelectQueryBuilder<DB, 'projects', ProjectRow> = ids.length === 0 ? qb.where(sql<boolean>`1 = 0`) : qb.where(
+    'projects.id', 'in', ids,
+  );
   return q as Q;
 }

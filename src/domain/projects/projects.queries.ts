@@ -36,7 +36,9 @@ export function findProjectInNamespace(db: Db, namespaceId: number, path: string
 }
 
 /** Which of `name` / `path` another project of the namespace already uses (case-insensitive). */
-export async function takenInNamespace(db: Db, namespaceId: number, name: string, path: string, exceptId = 0): Promise<{ name: boolean; path: boolean }> {
+export async function takenInNamespace(
+  db: Db, namespaceId: number, name: string, path: string, exceptId = 0,
+): Promise<{ name: boolean; path: boolean }> {
   const rows = await db.selectFrom('projects').select(['name', 'path'])
     .where('namespace_id', '=', namespaceId).where('id', '!=', exceptId)
     .where((eb) => eb.or([eb(sql`lower(name)`, '=', name.toLowerCase()), eb(sql`lower(path)`, '=', path.toLowerCase())]))
@@ -61,7 +63,9 @@ export async function updateProjectRow(db: Db, id: number, set: Omit<Updateable<
 }
 
 /** After a push: what the repository now holds, and the activity. */
-export async function recordPush(db: Db, id: number, r: { defaultBranch: string | null; empty: boolean; readme: string | null }): Promise<void> {
+export async function recordPush(
+  db: Db, id: number, r: { defaultBranch: string | null; empty: boolean; readme: string | null },
+): Promise<void> {
   const now = nowIso();
   await db.updateTable('projects').set({
     default_branch: r.defaultBranch, empty_repo: r.empty ? 1 : 0, readme_path: r.readme, last_activity_at: now, updated_at: now,
@@ -91,7 +95,9 @@ export async function personalProjectIds(db: Db, userId: number): Promise<number
 }
 
 /** Where the repositories of the user's personal projects live, for the user's deletion. */
-export function personalProjectRepositories(db: Db, userId: number): Promise<{ id: number; repository_storage: string; disk_path: string }[]> {
+export function personalProjectRepositories(db: Db, userId: number): Promise<{
+  id: number; repository_storage: string; disk_path: string;
+}[]> {
   return db.selectFrom('projects').innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
     .select(['projects.id', 'projects.repository_storage', 'projects.disk_path'])
     .where('namespaces.kind', '=', 'user').where('namespaces.owner_id', '=', userId).execute();
@@ -99,6 +105,8 @@ export function personalProjectRepositories(db: Db, userId: number): Promise<{ i
 
 /** How many projects a namespace holds (a user's personal project limit counts them). */
 export async function countProjectsInNamespace(db: Db, namespaceId: number): Promise<number> {
-  const row = await db.selectFrom('projects').select((eb) => eb.fn.countAll<number>().as('n')).where('namespace_id', '=', namespaceId).executeTakeFirstOrThrow();
+  const row = await db.selectFrom('projects').select((eb) => eb.fn.countAll<number>().as('n')).where(
+    'namespace_id', '=', namespaceId,
+  ).executeTakeFirstOrThrow();
   return Number(row.n);
 }

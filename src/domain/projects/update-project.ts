@@ -32,7 +32,10 @@ export type UpdateProjectResult =
   | { ok: false; reason: 'read_only' }
   | { ok: false; reason: 'not_found' };
 
-export async function updateProject(db: Kysely<DB>, shards: StorageShard[], project: ProjectRow, namespace: NamespaceRow, input: UpdateProjectInput): Promise<UpdateProjectResult> {
+export async function updateProject(
+  db: Kysely<DB>, shards: StorageShard[], project: ProjectRow, namespace: NamespaceRow,
+  input: UpdateProjectInput,
+): Promise<UpdateProjectResult> {
   const errors: FieldErrors = {};
   const name = input.name ?? project.name;
   const path = input.path ?? project.path;
@@ -79,7 +82,10 @@ export async function updateProject(db: Kysely<DB>, shards: StorageShard[], proj
  * project's row (`lockContainers`), so no move can copy the repository in between. HEAD moves
  * last, once the row is written (a taken path rolls back before the repository is touched).
  */
-async function changeDefaultBranch(db: Kysely<DB>, shards: StorageShard[], id: number, branch: string, set: Omit<Updateable<ProjectsTable>, 'id' | 'created_at'>): Promise<UpdateProjectResult> {
+async function changeDefaultBranch(
+  db: Kysely<DB>, shards: StorageShard[], id: number, branch: string,
+  set: Omit<Updateable<ProjectsTable>, 'id' | 'created_at'>,
+): Promise<UpdateProjectResult> {
   return db.transaction().execute(async (trx): Promise<UpdateProjectResult> => {
     const [locked] = await lockContainers(trx, 'project', [id]);
     if (!locked) return { ok: false, reason: 'not_found' };

@@ -17,7 +17,10 @@ import { createPushPipelines } from '../pipelines/push-pipelines.ts';
  * caller answers and are not waited for, as after a git push: a slow or failing pipeline never
  * slows or fails the write that already landed; `onPipelineError` hears why one failed.
  */
-export async function afterRefUpdate(env: CiEnv, project: ProjectRow, updates: RefUpdate[], userId: number, onPipelineError: (err: unknown) => void): Promise<void> {
+export async function afterRefUpdate(
+  env: CiEnv, project: ProjectRow, updates: RefUpdate[], userId: number,
+  onPipelineError: (err: unknown) => void,
+): Promise<void> {
   if (updates.length === 0) return;
   const repo = projectRepository(env.storages, project);
   const state = await inspectRepository(repo.gitDir, project.default_branch);

@@ -104,7 +104,9 @@ async function writeBlobs(gitDir: string, dir: string, contents: Buffer[]): Prom
   await Promise.all(contents.map((c, i) => fs.writeFile(paths[i], c)));
   const { stdout } = await runGit(['hash-object', '-w', '--no-filters', '--stdin-paths'], { gitDir, input: `${paths.join('\n')}\n` });
   const ids = stdout.split('\n').filter(Boolean);
-  if (ids.length !== contents.length || !ids.every((id) => COMMIT_ID.test(id))) throw new Error('git hash-object answered an unexpected list');
+  if (ids.length !== contents.length || !ids.every((id) => COMMIT_ID.test(id))) {
+    throw new Error('git hash-object answered an unexpected list');
+  }
   return ids;
 }
 

@@ -44,7 +44,9 @@ export function runGitBytes(args: string[], o: GitOptions & { maxBytes: number }
  * the caller can decide how to present it (text or binary) before the body starts. The child
  * ends with the stream; `abort()` ends it early (the client went away).
  */
-export async function streamBlob(gitDir: string, blobId: string, peekBytes: number): Promise<{ head: Buffer; body: Readable; abort(): void }> {
+export async function streamBlob(
+  gitDir: string, blobId: string, peekBytes: number,
+): Promise<{ head: Buffer; body: Readable; abort(): void }> {
   const child = spawn('git', ['--git-dir', gitDir, 'cat-file', 'blob', blobId], { env: gitEnv(), stdio: ['ignore', 'pipe', 'ignore'] });
   const chunks = child.stdout[Symbol.asyncIterator]();
   const first: Buffer[] = [];

@@ -41,20 +41,28 @@ function parseCommit(record: string): CommitInfo {
 
 /** The commit a revision names (branch, tag, id, expression), or null. */
 export async function resolveCommit(gitDir: string, rev: string): Promise<string | null> {
-  const { stdout, exitCode } = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], { gitDir, okExitCodes: [1, 128] });
+  const { stdout, exitCode } = await runGit(
+    ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`],
+    { gitDir, okExitCodes: [1, 128] },
+  );
   const sha = stdout.trim();
   return exitCode === 0 && COMMIT_ID.test(sha) ? sha : null;
 }
 
 /** The object a full ref points at (`refs/heads/x`), or null when there is no such ref. */
 export async function refTarget(gitDir: string, fullRef: string): Promise<string | null> {
-  const { stdout, exitCode } = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', fullRef], { gitDir, okExitCodes: [1, 128] });
+  const { stdout, exitCode } = await runGit(
+    ['rev-parse', '--verify', '--quiet', '--end-of-options', fullRef], { gitDir, okExitCodes: [1, 128] },
+  );
   return exitCode === 0 && COMMIT_ID.test(stdout.trim()) ? stdout.trim() : null;
 }
 
 /** The tips of the named branches that exist, in one git process. */
 export async function branchTips(gitDir: string, names: string[]): Promise<Map<string, string>> {
-  const { stdout } = await runGit(['for-each-ref', '--format=%(refname)%00%(objectname)', ...names.map((n) => `refs/heads/${n}`)], { gitDir });
+  const { stdout } = await runGit(
+    ['for-each-ref', '--format=%(refname)%00%(objectname)', ...names.map((n) => `refs/heads/${n}`)],
+    { gitDir },
+  );
   const wanted = new Set(names);
   const tips = new Map<string, string>();
   for (const line of stdout.split('\n')) {
@@ -85,7 +93,10 @@ export interface RefEntry {
 
 /** Branches (`refs/heads/`) or tags (`refs/tags/`), with the commits they name. */
 export async function listRefs(gitDir: string, prefix: 'refs/heads/' | 'refs/tags/', exactName?: string): Promise<RefEntry[]> {
-  const format = ['%(refname)', '%(objectname)', '%(objecttype)', '%(*objectname)', '%(*objecttype)', '%(committerdate:iso-strict)', '%(*committerdate:iso-strict)', '%(contents)'].join('%00');
+  const format = [
+    '%(refname)', '%(objectname)', '%(objecttype)', '%(*objectname)', '%(*objecttype)',
+    '%(committerdate:iso-strict)', '%(*committerdate:iso-strict)', '%(contents)',
+  ].join('%00');
   const pattern = exactName === undefined ? prefix : `${prefix}${exactName}`;
   const { stdout } = await runGitBytes(['for-each-ref', `--format=${format}%00%01`, pattern], { gitDir, maxBytes: MAX_LISTING_BYTES });
   const out: RefEntry[] = [];
@@ -104,13 +115,19 @@ export async function listRefs(gitDir: string, prefix: 'refs/heads/' | 'refs/tag
 /** Branch names whose tips are reachable from `into` (merged into the default branch). */
 export async function mergedBranches(gitDir: string, into: string): Promise<Set<string>> {
   // Ref names hold no line breaks (ref-names.ts), so one per line is unambiguous.
-  const { stdout } = await runGitBytes(['for-each-ref', `--merged=${into}`, '--format=%(refname)', 'refs/heads/'], { gitDir, maxBytes: MAX_LISTING_BYTES });
+  const { stdout } = await runGitBytes(
+    ['for-each-ref', `--merged=${into}`, '--format=%(refname)', 'refs/heads/'],
+    { gitDir, maxBytes: MAX_LISTING_BYTES },
+  );
   return new Set(stdout.toString('utf8').split('\n').filter(Boolean).map((r) => r.slice('refs/heads/'.length)));
 }
 
 export async function readCommits(gitDir: string, shas: string[]): Promise<Map<string, CommitInfo>> {
   if (shas.length === 0) return new Map();
-  const { stdout } = await runGitBytes(['log', '-z', '--no-walk=unsorted', `--format=${COMMIT_FORMAT}`, '--end-of-options', ...new Set(shas), '--'], { gitDir, maxBytes: MAX_LISTING_BYTES });
+  const { stdout } = await runGitBytes(
+    ['log', '-z', '--no-walk=unsorted', `--format=${COMMIT_FORMAT}`, '--end-of-options', ...new Set(shas), '--'],
+    { gitDir, maxBytes: MAX_LISTING_BYTES },
+  );
   const commits = stdout.toString('utf8').split('\0').filter(Boolean).map(parseCommit);
   return new Map(commits.map((c) => [c.id, c]));
 }
@@ -143,7 +160,10 @@ function logArgs(q: LogQuery): string[] {
 
 /** One page of `git log`: `max` commits after skipping `skip`. */
 export async function logPage(gitDir: string, q: LogQuery, skip: number, max: number): Promise<CommitInfo[]> {
-  const { stdout } = await runGitBytes(['log', '-z', `--format=${COMMIT_FORMAT}`, `--skip=${skip}`, `--max-count=${max}`, ...logArgs(q)], { gitDir, maxBytes: MAX_LISTING_BYTES });
+  const { stdout } = await runGitBytes(
+    ['log', '-z', `--format=${COMMIT_FORMAT}`, `--skip=${skip}`, `--max-count=${max}`, ...logArgs(q)],
+    { gitDir, maxBytes: MAX_LISTING_BYTES },
+  );
   return stdout.toString('utf8').split('\0').filter(Boolean).map(parseCommit);
 }
 
@@ -193,7 +213,10 @@ function parseTree(stdout: Buffer): TreeEntry[] {
     const m = /^(\d{6}) (blob|tree|commit) ([0-9a-f]{40}) +(\d+|-)\t(.*)$/s.exec(record);
     if (!m) continue;
     const path = m[5];
-    out.push({ mode: m[1], type: m[2] as TreeEntry['type'], id: m[3], path, name: path.slice(path.lastIndexOf('/') + 1), size: m[4] === '-' ? null : Number(m[4]) });
+    out.push({
+      mode: m[1], type: m[2] as TreeEntry['type'], id: m[3], path,
+      name: path.slice(path.lastIndexOf('/') + 1), size: m[4] === '-' ? null : Number(m[4]),
+    });
   }
   return out;
 }

@@ -23,7 +23,9 @@ export interface ProjectRepository {
   gitDir: string;
 }
 
-export function projectRepository(shards: StorageShard[], project: Pick<ProjectRow, 'id' | 'repository_storage' | 'disk_path'>): ProjectRepository {
+export function projectRepository(
+  shards: StorageShard[], project: Pick<ProjectRow, 'id' | 'repository_storage' | 'disk_path'>,
+): ProjectRepository {
   return {
     projectId: project.id, storage: project.repository_storage, diskPath: project.disk_path,
     gitDir: repositoryPath(shards, project.repository_storage, project.disk_path),
@@ -49,8 +51,14 @@ export async function updateRefs(db: Kysely<DB>, repo: ProjectRepository, update
   return db.transaction().execute(async (trx): Promise<RefUpdateResult> => {
     const [locked] = await lockContainers(trx, 'project', [repo.projectId]);
     if (!locked) return { ok: false, reason: 'not_found' };
-    if (locked.read_only === 1 || locked.repository_storage !== repo.storage || locked.disk_path !== repo.diskPath) return { ok: false, reason: 'read_only' };
-    const script = ['start', ...updates.map((u) => (u.after === ZERO_ID ? `delete ${u.ref} ${u.before}` : `update ${u.ref} ${u.after} ${u.before}`)), 'prepare', 'commit', ''].join('\n');
+    if (locked.read_only === 1 || locked.repository_storage !== repo.storage || locked.disk_path !== repo.diskPath) {
+      return { ok: false, reason: 'read_only' };
+    }
+    const script = [
+      'start',
+      ...updates.map((u) => (u.after === ZERO_ID ? `delete ${u.ref} ${u.before}` : `update ${u.ref} ${u.after} ${u.before}`)),
+      'prepare', 'commit', '',
+    ].join('\n');
     try {
       await runGit(['update-ref', '--stdin'], { gitDir: repo.gitDir, input: script });
     } catch (err) {

@@ -19,7 +19,10 @@ export type RefWriteResult =
 /** Tag messages and API commit messages: larger ones are refused before git sees them. */
 export const MAX_MESSAGE_BYTES = 1024 * 1024;
 
-async function apply(db: Kysely<DB>, repo: ProjectRepository, update: RefUpdate, staleMessage: { reason: 'exists' | 'not_found'; message: string }): Promise<RefWriteResult> {
+async function apply(
+  db: Kysely<DB>, repo: ProjectRepository, update: RefUpdate,
+  staleMessage: { reason: 'exists' | 'not_found'; message: string },
+): Promise<RefWriteResult> {
   const r = await updateRefs(db, repo, [update]);
   if (r.ok) return { ok: true, update };
   if (r.reason === 'stale') return { ok: false, ...staleMessage };
@@ -31,10 +34,15 @@ export async function createBranch(db: Kysely<DB>, repo: ProjectRepository, name
   if (await refTarget(repo.gitDir, `refs/heads/${name}`)) return { ok: false, reason: 'exists', message: 'Branch already exists' };
   const sha = readableRevision(ref) ? await resolveCommit(repo.gitDir, ref) : null;
   if (!sha) return { ok: false, reason: 'invalid', message: `Invalid reference name: ${ref}` };
-  return apply(db, repo, { ref: `refs/heads/${name}`, before: ZERO_ID, after: sha }, { reason: 'exists', message: 'Branch already exists' });
+  return apply(
+    db, repo, { ref: `refs/heads/${name}`, before: ZERO_ID, after: sha },
+    { reason: 'exists', message: 'Branch already exists' },
+  );
 }
 
-export async function deleteBranch(db: Kysely<DB>, repo: ProjectRepository, name: string, defaultBranch: string | null): Promise<RefWriteResult> {
+export async function deleteBranch(
+  db: Kysely<DB>, repo: ProjectRepository, name: string, defaultBranch: string | null,
+): Promise<RefWriteResult> {
   const before = validRefName(name) ? await refTarget(repo.gitDir, `refs/heads/${name}`) : null;
   if (!before) return { ok: false, reason: 'not_found', message: 'No such branch' };
   if (name === defaultBranch) return { ok: false, reason: 'default_branch', message: 'The default branch of a project cannot be deleted.' };

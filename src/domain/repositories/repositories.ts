@@ -46,7 +46,9 @@ export interface FileToCommit {
  * Writes `files` as the whole tree of a new commit on `branch` (a flat tree: snippet files and a
  * README have no directories) and moves the branch to it. Returns the commit id.
  */
-export async function commitFiles(absPath: string, o: { branch: string; files: FileToCommit[]; message: string; author: CommitAuthor }): Promise<string> {
+export async function commitFiles(
+  absPath: string, o: { branch: string; files: FileToCommit[]; message: string; author: CommitAuthor },
+): Promise<string> {
   const entries: string[] = [];
   for (const file of o.files) {
     const { stdout } = await runGit(['hash-object', '-w', '--stdin'], { gitDir: absPath, input: file.content });
@@ -93,7 +95,9 @@ export async function findReadme(absPath: string, branch: string): Promise<strin
  * when it exists, else `preferred`, else the first branch, with HEAD moved there), whether it
  * is empty, and its README.
  */
-export async function inspectRepository(absPath: string, preferred: string | null): Promise<{ defaultBranch: string | null; empty: boolean; readme: string | null }> {
+export async function inspectRepository(absPath: string, preferred: string | null): Promise<{
+  defaultBranch: string | null; empty: boolean; readme: string | null;
+}> {
   const branches = await listBranches(absPath);
   if (branches.length === 0) return { defaultBranch: null, empty: true, readme: null };
   const head = await headBranch(absPath);

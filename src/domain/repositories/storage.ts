@@ -17,7 +17,9 @@ export async function storageWeights(db: Kysely<DB>): Promise<Record<string, num
 
 /** A weighted random choice; `random` is injectable for tests. */
 export function pickWeighted(shards: StorageShard[], weights: Record<string, number> | null, random: () => number = Math.random): string {
-  const candidates = shards.map((s) => ({ name: s.name, weight: Math.max(0, Number(weights?.[s.name] ?? (weights ? 0 : s.name === 'default' ? 100 : 0))) }))
+  const candidates = shards.map(
+    (s) => ({ name: s.name, weight: Math.max(0, Number(weights?.[s.name] ?? (weights ? 0 : s.name === 'default' ? 100 : 0))) }),
+  )
     .filter((c) => c.weight > 0);
   const total = candidates.reduce((sum, c) => sum + c.weight, 0);
   if (total === 0) return 'default';

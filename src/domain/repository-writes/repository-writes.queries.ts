@@ -5,7 +5,10 @@ import type { ContainerKind } from '../storage-moves/storage-moves.queries.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
-export async function insertWrite(db: Db, w: { kind: ContainerKind; containerId: number; startedAt: string; expiresAt: string; owner: string }): Promise<number> {
+export async function insertWrite(
+  db: Db,
+  w: { kind: ContainerKind; containerId: number; startedAt: string; expiresAt: string; owner: string },
+): Promise<number> {
   const row = await db.insertInto('repository_writes').values({
     container_type: w.kind, container_id: w.containerId, started_at: w.startedAt, expires_at: w.expiresAt, owner: w.owner,
   }).returning('id').executeTakeFirstOrThrow();

@@ -49,7 +49,9 @@ export type WriteStart =
  * (its storage cannot change until `end()`), and call `end()` once every process writing to it
  * has exited. `end()` may be called more than once.
  */
-export async function beginRepositoryWrite(db: Kysely<DB>, kind: ContainerKind, containerId: number, timeLimitMs: number): Promise<WriteStart> {
+export async function beginRepositoryWrite(
+  db: Kysely<DB>, kind: ContainerKind, containerId: number, timeLimitMs: number,
+): Promise<WriteStart> {
   const started = await db.transaction().execute(async (trx) => {
     const [locked] = await lockContainers(trx, kind, [containerId]);
     if (!locked) return { ok: false, reason: 'not_found' } as const;

@@ -32,7 +32,9 @@ export type RegisterResult =
   | { ok: false; reason: 'invalid'; errors: Record<string, string[]> };
 
 /** The model checks of Ci::Runner that registration and updates share. */
-export function runnerErrors(a: { maintenanceNote?: string | null; tagList: string[]; runUntagged: boolean; maximumTimeout?: number | null }): Record<string, string[]> {
+export function runnerErrors(
+  a: { maintenanceNote?: string | null; tagList: string[]; runUntagged: boolean; maximumTimeout?: number | null },
+): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
   if (a.maintenanceNote && a.maintenanceNote.length > MAINTENANCE_NOTE_MAX) {
     errors.maintenance_note = [`is too long (maximum is ${MAINTENANCE_NOTE_MAX} characters)`];

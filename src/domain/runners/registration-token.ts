@@ -24,7 +24,9 @@ export async function ensureRegistrationToken(db: Kysely<DB>, configured: string
   const existing = await db.selectFrom('application_settings').select('value').where('name', '=', SETTING).executeTakeFirst();
   if (existing) return null;
   const token = generateToken(20);
-  const inserted = await db.insertInto('application_settings').values({ name: SETTING, value: JSON.stringify(digest(token)), updated_at: nowIso() })
+  const inserted = await db.insertInto('application_settings').values({
+    name: SETTING, value: JSON.stringify(digest(token)), updated_at: nowIso(),
+  })
     .onConflict((oc) => oc.column('name').doNothing()).executeTakeFirst();
   return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1 ? token : null;
 }

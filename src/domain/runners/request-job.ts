@@ -41,7 +41,9 @@ export function runnerCanPick(runner: RunnerRow, job: BuildRow): boolean {
   return jobTags.every((t) => runnerTags.has(t));
 }
 
-export async function requestJob(env: CiEnv, runner: RunnerRow): Promise<{ job: BuildRow; token: string; variables: CollectedVariable[] } | null> {
+export async function requestJob(env: CiEnv, runner: RunnerRow): Promise<{
+  job: BuildRow; token: string; variables: CollectedVariable[];
+} | null> {
   if (!runner.active) return null;
   const projects = await runnerProjectScope(env.db, runner);
   if (projects !== null && projects.size === 0) return null;

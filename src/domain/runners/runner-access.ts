@@ -10,7 +10,9 @@ import type { RunnerRow } from '../../db/tables/ci.ts';
 import { ACCESS_LEVELS } from '../permissions/access.ts';
 import { authorizedGroupLevels, groupAccessLevel, projectAccessLevel } from '../members/members.queries.ts';
 import { namespacePathsById } from '../namespaces/namespaces.queries.ts';
-import { directProjectIdsAtLevel, projectIdsInNamespaces, projectNamespaces, runnerProjectIds, type RunnerScope } from './runners.queries.ts';
+import {
+  directProjectIdsAtLevel, projectIdsInNamespaces, projectNamespaces, runnerProjectIds, type RunnerScope,
+} from './runners.queries.ts';
 
 /** The runners a user owns: GET /runners lists these. */
 export async function ownedRunnerScope(db: Kysely<DB>, user: UserRow): Promise<RunnerScope> {

@@ -82,7 +82,11 @@ export function runnersQuery(db: Db, f: RunnerFilters) {
         parts.push(eb.selectFrom('ci_runner_projects').select('runner_id as id').where('project_id', 'in', scope.projectIds));
       }
       if (scope.groupIds.length > 0) {
-        parts.push(eb.selectFrom('ci_runners as g').select('g.id').where('g.runner_type', '=', 'group_type').where('g.group_id', 'in', scope.groupIds));
+        parts.push(
+          eb.selectFrom('ci_runners as g').select('g.id').where(
+            'g.runner_type', '=', 'group_type',
+          ).where('g.group_id', 'in', scope.groupIds),
+        );
       }
       if (scope.instance) parts.push(eb.selectFrom('ci_runners as i').select('i.id').where('i.runner_type', '=', 'instance_type'));
       if (parts.length === 0) return sql<boolean>`1 = 0`;
@@ -125,7 +129,9 @@ export async function insertRunnerProject(db: Db, runnerId: number, projectId: n
 }
 
 export async function deleteRunnerProject(db: Db, runnerId: number, projectId: number): Promise<boolean> {
-  const r = await db.deleteFrom('ci_runner_projects').where('runner_id', '=', runnerId).where('project_id', '=', projectId).executeTakeFirst();
+  const r = await db.deleteFrom('ci_runner_projects').where('runner_id', '=', runnerId).where(
+    'project_id', '=', projectId,
+  ).executeTakeFirst();
   return Number(r.numDeletedRows) === 1;
 }
 

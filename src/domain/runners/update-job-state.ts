@@ -47,7 +47,10 @@ export async function autoRetryWanted(env: CiEnv, job: BuildRow, reason: string)
   return await countRetries(env.db, job.pipeline_id, job.name) < retry.max;
 }
 
-export async function updateJobState(env: CiEnv, job: BuildRow, state: (typeof RUNNER_STATES)[number], failureReason: string | undefined, exitCode?: number): Promise<BuildRow> {
+export async function updateJobState(
+  env: CiEnv, job: BuildRow, state: (typeof RUNNER_STATES)[number], failureReason: string | undefined,
+  exitCode?: number,
+): Promise<BuildRow> {
   if (state === 'running') {
     await updateJob(env.db, job.id, {});
     return job;
@@ -58,7 +61,10 @@ export async function updateJobState(env: CiEnv, job: BuildRow, state: (typeof R
   const allowedByExitCode = state === 'failed' && exitCode !== undefined && (options.allow_failure_exit_codes ?? []).includes(exitCode);
   const ended = state === 'success'
     ? await applyJobEvent(env.db, job, 'succeed', { finished_at: nowIso(), coverage })
-    : await applyJobEvent(env.db, job, 'drop', { finished_at: nowIso(), failure_reason: reason, coverage, ...(allowedByExitCode ? { allow_failure: 1 } : {}) });
+    : await applyJobEvent(env.db, job, 'drop', {
+      finished_at: nowIso(), failure_reason: reason, coverage,
+      ...(allowedByExitCode ? { allow_failure: 1 } : {}),
+    });
   if (ended && state === 'failed' && !allowedByExitCode && await autoRetryWanted(env, ended, reason)) {
     // The retry clones the job as pending and processes the pipeline itself.
     const retried = await retryJob(env, ended, ended.user_id ?? 0);

@@ -25,7 +25,10 @@ export type DeprovisionResult = { ok: true } | { ok: false; reason: 'last_owner'
 export async function deprovision(db: Kysely<DB>, group: ScimGroup, identity: ScimUserRow): Promise<DeprovisionResult> {
   const member = await findMember(db, 'Namespace', group.id, identity.user_id);
   if (member?.access_level === 50 && !(await otherOwnerExists(db, group.id, identity.user_id))) {
-    return { ok: false, reason: 'last_owner', detail: `Could not remove ${identity.user.name} from ${group.name}. Cannot remove last group owner.` };
+    return {
+      ok: false, reason: 'last_owner',
+      detail: `Could not remove ${identity.user.name} from ${group.name}. Cannot remove last group owner.`,
+    };
   }
   const subGroups = [...(await descendantGroupIds(db, [group.id])).keys()];
   await db.transaction().execute(async (trx) => {
@@ -46,5 +49,8 @@ export async function reprovisionIn(trx: Transaction<DB>, group: ScimGroup, iden
 
 export async function addDefaultMembership(trx: Transaction<DB>, group: ScimGroup, userId: number): Promise<void> {
   if (await isGroupMember(trx, group.id, userId)) return;
-  await insertMember(trx, { sourceType: 'Namespace', sourceId: group.id, userId, accessLevel: group.provider.default_membership_role, createdById: null });
+  await insertMember(trx, {
+    sourceType: 'Namespace', sourceId: group.id, userId, accessLevel: group.provider.default_membership_role,
+    createdById: null,
+  });
 }

@@ -11,7 +11,9 @@ import { listScimIdentities, userIdsByName, type ScimUserRow } from './scim.quer
 
 export type ScimUserQuery = { kind: 'all' } | { kind: 'externUid'; value: string } | { kind: 'userName'; value: string };
 
-export async function findScimUsers(db: Kysely<DB>, groupId: number, query: ScimUserQuery, offset: number, limit: number): Promise<{ total: number; rows: ScimUserRow[] }> {
+export async function findScimUsers(
+  db: Kysely<DB>, groupId: number, query: ScimUserQuery, offset: number, limit: number,
+): Promise<{ total: number; rows: ScimUserRow[] }> {
   if (query.kind === 'all') return listScimIdentities(db, groupId, { kind: 'all' }, offset, limit);
   const byUid = await listScimIdentities(db, groupId, { kind: 'externUid', value: query.value }, offset, limit);
   if (query.kind === 'externUid' || byUid.total > 0) return byUid;

@@ -80,7 +80,9 @@ function scopedIdentities(db: Db, groupId: number, scope: ScimListScope) {
  * (RFC 7644 §3.4.2.4 requires totalResults; the count is index-only on scim_identities_group_id
  * and bounded by the group's size).
  */
-export async function listScimIdentities(db: Db, groupId: number, scope: ScimListScope, offset: number, limit: number): Promise<{ total: number; rows: ScimUserRow[] }> {
+export async function listScimIdentities(
+  db: Db, groupId: number, scope: ScimListScope, offset: number, limit: number,
+): Promise<{ total: number; rows: ScimUserRow[] }> {
   const countRow = await scopedIdentities(db, groupId, scope).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   const total = Number(countRow.n);
   if (limit === 0 || offset >= total) return { total, rows: [] };
@@ -112,7 +114,10 @@ export async function findUserIdByAnyEmail(db: Db, email: string): Promise<numbe
   return secondary?.user_id;
 }
 
-export async function insertScimIdentity(db: Db, v: { groupId: number; userId: number; externUid: string; active: boolean; provisionedUser: boolean }): Promise<ScimIdentityRow> {
+export async function insertScimIdentity(
+  db: Db,
+  v: { groupId: number; userId: number; externUid: string; active: boolean; provisionedUser: boolean },
+): Promise<ScimIdentityRow> {
   const now = nowIso();
   return db.insertInto('scim_identities').values({
     group_id: v.groupId, user_id: v.userId, extern_uid: v.externUid, active: v.active ? 1 : 0,

@@ -38,8 +38,12 @@ export async function updateScimUser(db: Kysely<DB>, group: ScimGroup, identity:
       ...(changes.userName !== undefined && changes.userName !== identity.user.username ? { username: changes.userName } : {}),
       ...(changes.email !== undefined && changes.email.toLowerCase() !== identity.user.email.toLowerCase() ? { email: changes.email } : {}),
     };
-    if (attrs.email !== undefined && await emailTaken(db, attrs.email, identity.user_id)) return { ok: false, reason: 'conflict', detail: 'Email has already been taken' };
-    if (attrs.username !== undefined && await usernameTaken(db, attrs.username, identity.user_id)) return { ok: false, reason: 'conflict', detail: 'Username has already been taken' };
+    if (attrs.email !== undefined && await emailTaken(db, attrs.email, identity.user_id)) {
+      return { ok: false, reason: 'conflict', detail: 'Email has already been taken' };
+    }
+    if (attrs.username !== undefined && await usernameTaken(db, attrs.username, identity.user_id)) {
+      return { ok: false, reason: 'conflict', detail: 'Username has already been taken' };
+    }
     const errors = await validateUserAttributes(db, attrs, identity.user, { passwordRequired: false });
     if (!errors.empty) return validationFailure(errors.errors);
     if (attrs.name !== undefined) userSet.name = attrs.name;

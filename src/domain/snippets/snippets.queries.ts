@@ -28,11 +28,19 @@ export async function snippetAuthors(db: Db, snippets: Pick<SnippetRow, 'author_
   return new Map(rows.map((u) => [u.id, u]));
 }
 
-export async function insertSnippet(db: Db, s: Pick<SnippetsTable, 'title' | 'description' | 'file_name' | 'content' | 'author_id' | 'repository_storage'> & { visibility_level: number }): Promise<SnippetRow> {
+export async function insertSnippet(
+  db: Db,
+  s: Pick<SnippetsTable, 'title' | 'description' | 'file_name' | 'content' | 'author_id' | 'repository_storage'>
+    & { visibility_level: number },
+): Promise<SnippetRow> {
   const now = nowIso();
-  const row = await db.insertInto('snippets').values({ ...s, disk_path: '', created_at: now, updated_at: now }).returningAll().executeTakeFirstOrThrow();
+  const row = await db.insertInto('snippets').values({
+    ...s, disk_path: '', created_at: now, updated_at: now,
+  }).returningAll().executeTakeFirstOrThrow();
   // The repository is named by the id, known only now (same transaction as the insert).
-  return db.updateTable('snippets').set({ disk_path: `@snippets/${row.id}.git` }).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+  return db.updateTable('snippets').set({ disk_path: `@snippets/${row.id}.git` }).where(
+    'id', '=', row.id,
+  ).returningAll().executeTakeFirstOrThrow();
 }
 
 export async function updateSnippetRow(

@@ -25,7 +25,9 @@ export function captchaKeys(config: CaptchaConfig): CaptchaKeys | null {
 const VERIFY_TIMEOUT_MS = 5000;
 
 /** Whether the verifier accepts `response`; an unreachable or confused verifier counts as no. */
-export async function verifyCaptcha(keys: CaptchaKeys, response: string, remoteIp: string | null): Promise<{ verified: boolean; error?: string }> {
+export async function verifyCaptcha(
+  keys: CaptchaKeys, response: string, remoteIp: string | null,
+): Promise<{ verified: boolean; error?: string }> {
   const form = new URLSearchParams({ secret: keys.secret, response });
   if (remoteIp) form.set('remoteip', remoteIp);
   try {

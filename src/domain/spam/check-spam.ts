@@ -76,7 +76,10 @@ export async function checkSpam(ctx: SpamContext, input: SpamCheckInput): Promis
   });
   // conditional_allow needs a CAPTCHA service to be solvable; without one it is plain spam.
   if (verdict === 'conditional_allow' && keys) {
-    return { ok: false, reason: 'needs_captcha', message: needsCaptchaMessage(input.entityName), spamLogId: log.id, captchaSiteKey: keys.siteKey };
+    return {
+      ok: false, reason: 'needs_captcha', message: needsCaptchaMessage(input.entityName), spamLogId: log.id,
+      captchaSiteKey: keys.siteKey,
+    };
   }
   return { ok: false, reason: 'spam', message: discardedMessage(input.entityName) };
 }

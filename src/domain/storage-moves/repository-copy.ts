@@ -18,7 +18,9 @@ export class CommandFailed extends Error {}
 
 function run(command: string, args: string[], o: { signal?: AbortSignal; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: o.env ?? gitEnv(), signal: o.signal, killSignal: 'SIGKILL' });
+    const child = spawn(command, args, {
+      stdio: ['ignore', 'pipe', 'pipe'], env: o.env ?? gitEnv(), signal: o.signal, killSignal: 'SIGKILL',
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => out.push(b));

@@ -22,7 +22,10 @@ import fs from 'node:fs/promises';
 import { repositoryExists } from '../repositories/repositories.ts';
 import { checkShard, isSamePlace } from './shards.ts';
 import { checkConnectivity, copyRepository, exists, pause, refSnapshot, removeTree } from './repository-copy.ts';
-import { findContainer, findMove, markWritable, repositoryPathInUse, switchStorage, updateMoveState, type ContainerKind } from './storage-moves.queries.ts';
+import {
+  findContainer, findMove, markWritable, repositoryPathInUse, switchStorage, updateMoveState,
+  type ContainerKind,
+} from './storage-moves.queries.ts';
 import { MOVE_STATES, transition, type MoveEvent } from './state-machine.ts';
 import type { StorageMoveRow } from '../../db/tables/storage-moves.ts';
 import type { MoveDeps } from './schedule-move.ts';
@@ -101,7 +104,9 @@ async function replicate(deps: MoveDeps, kind: ContainerKind, move: StorageMoveR
   if (isSamePlace(source, destination)) throw new MoveFailed('the destination is the same directory as the source');
 
   const sourceRepo = path.join(source.realRoot, container.disk_path);
-  if (!(await repositoryExists(sourceRepo))) throw new MoveFailed(`no repository at ${container.disk_path} on storage "${move.source_storage_name}"`);
+  if (!(await repositoryExists(sourceRepo))) {
+    throw new MoveFailed(`no repository at ${container.disk_path} on storage "${move.source_storage_name}"`);
+  }
   const finalPath = path.join(destination.realRoot, container.disk_path);
   const tmp = tmpPath(deps, kind, move);
 
@@ -152,7 +157,9 @@ async function cleanUp(deps: MoveDeps, kind: ContainerKind, move: StorageMoveRow
     const destination = await checkShard(deps.shards, move.destination_storage_name);
     if (!source.ok) throw new MoveFailed(`source ${source.detail}`);
     // Deleting the source is safe only when the container lives on a different directory now.
-    if (container && container.repository_storage === move.destination_storage_name && destination.ok && !isSamePlace(source, destination)) {
+    if (container && container.repository_storage === move.destination_storage_name && destination.ok && !isSamePlace(
+      source, destination,
+    )) {
       await job.holdLease();
       await removeTree(path.join(source.realRoot, container.disk_path));
     }

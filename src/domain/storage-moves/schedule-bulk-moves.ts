@@ -20,7 +20,9 @@ export interface BulkPayload {
 
 const PAGE = 100;
 
-export async function scheduleBulkMoves(deps: MoveDeps, p: BulkPayload, signal: AbortSignal): Promise<{ scheduled: number; skipped: number }> {
+export async function scheduleBulkMoves(
+  deps: MoveDeps, p: BulkPayload, signal: AbortSignal,
+): Promise<{ scheduled: number; skipped: number }> {
   let scheduled = 0;
   let skipped = 0;
   let afterId = 0;

@@ -71,7 +71,9 @@ function checkOnce(deps: MoveDeps, checks: ShardChecks | undefined, name: string
   return check;
 }
 
-export async function scheduleMove(deps: MoveDeps, kind: ContainerKind, container: Container, destinationName?: string, checks?: ShardChecks): Promise<ScheduleResult> {
+export async function scheduleMove(
+  deps: MoveDeps, kind: ContainerKind, container: Container, destinationName?: string, checks?: ShardChecks,
+): Promise<ScheduleResult> {
   const errors: ModelErrors = {};
   const add = (field: string, message: string) => { (errors[field] ??= []).push(message); };
   const source = await checkOnce(deps, checks, container.repository_storage);
@@ -81,7 +83,10 @@ export async function scheduleMove(deps: MoveDeps, kind: ContainerKind, containe
     const check = await checkOnce(deps, checks, destination);
     if (!check.ok) add('destination_storage_name', shardError(check));
     // The same shard, or another name for the same directory: refused, never copied onto itself.
-    else if (source.ok && isSamePlace(check, source)) add('destination_storage_name', 'must be a different storage than source_storage_name (both are the same directory)');
+    else if (source.ok && isSamePlace(check, source)) add(
+      'destination_storage_name',
+      'must be a different storage than source_storage_name (both are the same directory)',
+    );
   } else if (source.ok) {
     destination = await pickDestination(deps, source);
     if (destination === null) add('destination_storage_name', "can't be blank: no other reachable storage has a weight above 0");
@@ -98,7 +103,10 @@ export async function scheduleMove(deps: MoveDeps, kind: ContainerKind, containe
       // The row is locked now: a push that recorded its write has committed the record, and
       // no other can start until this transaction ends (then it finds the container read-only).
       if (await writeInProgress(trx, kind, container.id)) throw new TransferInProgress();
-      const row = await insertMove(trx, kind, { containerId: container.id, state: scheduled.to, source: container.repository_storage, destination: destination! });
+      const row = await insertMove(trx, kind, {
+        containerId: container.id, state: scheduled.to, source: container.repository_storage,
+        destination: destination!,
+      });
       await deps.jobs.enqueue(RUN_MOVE_JOB, { kind, moveId: row.id }, { trx });
       return row;
     });

@@ -9,7 +9,9 @@ import fs from 'node:fs/promises';
 import { constants } from 'node:fs';
 import type { StorageShard } from '../../config/schema.ts';
 
-export type ShardCheck = { ok: true; root: string; realRoot: string } | { ok: false; problem: 'not_configured' | 'unreachable'; detail: string };
+export type ShardCheck = { ok: true; root: string; realRoot: string } | {
+  ok: false; problem: 'not_configured' | 'unreachable'; detail: string;
+};
 
 export async function checkShard(shards: StorageShard[], name: string): Promise<ShardCheck> {
   const shard = shards.find((s) => s.name === name);

@@ -56,7 +56,9 @@ export async function findContainer(db: Db, kind: ContainerKind, id: number): Pr
 }
 
 /** A page of the containers on `storage`, by id, after `afterId` (bulk scheduling walks these). */
-export async function containersOnStorage(db: Db, kind: ContainerKind, storage: string, afterId: number, limit: number): Promise<Container[]> {
+export async function containersOnStorage(
+  db: Db, kind: ContainerKind, storage: string, afterId: number, limit: number,
+): Promise<Container[]> {
   return containerQuery(db, kind).where('repository_storage', '=', storage).where('id', '>', afterId)
     .orderBy('id').limit(limit).execute() as Promise<Container[]>;
 }
@@ -117,16 +119,23 @@ export async function repositoryPathInUse(db: Db, storage: string, diskPath: str
 function moveQuery(db: Db, kind: ContainerKind) {
   const c = CONTAINERS[kind];
   return any(db).selectFrom(c.moves).select([
-    'id', `${c.fk} as container_id`, 'state', 'source_storage_name', 'destination_storage_name', 'error_message', 'created_at', 'updated_at',
+    'id', `${c.fk} as container_id`, 'state', 'source_storage_name', 'destination_storage_name', 'error_message',
+    'created_at', 'updated_at',
   ]);
 }
 
-export async function insertMove(db: Db, kind: ContainerKind, m: { containerId: number; state: number; source: string; destination: string }): Promise<StorageMoveRow> {
+export async function insertMove(
+  db: Db, kind: ContainerKind, m: { containerId: number; state: number; source: string; destination: string },
+): Promise<StorageMoveRow> {
   const c = CONTAINERS[kind];
   const now = nowIso();
   const row = await any(db).insertInto(c.moves).values({
-    [c.fk]: m.containerId, state: m.state, source_storage_name: m.source, destination_storage_name: m.destination, created_at: now, updated_at: now,
-  }).returning(['id', 'state', 'source_storage_name', 'destination_storage_name', 'error_message', 'created_at', 'updated_at']).executeTakeFirstOrThrow();
+    [c.fk]: m.containerId, state: m.state, source_storage_name: m.source, destination_storage_name: m.destination,
+    created_at: now, updated_at: now,
+  }).returning([
+    'id', 'state', 'source_storage_name', 'destination_storage_name', 'error_message', 'created_at',
+    'updated_at',
+  ]).executeTakeFirstOrThrow();
   return { ...row, container_id: m.containerId } as StorageMoveRow;
 }
 
@@ -144,7 +153,9 @@ export function listMoves(db: Kysely<DB>, kind: ContainerKind, containerId?: num
 }
 
 /** Moves from `from` to `to` only if the row is still in `from`; false when it was not. */
-export async function updateMoveState(db: Db, kind: ContainerKind, id: number, from: number, to: number, errorMessage?: string): Promise<boolean> {
+export async function updateMoveState(
+  db: Db, kind: ContainerKind, id: number, from: number, to: number, errorMessage?: string,
+): Promise<boolean> {
   const r = await any(db).updateTable(CONTAINERS[kind].moves)
     .set({ state: to, updated_at: nowIso(), ...(errorMessage !== undefined ? { error_message: errorMessage } : {}) })
     .where('id', '=', id).where('state', '=', from).executeTakeFirst();
@@ -153,7 +164,9 @@ export async function updateMoveState(db: Db, kind: ContainerKind, id: number, f
 
 /** The container's move that is under way, if any. */
 export async function activeMove(db: Db, kind: ContainerKind, containerId: number): Promise<StorageMoveRow | undefined> {
-  return moveQuery(db, kind).where(CONTAINERS[kind].fk, '=', containerId).where('state', 'in', ACTIVE_STATES).executeTakeFirst() as Promise<StorageMoveRow | undefined>;
+  return moveQuery(db, kind).where(
+    CONTAINERS[kind].fk, '=', containerId,
+  ).where('state', 'in', ACTIVE_STATES).executeTakeFirst() as Promise<StorageMoveRow | undefined>;
 }
 
 /** The containers a page of moves names, for presenting them (one query per kind of row). */
@@ -161,10 +174,16 @@ export async function containerRowsForMoves(db: Db, kind: ContainerKind, ids: nu
   const unique = [...new Set(ids)];
   if (unique.length === 0) return { projects: [], snippets: [], groups: [], users: [] };
   if (kind === 'project') {
-    return { projects: await db.selectFrom('projects').selectAll().where('id', 'in', unique).execute(), snippets: [], groups: [], users: [] };
+    return {
+      projects: await db.selectFrom('projects').selectAll().where('id', 'in', unique).execute(), snippets: [],
+      groups: [], users: [],
+    };
   }
   if (kind === 'group') {
-    return { projects: [], snippets: [], groups: await db.selectFrom('namespaces').selectAll().where('id', 'in', unique).execute(), users: [] };
+    return {
+      projects: [], snippets: [],
+      groups: await db.selectFrom('namespaces').selectAll().where('id', 'in', unique).execute(), users: [],
+    };
   }
   const snippets = await db.selectFrom('snippets').selectAll().where('id', 'in', unique).execute();
   const authorIds = [...new Set(snippets.map((s) => s.author_id))];

@@ -24,13 +24,20 @@ export function descriptionErrors(description: string): Record<string, string[]>
   return errors.empty ? null : errors.errors;
 }
 
-export async function createTrigger(db: Kysely<DB>, sealer: Sealer, projectId: number, ownerId: number, description: string): Promise<{ row: CiTriggerRow; token: string }> {
+export async function createTrigger(
+  db: Kysely<DB>, sealer: Sealer, projectId: number, ownerId: number, description: string,
+): Promise<{ row: CiTriggerRow; token: string }> {
   const token = `${TRIGGER_TOKEN_PREFIX}${crypto.randomBytes(20).toString('hex')}`;
-  const row = await insertTrigger(db, { project_id: projectId, owner_id: ownerId, description, token_digest: digest(token), encrypted_token: sealer.seal(token) });
+  const row = await insertTrigger(db, {
+    project_id: projectId, owner_id: ownerId, description, token_digest: digest(token),
+    encrypted_token: sealer.seal(token),
+  });
   return { row, token };
 }
 
 /** What others see of a token (Ci::Trigger#short_token): four characters after the prefix. */
 export function shortToken(token: string): string {
-  return token.startsWith(TRIGGER_TOKEN_PREFIX) ? token.slice(TRIGGER_TOKEN_PREFIX.length, TRIGGER_TOKEN_PREFIX.length + 4) : token.slice(0, 4);
+  return token.startsWith(TRIGGER_TOKEN_PREFIX) ? token.slice(
+    TRIGGER_TOKEN_PREFIX.length, TRIGGER_TOKEN_PREFIX.length + 4,
+  ) : token.slice(0, 4);
 }

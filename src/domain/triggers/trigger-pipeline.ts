@@ -45,7 +45,9 @@ async function create(env: CiEnv, r: TriggerRequest, userId: number, source: 'tr
   const actor = await projectActor(env.db, user, r.project.id, r.lineage);
   if (!canOnProject(actor, 'read_project', r.project)) return { ok: false, status: 404 };
   // Ci::CreatePipelineService's own check on the user the pipeline runs as (create_pipeline).
-  if (!canOnProject(actor, 'update_build', r.project)) return { ok: false, status: 400, errors: { base: ['Insufficient permissions to create a new pipeline'] } };
+  if (!canOnProject(actor, 'update_build', r.project)) {
+    return { ok: false, status: 400, errors: { base: ['Insufficient permissions to create a new pipeline'] } };
+  }
   const given: GivenVariable[] = Object.entries(r.variables).map(([key, value]) => ({ key, value }));
   const checked = checkPipelineVariables(given);
   if (!checked.ok) return { ok: false, status: 400, errors: { base: checked.errors } };

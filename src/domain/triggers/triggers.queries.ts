@@ -20,7 +20,9 @@ export function findTriggerByDigest(db: Db, tokenDigest: string): Promise<CiTrig
 
 export function insertTrigger(db: Db, t: Omit<CiTriggerRow, 'id' | 'created_at' | 'updated_at' | 'last_used_at'>): Promise<CiTriggerRow> {
   const now = nowIso();
-  return db.insertInto('ci_triggers').values({ ...t, last_used_at: null, created_at: now, updated_at: now }).returningAll().executeTakeFirstOrThrow();
+  return db.insertInto('ci_triggers').values({
+    ...t, last_used_at: null, created_at: now, updated_at: now,
+  }).returningAll().executeTakeFirstOrThrow();
 }
 
 export function updateTriggerDescription(db: Db, id: number, description: string): Promise<CiTriggerRow | undefined> {

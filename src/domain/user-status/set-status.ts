@@ -83,7 +83,9 @@ export async function setStatus(
   const errors: Record<string, string[]> = {};
   if (!emojiExists(emoji)) errors.emoji = ['is not included in the list'];
   // Ruby counts characters, not UTF-16 units.
-  if (p.message && [...p.message].length > MESSAGE_MAX_LENGTH) errors.message = [`is too long (maximum is ${MESSAGE_MAX_LENGTH} characters)`];
+  if (p.message && [...p.message].length > MESSAGE_MAX_LENGTH) {
+    errors.message = [`is too long (maximum is ${MESSAGE_MAX_LENGTH} characters)`];
+  }
   if (Object.keys(errors).length > 0) return { ok: false, reason: 'invalid', errors };
 
   const after = sent.clear_status_after;

@@ -204,7 +204,9 @@ const pipelineFields = {
       s.statuses.push(j.status);
       stages.set(j.stage, s);
     }
-    const ordered = [...stages.values()].sort((a, b) => a.id - b.id).map((s) => ({ id: s.id, name: s.name, status: stageStatus(s.statuses) }));
+    const ordered = [...stages.values()].sort((a, b) => a.id - b.id).map(
+      (s) => ({ id: s.id, name: s.name, status: stageStatus(s.statuses) }),
+    );
     return connectionFromArray(ordered, args, 'asc');
   },
   downstream: async (p: PipelineRow, args: ConnectionArgs, ctx: GqlContext) => {
@@ -237,13 +239,16 @@ const jobFields = {
     const d = j.started_at ? seconds(j.started_at, j.finished_at ?? (j.status === 'running' ? new Date().toISOString() : null)) : null;
     return d === null ? null : Math.round(d);
   },
-  queuedDuration: (j: BuildRow) => (j.queued_at ? seconds(j.queued_at, j.started_at ?? (j.status === 'pending' ? new Date().toISOString() : null)) : null),
+  queuedDuration: (j: BuildRow) => (j.queued_at ? seconds(
+    j.queued_at, j.started_at ?? (j.status === 'pending' ? new Date().toISOString() : null),
+  ) : null),
   active: (j: BuildRow) => ACTIVE.includes(j.status),
   allowFailure: (j: BuildRow) => j.allow_failure === 1,
   // What the job actions of domain/jobs would accept (state-machine.ts, job-actions.ts).
   cancelable: (j: BuildRow) => transition(j.status, 'cancel') !== null,
   retryable: (j: BuildRow) => j.type === 'build' && j.retried === 0 && isRetryable(j.status),
-  playable: (j: BuildRow) => j.run_when === 'manual' && j.retried === 0 && (j.status === 'manual' || (j.type === 'build' && isRetryable(j.status))),
+  playable: (j: BuildRow) => j.run_when === 'manual' && j.retried === 0
+    && (j.status === 'manual' || (j.type === 'build' && isRetryable(j.status))),
   manualJob: (j: BuildRow) => j.run_when === 'manual',
   retried: (j: BuildRow) => j.retried === 1,
   scheduled: (j: BuildRow) => j.status === 'scheduled',
@@ -270,7 +275,8 @@ const jobFields = {
     if (j.type !== 'build') return null;
     const base = await projectPath(ctx, j.project_id);
     const list = (await ctx.loaders.artifacts.load(j.id)).map((a: JobArtifactRow) => ({
-      id: a.id, fileType: a.file_type.toUpperCase(), downloadPath: `${base}/-/jobs/${j.id}/artifacts/download?file_type=${encodeURIComponent(a.file_type)}`,
+      id: a.id, fileType: a.file_type.toUpperCase(),
+      downloadPath: `${base}/-/jobs/${j.id}/artifacts/download?file_type=${encodeURIComponent(a.file_type)}`,
     }));
     return connectionFromArray(list, args, 'asc');
   },

@@ -68,11 +68,15 @@ const time = new GraphQLScalarType<string, string>({
   name: 'Time',
   serialize: (v) => String(v),
   parseValue: (v) => {
-    if (typeof v !== 'string' || v.length > 64 || Number.isNaN(Date.parse(v))) throw new TypeError(`${JSON.stringify(v)} is not a valid Time`);
+    if (typeof v !== 'string' || v.length > 64 || Number.isNaN(Date.parse(v))) {
+      throw new TypeError(`${JSON.stringify(v)} is not a valid Time`);
+    }
     return new Date(v).toISOString();
   },
   parseLiteral: (ast) => {
-    if (ast.kind !== Kind.STRING || ast.value.length > 64 || Number.isNaN(Date.parse(ast.value))) throw new TypeError('Time must be an ISO 8601 string');
+    if (ast.kind !== Kind.STRING || ast.value.length > 64 || Number.isNaN(Date.parse(ast.value))) {
+      throw new TypeError('Time must be an ISO 8601 string');
+    }
     return new Date(ast.value).toISOString();
   },
 });
@@ -98,7 +102,9 @@ export const resolvers = {
     queryComplexity: (_: unknown, __: unknown, ctx: GqlContext) => ctx.complexity,
     // The Service shows the version only to signed-in users (MetadataResolver: read_instance_metadata).
     metadata: (_: unknown, __: unknown, ctx: GqlContext) => (ctx.viewer ? { ...ctx.kiln.version, enterprise: false } : null),
-    echo: (_: unknown, args: { text: string }, ctx: GqlContext) => `${ctx.viewer ? JSON.stringify(ctx.viewer.username) : 'nil'} says: ${args.text}`,
+    echo: (
+      _: unknown, args: { text: string }, ctx: GqlContext,
+    ) => `${ctx.viewer ? JSON.stringify(ctx.viewer.username) : 'nil'} says: ${args.text}`,
   },
   Mutation: {
     echoCreate: (_: unknown, args: { input: { clientMutationId?: string; errors?: string[]; messages?: string[] } }, ctx: GqlContext) => {

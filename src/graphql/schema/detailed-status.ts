@@ -53,14 +53,22 @@ function present(status: string, id: number, detailsPath: string) {
 
 export const resolvers = {
   Pipeline: {
-    detailedStatus: async (p: PipelineRow, _: unknown, ctx: GqlContext) => present(p.status, p.id, `${(await projectPath(ctx, p.project_id)) ?? ''}/-/pipelines/${p.id}`),
+    detailedStatus: async (p: PipelineRow, _: unknown, ctx: GqlContext) => present(
+      p.status, p.id, `${(await projectPath(ctx, p.project_id)) ?? ''}/-/pipelines/${p.id}`,
+    ),
   },
   CiJob: {
     detailedStatus: async (j: BuildRow, _: unknown, ctx: GqlContext) => {
       const s = present(j.status, j.id, `${(await projectPath(ctx, j.project_id)) ?? ''}/-/jobs/${j.id}`);
       if (j.status === 'manual') return { ...s, text: 'manual', label: 'manual play action', tooltip: 'manual play action' };
       // A failure allowed to fail shows as passed with a warning in the Service.
-      if (j.status === 'failed' && j.allow_failure === 1) return { ...s, group: 'success-with-warnings', label: 'failed (allowed to fail)', tooltip: 'failed - (allowed to fail)', icon: 'status_warning', favicon: '/assets/ci_favicons/favicon_status_warning.png', text: 'warning' };
+      if (j.status === 'failed' && j.allow_failure === 1) {
+        return {
+          ...s, group: 'success-with-warnings', label: 'failed (allowed to fail)',
+          tooltip: 'failed - (allowed to fail)', icon: 'status_warning',
+          favicon: '/assets/ci_favicons/favicon_status_warning.png', text: 'warning',
+        };
+      }
       return s;
     },
   },

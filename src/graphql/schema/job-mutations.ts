@@ -77,7 +77,10 @@ export const resolvers = {
       }
       const job = await actionableJob(ctx, input.id.id);
       if (variables.some((v) => !VARIABLE_KEY.test(v.key))) {
-        return { clientMutationId: input.clientMutationId ?? null, errors: ["Job variables key can contain only letters, digits and '_'."], job: null };
+        return {
+          clientMutationId: input.clientMutationId ?? null,
+          errors: ["Job variables key can contain only letters, digits and '_'."], job: null,
+        };
       }
       const result = await playJob(ciEnvFrom(ctx.kiln.db, ctx.kiln.config), job, ctx.viewer!.id, variables);
       if (!result.ok) return { clientMutationId: input.clientMutationId ?? null, errors: ['Unplayable Job'], job: null };

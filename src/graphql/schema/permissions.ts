@@ -49,7 +49,9 @@ const PROJECT: Record<string, ProjectAction> = {
   adminProjectMember: 'admin_members', createPipeline: 'update_build', updatePipeline: 'update_build',
 };
 // The Service: admin_pipeline for maintainers, destroy_pipeline for owners, update_pipeline for developers.
-const PIPELINE: Record<string, ProjectAction> = { adminPipeline: 'admin_build', destroyPipeline: 'delete_project', updatePipeline: 'update_build' };
+const PIPELINE: Record<string, ProjectAction> = {
+  adminPipeline: 'admin_build', destroyPipeline: 'delete_project', updatePipeline: 'update_build',
+};
 const JOB: Record<string, ProjectAction> = { readBuild: 'read_build', readJobArtifacts: 'read_build', updateBuild: 'update_build' };
 
 function answers(table: Record<string, ProjectAction>) {

@@ -25,11 +25,20 @@ export const typeDefs = /* GraphQL */ `
 
 export const resolvers = {
   Project: {
-    pipelines: async (p: ProjectRow, args: ConnectionArgs & { status?: string | null; scope?: string | null; ref?: string | null; sha?: string | null; source?: string | null }, ctx: GqlContext) => {
+    pipelines: async (
+      p: ProjectRow,
+      args: ConnectionArgs & {
+        status?: string | null; scope?: string | null; ref?: string | null; sha?: string | null;
+        source?: string | null;
+      },
+      ctx: GqlContext,
+    ) => {
       if (!await canProject(ctx, p, 'read_build')) return null;
       const query = projectPipelinesQuery(ctx.kiln.db, p.id, {
         status: args.status?.toLowerCase(), scope: args.scope?.toLowerCase(),
-        ref: filterText(args.ref, 'ref'), sha: filterText(args.sha, 'sha'), source: filterText(args.source, 'source'), orderBy: 'id', sort: 'desc',
+        ref: filterText(args.ref, 'ref'), sha: filterText(args.sha, 'sha'), source: filterText(
+          args.source, 'source',
+        ), orderBy: 'id', sort: 'desc',
       });
       return connectionFromQuery(query, args, 'desc');
     },

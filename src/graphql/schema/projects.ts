@@ -79,7 +79,9 @@ export const resolvers = {
     id: (p: ProjectRow) => toGid(MODELS.project, p.id),
     fullPath: async (p: ProjectRow, _: unknown, ctx: GqlContext) => `${(await namespaceOf(ctx, p)).fullPath}/${p.path}`,
     nameWithNamespace: async (p: ProjectRow, _: unknown, ctx: GqlContext) => `${(await namespaceOf(ctx, p)).fullName} / ${p.name}`,
-    webUrl: async (p: ProjectRow, _: unknown, ctx: GqlContext) => `${ctx.kiln.config.externalUrl}/${(await namespaceOf(ctx, p)).fullPath}/${p.path}`,
+    webUrl: async (
+      p: ProjectRow, _: unknown, ctx: GqlContext,
+    ) => `${ctx.kiln.config.externalUrl}/${(await namespaceOf(ctx, p)).fullPath}/${p.path}`,
     visibility: (p: ProjectRow) => visibilityName(p.visibility_level),
     archived: (p: ProjectRow) => p.archived === 1,
     createdAt: (p: ProjectRow) => p.created_at,
@@ -113,16 +115,25 @@ export const resolvers = {
       ctx.loaders.projects.prime(project.id, project);
       return await canProject(ctx, project, 'read_project') ? project : null;
     },
-    projects: async (_: unknown, args: ConnectionArgs & { membership?: boolean | null; search?: string | null; ids?: string[] | null }, ctx: GqlContext) => {
+    projects: async (
+      _: unknown,
+      args: ConnectionArgs & { membership?: boolean | null; search?: string | null; ids?: string[] | null },
+      ctx: GqlContext,
+    ) => {
       const search = optionalText(args.search, 'search');
       if (args.ids && args.ids.length > MAX_PAGE_SIZE) throw new GraphQLError(`At most ${MAX_PAGE_SIZE} ids can be given`);
       const ids = args.ids?.map((raw) => {
         const gid = parseGid(raw);
-        if (!gid || gid.model !== MODELS.project) throw new GraphQLError(`${JSON.stringify(raw)} does not represent an instance of Project`);
+        if (!gid || gid.model !== MODELS.project) {
+          throw new GraphQLError(`${JSON.stringify(raw)} does not represent an instance of Project`);
+        }
         return gid.id;
       });
       if (args.membership && !ctx.viewer) return connectionFromArray([], args, 'desc');
-      const query = restrictProjects(await findProjects(ctx.kiln.db, ctx.viewer, { membership: args.membership === true ? true : undefined, search }), ids);
+      const query = restrictProjects(
+        await findProjects(ctx.kiln.db, ctx.viewer, { membership: args.membership === true ? true : undefined, search }),
+        ids,
+      );
       return connectionFromQuery(query, args, 'desc', 'projects.id');
     },
     group: async (_: unknown, args: { fullPath: string }, ctx: GqlContext) => {

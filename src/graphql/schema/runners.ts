@@ -110,8 +110,10 @@ function fullMessages(errors: Record<string, string[]>): string[] {
 }
 
 type UpdateInput = {
-  clientMutationId?: string | null; id: ParsedGid; description?: string | null; maintenanceNote?: string | null; maximumTimeout?: number | null;
-  accessLevel?: string | null; active?: boolean | null; paused?: boolean | null; locked?: boolean | null; runUntagged?: boolean | null; tagList?: string[] | null;
+  clientMutationId?: string | null; id: ParsedGid; description?: string | null; maintenanceNote?: string | null;
+  maximumTimeout?: number | null;
+  accessLevel?: string | null; active?: boolean | null; paused?: boolean | null; locked?: boolean | null;
+  runUntagged?: boolean | null; tagList?: string[] | null;
 };
 
 /** The runner, when the viewer owns it (administrators every runner); otherwise nothing. */
@@ -148,11 +150,19 @@ export const resolvers = {
     architectureName: (r: RunnerRow) => r.architecture,
     ipAddress: (r: RunnerRow, _: unknown, ctx: GqlContext) => (ctx.viewer?.admin === 1 ? r.ip_address : null),
     executorName: () => null,
-    adminUrl: (r: RunnerRow, _: unknown, ctx: GqlContext) => (ctx.viewer?.admin === 1 ? `${ctx.kiln.config.externalUrl}/admin/runners/${r.id}` : null),
-    editAdminUrl: (r: RunnerRow, _: unknown, ctx: GqlContext) => (ctx.viewer?.admin === 1 ? `${ctx.kiln.config.externalUrl}/admin/runners/${r.id}/edit` : null),
+    adminUrl: (
+      r: RunnerRow, _: unknown, ctx: GqlContext,
+    ) => (ctx.viewer?.admin === 1 ? `${ctx.kiln.config.externalUrl}/admin/runners/${r.id}` : null),
+    editAdminUrl: (
+      r: RunnerRow, _: unknown, ctx: GqlContext,
+    ) => (ctx.viewer?.admin === 1 ? `${ctx.kiln.config.externalUrl}/admin/runners/${r.id}/edit` : null),
   },
   Query: {
-    runners: (_: unknown, args: ConnectionArgs & { type?: string | null; status?: string | null; paused?: boolean | null; tagList?: string[] | null }, ctx: GqlContext) => {
+    runners: (
+      _: unknown,
+      args: ConnectionArgs & { type?: string | null; status?: string | null; paused?: boolean | null; tagList?: string[] | null },
+      ctx: GqlContext,
+    ) => {
       if (args.tagList && args.tagList.length > MAX_TAGS) throw new GraphQLError(`tagList is too long (maximum is ${MAX_TAGS} tags)`);
       args.tagList?.forEach((t) => boundedText(t, 'tagList', MAX_TEXT));
       const statusFilter = args.status === 'ACTIVE' ? undefined : args.status === 'PAUSED' ? undefined : args.status?.toLowerCase();
@@ -176,14 +186,20 @@ export const resolvers = {
       if (input.tagList && (input.tagList.length > MAX_TAGS || input.tagList.some((t) => t.length > MAX_TEXT || !isStorableText(t)))) {
         throw new GraphQLError('tagList is too long');
       }
-      if (typeof input.maximumTimeout === 'number' && (input.maximumTimeout < 0 || input.maximumTimeout > 2 ** 31 - 1)) throw new GraphQLError('maximumTimeout is out of range');
+      if (typeof input.maximumTimeout === 'number' && (input.maximumTimeout < 0 || input.maximumTimeout > 2 ** 31 - 1)) {
+        throw new GraphQLError('maximumTimeout is out of range');
+      }
       const tagList = input.tagList ? normalizeTags(input.tagList) : runner.tag_list === '' ? [] : runner.tag_list.split(' ');
       const runUntagged = typeof input.runUntagged === 'boolean' ? input.runUntagged : runner.run_untagged === 1;
       const maintenanceNote = input.maintenanceNote === undefined ? runner.maintenance_note : input.maintenanceNote;
       const maximumTimeout = input.maximumTimeout === undefined ? runner.maximum_timeout : input.maximumTimeout;
       const errors = runnerErrors({ maintenanceNote, tagList, runUntagged, maximumTimeout });
-      if (Object.keys(errors).length > 0) return { clientMutationId: input.clientMutationId ?? null, errors: fullMessages(errors), runner: null };
-      const active = typeof input.paused === 'boolean' ? !input.paused : typeof input.active === 'boolean' ? input.active : runner.active === 1;
+      if (Object.keys(errors).length > 0) {
+        return { clientMutationId: input.clientMutationId ?? null, errors: fullMessages(errors), runner: null };
+      }
+      const active = typeof input.paused === 'boolean'
+        ? !input.paused
+        : typeof input.active === 'boolean' ? input.active : runner.active === 1;
       const updated = await updateRunner(ctx.kiln.db, runner.id, {
         description: input.description === undefined ? runner.description : input.description,
         active: active ? 1 : 0,

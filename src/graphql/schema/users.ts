@@ -142,7 +142,10 @@ export const typeDefs = /* GraphQL */ `
 `;
 
 const USER_STATES: Record<string, string> = { active: 'active', deactivated: 'deactivated' };
-const ACCESS_NAMES: Record<number, string> = { 0: 'NO_ACCESS', 5: 'MINIMAL_ACCESS', 10: 'GUEST', 20: 'REPORTER', 30: 'DEVELOPER', 40: 'MAINTAINER', 50: 'OWNER' };
+const ACCESS_NAMES: Record<number, string> = {
+  0: 'NO_ACCESS', 5: 'MINIMAL_ACCESS', 10: 'GUEST', 20: 'REPORTER', 30: 'DEVELOPER', 40: 'MAINTAINER',
+  50: 'OWNER',
+};
 /** The Service caps `ids` and `usernames` lists the way it caps pages. */
 const MAX_LIST = 100;
 
@@ -189,7 +192,9 @@ const userFields = {
     if (!isSelfOrAdmin(ctx, u.id)) return null;
     const rows = await ctx.loaders.emails.load(u.id);
     return connectionFromArray(rows.map((e) => ({
-      id: e.id, gid: toGid(MODELS.email, e.id), email: e.email, confirmedAt: e.confirmed_at, createdAt: e.created_at, updatedAt: e.updated_at,
+      id: e.id, gid: toGid(
+        MODELS.email, e.id,
+      ), email: e.email, confirmedAt: e.confirmed_at, createdAt: e.created_at, updatedAt: e.updated_at,
     })), args, 'asc');
   },
   namespace: async (u: UserRow, _: unknown, ctx: GqlContext) => {
@@ -197,7 +202,9 @@ const userFields = {
     const info = nsId === null ? null : await ctx.loaders.namespaces.load(nsId);
     return info ? presentNamespace(info) : null;
   },
-  groupCount: async (u: UserRow, _: unknown, ctx: GqlContext) => (isSelfOrAdmin(ctx, u.id) ? (await ctx.loaders.groupMemberships.load(u.id)).length : null),
+  groupCount: async (
+    u: UserRow, _: unknown, ctx: GqlContext,
+  ) => (isSelfOrAdmin(ctx, u.id) ? (await ctx.loaders.groupMemberships.load(u.id)).length : null),
   groupMemberships: async (u: UserRow, args: ConnectionArgs, ctx: GqlContext) =>
     (isSelfOrAdmin(ctx, u.id) ? connectionFromArray(await ctx.loaders.groupMemberships.load(u.id), args, 'asc') : null),
   projectMemberships: async (u: UserRow, args: ConnectionArgs, ctx: GqlContext) =>
@@ -236,7 +243,11 @@ export const resolvers = {
       if (args.id) return await findUserById(ctx.kiln.db, args.id.id) ?? null;
       return await findUserByUsername(ctx.kiln.db, boundedText(args.username!, 'username')) ?? null;
     },
-    users: async (_: unknown, args: ConnectionArgs & { ids?: string[] | null; usernames?: string[] | null; sort: string; search?: string | null; admins: boolean }, ctx: GqlContext) => {
+    users: async (
+      _: unknown,
+      args: ConnectionArgs & { ids?: string[] | null; usernames?: string[] | null; sort: string; search?: string | null; admins: boolean },
+      ctx: GqlContext,
+    ) => {
       if (args.ids && args.ids.length > MAX_LIST) throw tooMany('ids');
       if (args.usernames && args.usernames.length > MAX_LIST) throw tooMany('usernames');
       const ids = args.ids?.map((raw) => {

@@ -7,7 +7,10 @@ export const AuditEventSchema = Type.Object({
   author_id: Type.Integer(),
   entity_id: Type.Integer(),
   entity_type: Type.String(),
-  details: Type.Object({}, { additionalProperties: true, description: 'author_name, target_id, target_type, target_details, custom_message or add/remove/as, ip_address, entity_path' }),
+  details: Type.Object({}, {
+    additionalProperties: true,
+    description: 'author_name, target_id, target_type, target_details, custom_message or add/remove/as, ip_address, entity_path',
+  }),
   created_at: Type.String(),
 }, { title: 'AuditEvent' });
 export type AuditEvent = Static<typeof AuditEventSchema>;

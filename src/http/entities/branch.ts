@@ -30,7 +30,10 @@ export const TagSchema = Type.Object({
 export type Branch = Static<typeof BranchSchema>;
 export type Tag = Static<typeof TagSchema>;
 
-export function presentBranch(name: string, commit: Commit, o: { merged: boolean; canPush: boolean; isDefault: boolean; projectWebUrl: string }): Branch {
+export function presentBranch(
+  name: string, commit: Commit,
+  o: { merged: boolean; canPush: boolean; isDefault: boolean; projectWebUrl: string },
+): Branch {
   return {
     name, commit, merged: o.merged, protected: false, developers_can_push: false, developers_can_merge: false,
     can_push: o.canPush, default: o.isDefault, web_url: `${o.projectWebUrl}/-/tree/${name}`,

@@ -52,6 +52,12 @@ export function presentCommit(c: CommitInfo, projectWebUrl: string, stats?: Comm
   };
 }
 
-export function presentCommitDetail(c: CommitInfo, projectWebUrl: string, projectId: number, stats: CommitStats | undefined, lastPipeline: PipelineBasic | null): CommitDetail {
-  return { ...presentCommit(c, projectWebUrl, stats), status: lastPipeline?.status ?? null, project_id: projectId, last_pipeline: lastPipeline };
+export function presentCommitDetail(
+  c: CommitInfo, projectWebUrl: string, projectId: number, stats: CommitStats | undefined,
+  lastPipeline: PipelineBasic | null,
+): CommitDetail {
+  return {
+    ...presentCommit(c, projectWebUrl, stats), status: lastPipeline?.status ?? null, project_id: projectId,
+    last_pipeline: lastPipeline,
+  };
 }

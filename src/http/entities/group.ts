@@ -42,7 +42,9 @@ export const GroupDetailSchema = Type.Object({
 export type Group = Static<typeof GroupSchema>;
 export type GroupDetail = Static<typeof GroupDetailSchema>;
 
-export function presentGroup(g: NamespaceRow, paths: { fullPath: string; fullName: string }, o: { externalUrl: string; admin: boolean }): Group {
+export function presentGroup(
+  g: NamespaceRow, paths: { fullPath: string; fullName: string }, o: { externalUrl: string; admin: boolean },
+): Group {
   return {
     id: g.id,
     web_url: `${o.externalUrl}/groups/${paths.fullPath}`,

@@ -37,7 +37,10 @@ interface Options {
 }
 
 /** Report formats the runner uploads them in (Ci::JobArtifact::TYPE_AND_FORMAT_PAIRS). */
-const GZIP_REPORTS = new Set(['junit', 'metrics', 'dotenv', 'cobertura', 'coverage_report', 'cluster_image_scanning', 'cyclonedx', 'requirements']);
+const GZIP_REPORTS = new Set([
+  'junit', 'metrics', 'dotenv', 'cobertura', 'coverage_report', 'cluster_image_scanning', 'cyclonedx',
+  'requirements',
+]);
 
 /** image and services as Entities::Ci::JobRequest::Image / Service send them. */
 function presentImage(i: ImageConfig) {
@@ -78,7 +81,9 @@ function artifactsToUpload(a: ArtifactsConfig | null) {
   return out;
 }
 
-const seconds = (from: string | null, to: string | null) => (from && to ? Math.max(0, Math.round((Date.parse(to) - Date.parse(from)) / 1000)) : 0);
+const seconds = (from: string | null, to: string | null) => (from && to ? Math.max(
+  0, Math.round((Date.parse(to) - Date.parse(from)) / 1000),
+) : 0);
 
 export function presentJobRequest(c: JobRequestContext) {
   const o = JSON.parse(c.job.options) as Options;

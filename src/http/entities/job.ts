@@ -94,7 +94,9 @@ export const JOB_ENTITY_COLUMNS = [
 export type JobEntityRow = Pick<BuildRow, (typeof JOB_ENTITY_COLUMNS)[number]>;
 
 /** Seconds from a stored timestamp to another, or to `now` (ms); null without an end. */
-const seconds = (from: string, to: string | number | null) => (to === null ? null : ((typeof to === 'number' ? to : isoMillis(to)) - isoMillis(from)) / 1000);
+const seconds = (
+  from: string, to: string | number | null,
+) => (to === null ? null : ((typeof to === 'number' ? to : isoMillis(to)) - isoMillis(from)) / 1000);
 
 type TimedRow = Pick<JobEntityRow, 'status' | 'queued_at' | 'started_at' | 'finished_at'>;
 
@@ -127,7 +129,10 @@ export function durationsTick(j: TimedRow): boolean {
 function presentJobBasic(j: JobEntityRow, x: JobExtras, failureReason: boolean) {
   const pipeline = x.pipelines.get(j.pipeline_id)!;
   const webUrl = x.projectWebUrls.get(j.project_id)!;
-  const shared = once(x.presented ??= new Map(), pipeline.id, () => ({ commit: presentCommit(pipeline, webUrl), pipeline: presentPipelineBasic(pipeline, webUrl) }));
+  const shared = once(
+    x.presented ??= new Map(), pipeline.id,
+    () => ({ commit: presentCommit(pipeline, webUrl), pipeline: presentPipelineBasic(pipeline, webUrl) }),
+  );
   const user = j.user_id === null || x.withoutUser ? undefined : x.users.get(j.user_id);
   // One clock for the whole answer: every job's running durations measured to the same instant.
   const now = x.now ??= Date.now();
@@ -172,7 +177,9 @@ export function presentJob(j: JobEntityRow, x: JobExtras): Job {
   const archive = rows.find((a) => a.file_type === 'archive');
   const artifacts = rows.map((a) => ({ file_type: a.file_type, size: a.size, filename: a.filename, file_format: a.file_format }));
   // A finished job's log is listed among its artifacts, as the Service lists the archived trace.
-  if (j.trace_size > 0 && ['success', 'failed', 'canceled'].includes(j.status)) artifacts.push({ file_type: 'trace', size: j.trace_size, filename: 'job.log', file_format: 'raw' });
+  if (j.trace_size > 0 && ['success', 'failed', 'canceled'].includes(j.status)) {
+    artifacts.push({ file_type: 'trace', size: j.trace_size, filename: 'job.log', file_format: 'raw' });
+  }
   const runner = j.runner_id === null ? undefined : x.runners.get(j.runner_id);
   // Added to JobBasic's object rather than spread into a new one (a copy of its 20 fields per job).
   return Object.assign(presentJobBasic(j, x, true), {

@@ -14,5 +14,8 @@ export const NamespaceSchema = Type.Object({
 export type Namespace = Static<typeof NamespaceSchema>;
 
 export function presentNamespace(info: NamespaceInfo, externalUrl: string, membersCount: number | null): Namespace {
-  return { ...presentNamespaceBasic(info, externalUrl), ...(membersCount !== null ? { members_count_with_descendants: membersCount } : {}) };
+  return {
+    ...presentNamespaceBasic(info, externalUrl),
+    ...(membersCount !== null ? { members_count_with_descendants: membersCount } : {}),
+  };
 }

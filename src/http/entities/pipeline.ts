@@ -76,7 +76,9 @@ export const CommitSchema = Type.Object({
 export type Commit = Static<typeof CommitSchema>;
 
 /** The columns PipelineBasic is made of: lists read only these (not the commit). */
-export const PIPELINE_BASIC_COLUMNS = ['id', 'iid', 'project_id', 'sha', 'ref', 'status', 'source', 'created_at', 'updated_at'] as const satisfies readonly (keyof PipelineRow)[];
+export const PIPELINE_BASIC_COLUMNS = [
+  'id', 'iid', 'project_id', 'sha', 'ref', 'status', 'source', 'created_at', 'updated_at',
+] as const satisfies readonly (keyof PipelineRow)[];
 export type PipelineBasicRow = Pick<PipelineRow, (typeof PIPELINE_BASIC_COLUMNS)[number]>;
 
 export function presentPipelineBasic(p: PipelineBasicRow, projectWebUrl: string): PipelineBasic {

@@ -72,7 +72,9 @@ export interface RunnerOwners {
   groups: RunnerDetails['groups'];
 }
 
-export function presentRunnerDetails(r: RunnerRow, now: Date = new Date(), owners: RunnerOwners = { projects: [], groups: [] }): RunnerDetails {
+export function presentRunnerDetails(
+  r: RunnerRow, now: Date = new Date(), owners: RunnerOwners = { projects: [], groups: [] },
+): RunnerDetails {
   return {
     ...presentRunner(r, now),
     tag_list: flatWords(r.tag_list),

@@ -23,7 +23,9 @@ export const BasicRepositoryStorageMoveSchema = Type.Object({
 const { file_name: _fileName, files: _files, ...basicSnippet } = SnippetSchema.properties;
 export const BasicSnippetSchema = Type.Object(basicSnippet, { title: 'BasicSnippet' });
 
-export const GroupIdentitySchema = Type.Object({ id: Type.Integer(), web_url: Type.String(), name: Type.String() }, { title: 'GroupIdentity' });
+export const GroupIdentitySchema = Type.Object(
+  { id: Type.Integer(), web_url: Type.String(), name: Type.String() }, { title: 'GroupIdentity' },
+);
 
 export const ProjectRepositoryStorageMoveSchema = Type.Object({
   ...BasicRepositoryStorageMoveSchema.properties,

@@ -19,7 +19,9 @@ export const TriggerSchema = Type.Object({
   owner: Type.Union([UserBasicSchema, Type.Null()]),
 }, { title: 'Trigger' });
 
-export function presentTrigger(row: CiTriggerRow, token: string, owner: UserRow | null, viewerId: number, externalUrl: string): Static<typeof TriggerSchema> {
+export function presentTrigger(
+  row: CiTriggerRow, token: string, owner: UserRow | null, viewerId: number, externalUrl: string,
+): Static<typeof TriggerSchema> {
   return {
     id: row.id,
     token: row.owner_id === viewerId ? token : shortToken(token),

@@ -119,7 +119,10 @@ function avatarUrl(user: UserBasicRow, externalUrl: string): string | null {
 
 /** UserBasic in the Service's order (lib/api/entities/user_basic.rb): custom_attributes, when asked for, before web_url. */
 export function presentUserBasic(user: UserBasicRow, extras: UserExtras, o: PresentOptions): UserBasic {
-  const basic = { id: user.id, username: user.username, name: user.name, state: user.state, avatar_url: avatarUrl(user, o.externalUrl) } as UserBasic;
+  const basic = {
+    id: user.id, username: user.username, name: user.name, state: user.state,
+    avatar_url: avatarUrl(user, o.externalUrl),
+  } as UserBasic;
   if (extras.customAttributes) basic.custom_attributes = extras.customAttributes;
   basic.web_url = flat(o.externalUrl, '/', user.username);
   return basic;
@@ -131,8 +134,10 @@ export function presentUserBasic(user: UserBasicRow, extras: UserExtras, o: Pres
  */
 export const USER_ENTITY_COLUMNS = [
   'id', 'username', 'name', 'state', 'avatar', 'bio', 'location', 'public_email', 'skype', 'linkedin',
-  'twitter', 'discord', 'website_url', 'organization', 'job_title', 'pronouns', 'timezone', 'private_profile', 'created_at', 'last_sign_in_at',
-  'confirmed_at', 'last_activity_on', 'email', 'theme_id', 'color_scheme_id', 'projects_limit', 'current_sign_in_at', 'can_create_group', 'otp_required_for_login', 'external',
+  'twitter', 'discord', 'website_url', 'organization', 'job_title', 'pronouns', 'timezone', 'private_profile',
+  'created_at', 'last_sign_in_at',
+  'confirmed_at', 'last_activity_on', 'email', 'theme_id', 'color_scheme_id', 'projects_limit', 'current_sign_in_at',
+  'can_create_group', 'otp_required_for_login', 'external',
   'commit_email', 'admin', 'note', 'user_type'
 ] as const satisfies readonly (keyof UserRow)[];
 export type UserEntityRow = Pick<UserRow, (typeof USER_ENTITY_COLUMNS)[number]>;

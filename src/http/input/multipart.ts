@@ -33,10 +33,15 @@ const tooLarge = () => new ApiError(413, { message: '413 Request Entity Too Larg
  * resumed) before the next part can arrive. Throws 413 past a limit and 400 for a malformed or
  * cut-off body.
  */
-export async function* multipartParts(body: Readable, headers: IncomingHttpHeaders, limits: MultipartLimits): AsyncGenerator<MultipartPart> {
+export async function* multipartParts(
+  body: Readable, headers: IncomingHttpHeaders, limits: MultipartLimits,
+): AsyncGenerator<MultipartPart> {
   let bb: BusboyInstance;
   try {
-    bb = new Busboy({ headers: headers as IncomingHttpHeaders & { 'content-type': string }, limits: { ...limits, parts: limits.files + limits.fields } });
+    bb = new Busboy({
+      headers: headers as IncomingHttpHeaders & { 'content-type': string },
+      limits: { ...limits, parts: limits.files + limits.fields },
+    });
   } catch (err) {
     // A multipart Content-Type without a boundary, say.
     throw badRequest((err as Error).message);

@@ -29,6 +29,8 @@ const GIT_IDENT_CRUD = /^[\u0000-\u0020.,:;<>"\\']+|[\u0000-\u0020.,:;<>"\\']+$/
  * stands for the committer's own and passes.
  */
 export function rejectUnusableGitIdentity(input: Record<string, unknown>, names: string[]): void {
-  const bad = names.filter((n) => typeof input[n] === 'string' && input[n] !== '' && (input[n] as string).replace(GIT_IDENT_CRUD, '') === '');
+  const bad = names.filter(
+    (n) => typeof input[n] === 'string' && input[n] !== '' && (input[n] as string).replace(GIT_IDENT_CRUD, '') === '',
+  );
   if (bad.length > 0) throw invalidParams(bad.map((n) => `${n} is invalid`));
 }

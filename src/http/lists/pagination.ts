@@ -25,7 +25,12 @@ export const DEFAULT_PER_PAGE = 20;
 export const paginationParams = {
   page: P.optional(P.integer({ default: 1, description: 'page number (default 1)' })),
   // Any integer: more than 100 is 100, as the Service clamps it (it is never stored).
-  per_page: P.optional(P.integer({ default: DEFAULT_PER_PAGE, exceptValues: [0], minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, description: 'items per page (default 20, max 100)' })),
+  per_page: P.optional(
+    P.integer({
+      default: DEFAULT_PER_PAGE, exceptValues: [0], minimum: Number.MIN_SAFE_INTEGER,
+      maximum: Number.MAX_SAFE_INTEGER, description: 'items per page (default 20, max 100)',
+    }),
+  ),
 };
 
 /** Declared on routes that also offer keyset pagination (projects: order_by=id only). */
@@ -177,7 +182,8 @@ function offsetWindow(request: FastifyRequest, opts: OffsetOptions): { page: num
   const offset = (page - 1) * perPage;
   if (opts.maxOffset && offset > opts.maxOffset.limit) {
     throw new ApiError(405, {
-      error: `Offset pagination has a maximum allowed offset of ${opts.maxOffset.limit} for requests that return objects of type ${opts.maxOffset.typeName}. Remaining records can be retrieved using keyset pagination.`,
+      error: `Offset pagination has a maximum allowed offset of ${opts.maxOffset.limit} for requests that return objects of `
+        + `type ${opts.maxOffset.typeName}. Remaining records can be retrieved using keyset pagination.`,
     });
   }
   return { page, perPage, offset };
@@ -215,7 +221,9 @@ export class ShapedList<QB extends SelectQueryBuilder<DB, any, any>, O> {
     // The page's own columns come first in the select list, then what the shape's select steps
     // add (correlated subqueries): the query-plan test reads a statement's conditions as the text
     // after its first WHERE, which would otherwise take the columns for conditions.
-    const selected = (from: QB, shape: QueryShape<QB>, kinds?: readonly StepKind[]) => shape.apply(opts.select(from) as unknown as QB, kinds) as unknown as SelectQueryBuilder<DB, any, O>;
+    const selected = (
+      from: QB, shape: QueryShape<QB>, kinds?: readonly StepKind[],
+    ) => shape.apply(opts.select(from) as unknown as QB, kinds) as unknown as SelectQueryBuilder<DB, any, O>;
     this.page = new ShapedStatements((db, shape, size) => selected(opts.from(db), shape)
       .limit(sql.lit(size)).offset(param<number>(shape.args.length)));
     // The page's ids first, in a materialised CTE so that it runs once: as `IN (subquery)`,
@@ -229,17 +237,24 @@ export class ShapedList<QB extends SelectQueryBuilder<DB, any, any>, O> {
         .where(sql.ref(opts.id), 'in', sql`(select page_id from page)`).limit(sql.lit(size));
     });
     this.count = new ShapedStatements((db, shape) => {
-      const capped = shape.apply(opts.from(db), ['filter']).clearSelect().clearOrderBy().select(sql<number>`1`.as('one')).limit(sql.lit(MAX_COUNT + 1)).as('capped');
+      const capped = shape.apply(
+        opts.from(db), ['filter'],
+      ).clearSelect().clearOrderBy().select(sql<number>`1`.as('one')).limit(sql.lit(MAX_COUNT + 1)).as('capped');
       return db.selectFrom(capped).select((eb) => eb.fn.countAll<number>().as('n'));
     });
   }
 
   /** One page of the list `shape` describes, with the offset headers (as paginate). */
-  async paginate(db: Kysely<DB>, request: FastifyRequest, reply: FastifyReply, shape: QueryShape<QB>, opts: OffsetOptions = {}): Promise<O[]> {
+  async paginate(
+    db: Kysely<DB>, request: FastifyRequest, reply: FastifyReply, shape: QueryShape<QB>,
+    opts: OffsetOptions = {},
+  ): Promise<O[]> {
     const { page, perPage, offset } = offsetWindow(request, opts);
     const statement = offset >= DEFERRED_JOIN_OFFSET ? this.deepPage : this.page;
     const rows = await statement.of(shape, perPage + 1).all(db, [...shape.args, offset]);
-    return finishPage(request, reply, { page, perPage }, rows, () => cachedRead(db, `count:${this.name}|${shape.key}\u0000${JSON.stringify(shape.args)}`, async () => {
+    return finishPage(request, reply, {
+      page, perPage,
+    }, rows, () => cachedRead(db, `count:${this.name}|${shape.key}\u0000${JSON.stringify(shape.args)}`, async () => {
       const [row] = await this.count.of(shape).all(db, shape.args);
       return Number(row?.n ?? 0);
     }));
@@ -264,7 +279,10 @@ export function pageWindow(request: FastifyRequest): { page: number; perPage: nu
   return { page, perPage, offset: (page - 1) * perPage };
 }
 
-export function setOffsetHeaders(request: FastifyRequest, reply: FastifyReply, p: { page: number; perPage: number; hasNext: boolean; total: number | null }): void {
+export function setOffsetHeaders(
+  request: FastifyRequest, reply: FastifyReply,
+  p: { page: number; perPage: number; hasNext: boolean; total: number | null },
+): void {
   const totalPages = p.total === null ? null : Math.max(1, Math.ceil(p.total / p.perPage));
   const hasPrev = p.page > 1 && (totalPages === null || p.page <= totalPages);
   reply.header('x-page', String(p.page));

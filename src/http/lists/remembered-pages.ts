@@ -137,7 +137,9 @@ export class RememberedPages {
       parts.push(`${run}]`);
       answer = written(parts, false);
       // The parts are written as the schema's serialiser writes the whole (npm test checks it).
-      if (checkingSerializers && serialize(items) !== answer) throw new Error(`${this.name}: a page written in parts differs from its serialiser's`);
+      if (checkingSerializers && serialize(items) !== answer) {
+        throw new Error(`${this.name}: a page written in parts differs from its serialiser's`);
+      }
       page = { headers: [], body: null, parts };
     } else {
       answer = Buffer.from(serialize(items));

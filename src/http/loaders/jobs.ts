@@ -19,7 +19,9 @@ const projectPathsById = new ByIds((db, ids) => db.selectFrom('projects').select
  * `{external}/{namespace full path}/{project path}` of each project; `known` ones (the project a
  * route has loaded already) are not looked up again.
  */
-export async function projectWebUrls(db: Kysely<DB>, externalUrl: string, projectIds: number[], known?: ReadonlyMap<number, string>): Promise<Map<number, string>> {
+export async function projectWebUrls(
+  db: Kysely<DB>, externalUrl: string, projectIds: number[], known?: ReadonlyMap<number, string>,
+): Promise<Map<number, string>> {
   const out = new Map(known);
   const missing = projectIds.filter((id) => !out.has(id));
   if (missing.length === 0) return out;
@@ -33,8 +35,12 @@ export async function projectWebUrls(db: Kysely<DB>, externalUrl: string, projec
  * `known`: web URLs of projects the caller has loaded already (a project's own list). The page's
  * pipelines, artifacts, users and runners are read together (one round trip on PostgreSQL).
  */
-export async function loadJobExtras(db: Kysely<DB>, externalUrl: string, jobs: JobEntityRow[], known?: ReadonlyMap<number, string>): Promise<JobExtras> {
-  const pipelineIds = jobs.flatMap((j) => (j.downstream_pipeline_id === null ? [j.pipeline_id] : [j.pipeline_id, j.downstream_pipeline_id]));
+export async function loadJobExtras(
+  db: Kysely<DB>, externalUrl: string, jobs: JobEntityRow[], known?: ReadonlyMap<number, string>,
+): Promise<JobExtras> {
+  const pipelineIds = jobs.flatMap(
+    (j) => (j.downstream_pipeline_id === null ? [j.pipeline_id] : [j.pipeline_id, j.downstream_pipeline_id]),
+  );
   const [pipelineRows, artifactRows, userRows, runnerRows] = await byIdsTogether<[PipelineRow, JobArtifactRow, UserRow, RunnerRow]>(db, [
     [pipelinesByIds, pipelineIds],
     [artifactsByJobIds, jobs.filter((j) => j.type === 'build').map((j) => j.id)],
@@ -50,7 +56,9 @@ export async function loadJobExtras(db: Kysely<DB>, externalUrl: string, jobs: J
   }
   return {
     externalUrl,
-    projectWebUrls: await projectWebUrls(db, externalUrl, [...jobs.map((j) => j.project_id), ...pipelineRows.map((p) => p.project_id)], known),
+    projectWebUrls: await projectWebUrls(
+      db, externalUrl, [...jobs.map((j) => j.project_id), ...pipelineRows.map((p) => p.project_id)], known,
+    ),
     pipelines,
     users: new Map(userRows.map((u) => [u.id, u])),
     artifacts,

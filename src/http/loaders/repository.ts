@@ -22,7 +22,9 @@ export interface RepositoryContext extends ProjectContext {
  * `need: 'write'` refuses callers who may not push with 403; `denial` is the reason the Service
  * gives for the route (`You are not allowed to push into this branch` for commits and files).
  */
-export async function loadRepository(request: FastifyRequest, idOrPath: string, need: 'read' | 'write', denial?: string): Promise<RepositoryContext> {
+export async function loadRepository(
+  request: FastifyRequest, idOrPath: string, need: 'read' | 'write', denial?: string,
+): Promise<RepositoryContext> {
   const ctx = await loadProject(request, idOrPath);
   authorizeProject(ctx, 'download_code');
   const canPush = canOnProject(ctx.actor, 'push_code', ctx.project);

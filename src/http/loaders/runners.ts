@@ -55,16 +55,24 @@ export async function listRunners(request: FastifyRequest, reply: FastifyReply, 
 export async function runnerOwners(db: Kysely<DB>, externalUrl: string, runner: RunnerRow): Promise<RunnerOwners> {
   if (runner.runner_type === 'group_type' && runner.group_id !== null) {
     const group = (await namespacePathsById(db, [runner.group_id])).get(runner.group_id);
-    return { projects: [], groups: group ? [{ id: group.namespace.id, web_url: `${externalUrl}/groups/${group.fullPath}`, name: group.namespace.name }] : [] };
+    return {
+      projects: [],
+      groups: group ? [{ id: group.namespace.id, web_url: `${externalUrl}/groups/${group.fullPath}`, name: group.namespace.name }] : [],
+    };
   }
   if (runner.runner_type !== 'project_type') return { projects: [], groups: [] };
-  const projects = (await Promise.all((await runnerProjectIds(db, runner.id)).map((id) => findProjectById(db, id)))).filter((p) => p !== undefined);
+  const projects = (await Promise.all(
+    (await runnerProjectIds(db, runner.id)).map((id) => findProjectById(db, id)),
+  )).filter((p) => p !== undefined);
   const paths = await namespacePathsById(db, projects.map((p) => p.namespace_id));
   return {
     groups: [],
     projects: projects.map((p) => {
       const ns = paths.get(p.namespace_id)!;
-      return { id: p.id, name: p.name, name_with_namespace: `${ns.fullName} / ${p.name}`, path: p.path, path_with_namespace: `${ns.fullPath}/${p.path}` };
+      return {
+        id: p.id, name: p.name, name_with_namespace: `${ns.fullName} / ${p.name}`, path: p.path,
+        path_with_namespace: `${ns.fullPath}/${p.path}`,
+      };
     }),
   };
 }

@@ -24,7 +24,9 @@ export default fp(async (app) => {
   // An empty body sent as application/json is no body, as the Service's Grape reads a body only
   // when Content-Length > 0: python-gitlab 3.12 sends every DELETE that way.
   // Anything else goes to Fastify's own JSON parser, with its poisoning checks and errors.
-  const parseJson = app.getDefaultJsonParser(app.initialConfig.onProtoPoisoning ?? 'error', app.initialConfig.onConstructorPoisoning ?? 'error');
+  const parseJson = app.getDefaultJsonParser(
+    app.initialConfig.onProtoPoisoning ?? 'error', app.initialConfig.onConstructorPoisoning ?? 'error',
+  );
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
@@ -51,7 +53,8 @@ export default fp(async (app) => {
     if (!route.config?.params || !routeMethods(route).includes('GET')) return;
     addRouteHook(route, 'preValidation', (request: FastifyRequest, _reply: unknown, done: (err?: Error) => void) => {
       const length = request.headers['content-length'];
-      if (request.method !== 'GET' || request.body !== undefined || ((length === undefined || length === '0') && request.headers['transfer-encoding'] === undefined)) {
+      const noBody = (length === undefined || length === '0') && request.headers['transfer-encoding'] === undefined;
+      if (request.method !== 'GET' || request.body !== undefined || noBody) {
         done();
         return;
       }

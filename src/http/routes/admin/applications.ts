@@ -11,7 +11,9 @@ import { findApplicationById, listInstanceApplications } from '../../../domain/o
 import { authenticatedAsAdmin } from '../../auth/admin.ts';
 import { invalidParams, notFound, validationFailed } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
-import { ApplicationSchema, ApplicationWithSecretSchema, presentApplication, presentApplicationWithSecret } from '../../entities/application.ts';
+import {
+  ApplicationSchema, ApplicationWithSecretSchema, presentApplication, presentApplicationWithSecret,
+} from '../../entities/application.ts';
 import { auditUser } from '../../audit.ts';
 import { route } from '../../route.ts';
 

@@ -114,7 +114,9 @@ const auditEvents: FastifyPluginAsync = async (app) => {
     if (!keysetRequested(input)) return page(request, reply, f);
     // Keyset only in the order the Service offers for group audit events (spec, Limits).
     if (input.sort !== 'desc') throw keysetUnavailable();
-    return (await paginateKeyset(request, reply, auditEventsQuery(db, f), { orderBy: input.order_by, supported: ['id'], sort: 'desc' })).map(presentAuditEvent);
+    return (await paginateKeyset(request, reply, auditEventsQuery(db, f), {
+      orderBy: input.order_by, supported: ['id'], sort: 'desc',
+    })).map(presentAuditEvent);
   });
 
   route(app, {

@@ -20,7 +20,10 @@ const params = defineParams({ id: P.string({ description: 'group id or URL-encod
 const scimToken: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'POST', url: '/groups/:id/scim_token', auth: 'required', params,
-    schema: { summary: "Create or replace a group's SCIM token (owners)", tags: ['groups'], response: { 201: Type.Object({ token: Type.String() }) } },
+    schema: {
+      summary: "Create or replace a group's SCIM token (owners)", tags: ['groups'],
+      response: { 201: Type.Object({ token: Type.String() }) },
+    },
   }, async ({ request, reply, input }) => {
     const ctx = await loadGroup(request, input.id);
     authorizeGroup(ctx, 'admin_group');

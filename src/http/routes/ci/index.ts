@@ -21,10 +21,12 @@ export default async function ciArea(api: FastifyInstance): Promise<void> {
     'lint': lint,                      // /projects/:id/ci/lint
     'jobs': jobs,                      // /projects/:id/jobs[/:job_id[/trace]], /projects/:id/pipelines/:pipeline_id/(jobs|bridges)
     'job-actions': jobActions,         // /projects/:id/jobs/:job_id/(cancel|retry|erase|play)
-    'job-artifacts': jobArtifacts,     // /projects/:id/jobs/:job_id/artifacts, /projects/:id/jobs/artifacts/:ref_name, /projects/:id/artifacts
+    'job-artifacts': jobArtifacts,     // /projects/:id/jobs/:job_id/artifacts, /projects/:id/jobs/artifacts/:ref_name,
+                                       // /projects/:id/artifacts
     'job-token': jobToken,             // /job, /job/allowed_agents
     'variables': variables,            // /projects/:id/variables, /groups/:id/variables, /admin/ci/variables
-    'pipeline-actions': pipelineActions, // /projects/:id/pipelines/:pipeline_id/(retry|cancel|variables), DELETE, /projects/:id/pipelines/latest
+    'pipeline-actions': pipelineActions, // /projects/:id/pipelines/:pipeline_id/(retry|cancel|variables), DELETE,
+                                         // /projects/:id/pipelines/latest
     'triggers': triggers,              // /projects/:id/triggers, /projects/:id/trigger/pipeline, /projects/:id/ref/:ref/trigger/pipeline
   });
 }

@@ -29,12 +29,18 @@ import { route } from '../../route.ts';
 
 const jobToken = P.optional(P.string({ description: 'a CI job token, also accepted as the JOB-TOKEN header' }));
 const byJobParams = defineParams({ id: P.string(), job_id: P.integer(), job_token: jobToken });
-const byJobEntryParams = defineParams({ id: P.string(), job_id: P.integer(), '*': P.string({ ownErrors: true, description: 'artifact_path: a file inside the archive' }), job_token: jobToken });
+const byJobEntryParams = defineParams({
+  id: P.string(), job_id: P.integer(),
+  '*': P.string({ ownErrors: true, description: 'artifact_path: a file inside the archive' }),
+  job_token: jobToken,
+});
 const byRefParams = defineParams({
   id: P.string(), ref_name: P.string({ description: 'branch or tag' }), job: P.string({ description: 'the job name' }), job_token: jobToken,
 });
 const byRefEntryParams = defineParams({
-  id: P.string(), ref_name: P.string({ description: 'branch or tag' }), '*': P.string({ ownErrors: true, description: 'artifact_path: a file inside the archive' }),
+  id: P.string(), ref_name: P.string({ description: 'branch or tag' }), '*': P.string({
+    ownErrors: true, description: 'artifact_path: a file inside the archive',
+  }),
   job: P.string({ description: 'the job name' }), job_token: jobToken,
 });
 const projectParams = defineParams({ id: P.string() });
@@ -94,7 +100,9 @@ const jobArtifacts: FastifyPluginAsync = async (app) => {
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'read_build');
     // No ref or job could have such a name; nothing this long or with a NUL reaches the database.
-    if (input.ref_name.length > 1024 || input.job.length > 255 || input.ref_name.includes('\0') || input.job.includes('\0')) throw recordNotFound();
+    if (input.ref_name.length > 1024 || input.job.length > 255 || input.ref_name.includes('\0') || input.job.includes('\0')) {
+      throw recordNotFound();
+    }
     const job = await latestSuccessfulBuildForRef(db, ctx.project.id, input.ref_name, input.job);
     if (!job) throw recordNotFound();
     return job;
@@ -113,12 +121,18 @@ const jobArtifacts: FastifyPluginAsync = async (app) => {
 
   route(app, {
     method: 'GET', url: '/projects/:id/jobs/artifacts/:ref_name/download', ...readConfig, params: byRefParams,
-    schema: { summary: "Download the artifacts archive of a job of a ref's latest successful pipeline", tags, produces: ['application/octet-stream'], response: { 200: binary } },
+    schema: {
+      summary: "Download the artifacts archive of a job of a ref's latest successful pipeline", tags,
+      produces: ['application/octet-stream'], response: { 200: binary },
+    },
   }, async ({ request, reply, input }) => sendArchive(reply, await jobForRef(request, input)));
 
   route(app, {
     method: 'GET', url: '/projects/:id/jobs/:job_id/artifacts/*', ...readConfig, params: byJobEntryParams,
-    schema: { summary: "One file out of a job's artifacts archive", tags, produces: ['application/octet-stream'], response: { 200: binary } },
+    schema: {
+      summary: "One file out of a job's artifacts archive", tags, produces: ['application/octet-stream'],
+      response: { 200: binary },
+    },
   }, async ({ request, reply, input }) => {
     const { job } = await loadJob(request, input, 'read_build');
     return sendEntry(reply, job, input['*']);
@@ -126,7 +140,10 @@ const jobArtifacts: FastifyPluginAsync = async (app) => {
 
   route(app, {
     method: 'GET', url: '/projects/:id/jobs/artifacts/:ref_name/raw/*', ...readConfig, params: byRefEntryParams,
-    schema: { summary: "One file out of the artifacts of a job of a ref's latest successful pipeline", tags, produces: ['application/octet-stream'], response: { 200: binary } },
+    schema: {
+      summary: "One file out of the artifacts of a job of a ref's latest successful pipeline", tags,
+      produces: ['application/octet-stream'], response: { 200: binary },
+    },
   }, async ({ request, reply, input }) => sendEntry(reply, await jobForRef(request, input), input['*']));
 
   route(app, {

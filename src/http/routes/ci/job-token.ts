@@ -19,7 +19,10 @@ import type { Caller } from '../../context.ts';
 
 const AllowedAgentsSchema = Type.Object({
   allowed_agents: Type.Array(Type.Object({ id: Type.Integer(), config_project: ProjectIdentitySchema })),
-  job: Type.Object({ id: Type.Integer(), name: Type.String(), stage: Type.String(), project_id: Type.Integer(), project_name: Type.String() }),
+  job: Type.Object({
+    id: Type.Integer(), name: Type.String(), stage: Type.String(), project_id: Type.Integer(),
+    project_name: Type.String(),
+  }),
   pipeline: PipelineBasicSchema,
   project: ProjectIdentitySchema,
   user: UserBasicSchema,

@@ -7,7 +7,9 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import path from 'node:path';
 import type { BuildRow } from '../../../db/tables/ci.ts';
-import { findJobInProject, pipelineJobsQuery, projectJobsShape, type JobType, type ProjectJobsFrom } from '../../../domain/jobs/jobs.queries.ts';
+import {
+  findJobInProject, pipelineJobsQuery, projectJobsShape, type JobType, type ProjectJobsFrom,
+} from '../../../domain/jobs/jobs.queries.ts';
 import { JOB_STATUSES, type JobStatus } from '../../../domain/jobs/state-machine.ts';
 import { fileSize, readStream, traceRelPath } from '../../../domain/jobs/job-files.ts';
 import { findPipelineInProject } from '../../../domain/pipelines/pipelines.queries.ts';
@@ -91,13 +93,18 @@ const jobs: FastifyPluginAsync = async (app) => {
     if (remembered !== undefined) return remembered;
     const rows = await paginate(db, request, reply, pipelineJobsQuery(db, pipeline.id, type, input.scope, input.include_retried === true));
     const extras = await loadJobExtras(db, config.externalUrl, rows, new Map([[ctx.project.id, projectWebUrl(config.externalUrl, ctx)]]));
-    if (type === 'build') return pipelineJobsPages.send(request, reply, rows.map((j) => presentJob(j, extras)), serialize.JobList, ticking(rows));
+    if (type === 'build') {
+      return pipelineJobsPages.send(request, reply, rows.map((j) => presentJob(j, extras)), serialize.JobList, ticking(rows));
+    }
     return pipelineJobsPages.send(request, reply, rows.map((j) => presentBridge(j, extras)), serialize.BridgeList, ticking(rows));
   };
 
   route(app, {
     method: 'GET', url: '/projects/:id/pipelines/:pipeline_id/jobs', auth: 'optional', params: pipelineJobsParams,
-    schema: { summary: "A pipeline's jobs, newest first; retried ones only with include_retried", tags: ['jobs'], response: { 200: JobList } },
+    schema: {
+      summary: "A pipeline's jobs, newest first; retried ones only with include_retried", tags: ['jobs'],
+      response: { 200: JobList },
+    },
   }, ({ request, reply, input }) => pipelineList(request, reply, input, 'build'));
 
   route(app, {

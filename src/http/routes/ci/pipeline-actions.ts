@@ -29,13 +29,17 @@ import { projectWebUrl } from './pipelines.ts';
 import { route } from '../../route.ts';
 
 const pipelineParams = defineParams({ id: P.string(), pipeline_id: P.integer() });
-const latestParams = defineParams({ id: P.string(), ref: P.optional(P.string({ description: 'a branch; the default branch when absent' })) });
+const latestParams = defineParams({
+  id: P.string(), ref: P.optional(P.string({ description: 'a branch; the default branch when absent' })),
+});
 
 const pipelineActions: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
 
   /** The project and the pipeline `:pipeline_id` names in it (`404 Not found` otherwise, as `find` answers). */
-  async function load(request: FastifyRequest, input: { id: string; pipeline_id: number }): Promise<{ ctx: ProjectContext; pipeline: PipelineRow }> {
+  async function load(
+    request: FastifyRequest, input: { id: string; pipeline_id: number },
+  ): Promise<{ ctx: ProjectContext; pipeline: PipelineRow }> {
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'read_build');
     const pipeline = isStorableId(input.pipeline_id) ? await findPipelineInProject(db, ctx.project.id, input.pipeline_id) : undefined;
@@ -94,7 +98,10 @@ const pipelineActions: FastifyPluginAsync = async (app) => {
 
   route(app, {
     method: 'GET', url: '/projects/:id/pipelines/:pipeline_id/variables', auth: 'optional', params: pipelineParams,
-    schema: { summary: 'The variables a pipeline was created with', tags: ['pipelines'], response: { 200: Type.Array(PipelineVariableSchema) } },
+    schema: {
+      summary: 'The variables a pipeline was created with', tags: ['pipelines'],
+      response: { 200: Type.Array(PipelineVariableSchema) },
+    },
   }, async ({ request, input, caller }) => {
     const { ctx, pipeline } = await load(request, input);
     const own = caller !== null && pipeline.user_id === caller.user.id && canOnProject(ctx.actor, 'update_build', ctx.project);

@@ -21,10 +21,15 @@ import { recordNotFound, validationFailed } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { paginationParams, ShapedList } from '../../lists/pagination.ts';
 import { authorizeProject, loadProject, type ProjectContext } from '../../loaders/containers.ts';
-import { PIPELINE_BASIC_COLUMNS, PipelineBasicSchema, PipelineSchema, presentPipeline, presentPipelineBasic } from '../../entities/pipeline.ts';
+import {
+  PIPELINE_BASIC_COLUMNS, PipelineBasicSchema, PipelineSchema, presentPipeline, presentPipelineBasic,
+} from '../../entities/pipeline.ts';
 import { route } from '../../route.ts';
 
-export const PIPELINE_STATUSES = ['created', 'waiting_for_resource', 'preparing', 'pending', 'running', 'success', 'failed', 'canceled', 'skipped', 'manual', 'scheduled'] as const;
+export const PIPELINE_STATUSES = [
+  'created', 'waiting_for_resource', 'preparing', 'pending', 'running', 'success', 'failed', 'canceled',
+  'skipped', 'manual', 'scheduled',
+] as const;
 
 const createParams = defineParams({
   id: P.string({ description: 'project id or URL-encoded full path' }),
@@ -73,7 +78,9 @@ const pipelines: FastifyPluginAsync = async (app) => {
     authorizeProject(ctx, 'update_build');
     const user = caller.user;
     // Variables given with the request (issue 20): checked, resolved with the owners', stored with the pipeline.
-    const given = checkPipelineVariables((input.variables ?? []).map((v) => ({ key: v.key ?? '', value: v.value ?? '', variable_type: v.variable_type })));
+    const given = checkPipelineVariables(
+      (input.variables ?? []).map((v) => ({ key: v.key ?? '', value: v.value ?? '', variable_type: v.variable_type })),
+    );
     if (!given.ok) throw validationFailed({ base: given.errors });
     const variables = await resolvePipelineVariables(db, config.dataDir, ctx.project, input.ref, given.variables);
     const result = await createPipeline(ciEnvFrom(db, config), {
@@ -94,7 +101,8 @@ const pipelines: FastifyPluginAsync = async (app) => {
     const remembered = projectPipelinesPages.answer(request, reply);
     if (remembered !== undefined) return remembered;
     const rows = await projectPipelinesList.paginate(db, request, reply, projectPipelinesShape(ctx.project.id, {
-      status: input.status, ref: input.ref, sha: input.sha, source: input.source, scope: input.scope, orderBy: input.order_by, sort: input.sort,
+      status: input.status, ref: input.ref, sha: input.sha, source: input.source, scope: input.scope,
+      orderBy: input.order_by, sort: input.sort,
     }));
     const webUrl = projectWebUrl(config.externalUrl, ctx);
     return projectPipelinesPages.send(request, reply, rows.map((p) => presentPipelineBasic(p, webUrl)), serializePipelineList);

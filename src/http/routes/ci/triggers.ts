@@ -12,7 +12,9 @@ import { findPipelineInProject } from '../../../domain/pipelines/pipelines.queri
 import { findProjectByIdOrPath } from '../../../domain/projects/projects.queries.ts';
 import { namespacePathsById } from '../../../domain/namespaces/namespaces.queries.ts';
 import { createTrigger, descriptionErrors } from '../../../domain/triggers/manage-triggers.ts';
-import { deleteTrigger, findTriggerInProject, projectTriggersQuery, updateTriggerDescription } from '../../../domain/triggers/triggers.queries.ts';
+import {
+  deleteTrigger, findTriggerInProject, projectTriggersQuery, updateTriggerDescription,
+} from '../../../domain/triggers/triggers.queries.ts';
 import { triggerPipeline } from '../../../domain/triggers/trigger-pipeline.ts';
 import { findUserById } from '../../../domain/users/users.queries.ts';
 import { isStorableId } from '../../../db/constraints.ts';
@@ -41,7 +43,9 @@ const MAX_REF = 1024;
 const triggers: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
 
-  async function loadTrigger(request: FastifyRequest, input: { id: string; trigger_id: number }): Promise<{ ctx: ProjectContext; trigger: CiTriggerRow }> {
+  async function loadTrigger(
+    request: FastifyRequest, input: { id: string; trigger_id: number },
+  ): Promise<{ ctx: ProjectContext; trigger: CiTriggerRow }> {
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'admin_build');
     const trigger = isStorableId(input.trigger_id) ? await findTriggerInProject(db, ctx.project.id, input.trigger_id) : undefined;
@@ -59,7 +63,12 @@ const triggers: FastifyPluginAsync = async (app) => {
     const sealer = await sealerFor(config.dataDir);
     const owners = new Map<number, Awaited<ReturnType<typeof findUserById>>>();
     for (const id of new Set(rows.flatMap((r) => (r.owner_id === null ? [] : [r.owner_id])))) owners.set(id, await findUserById(db, id));
-    return rows.map((r) => presentTrigger(r, sealer.open(r.encrypted_token), (r.owner_id === null ? null : owners.get(r.owner_id)) ?? null, caller.user.id, config.externalUrl));
+    return rows.map(
+      (r) => presentTrigger(
+        r, sealer.open(r.encrypted_token), (r.owner_id === null ? null : owners.get(r.owner_id)) ?? null,
+        caller.user.id, config.externalUrl,
+      ),
+    );
   }
 
   route(app, {
@@ -92,7 +101,9 @@ const triggers: FastifyPluginAsync = async (app) => {
   });
 
   route(app, {
-    method: 'PUT', url: '/projects/:id/triggers/:trigger_id', auth: 'required', params: defineParams({ ...idParam, trigger_id: P.integer(), description: P.optional(P.string()) }),
+    method: 'PUT', url: '/projects/:id/triggers/:trigger_id', auth: 'required', params: defineParams({
+      ...idParam, trigger_id: P.integer(), description: P.optional(P.string()),
+    }),
     schema: { summary: "Change a pipeline trigger token's description", tags: ['triggers'], response: { 200: TriggerSchema } },
   }, async ({ request, input, caller }) => {
     const { trigger } = await loadTrigger(request, input);
@@ -122,7 +133,9 @@ const triggers: FastifyPluginAsync = async (app) => {
     // find_project does, and a token that does not open it answers the same 404 as no project.
     const project = await findProjectByIdOrPath(db, input.id);
     if (!project) throw notFound();
-    if (input.ref === '' || input.ref.length > MAX_REF || input.ref.includes('\0')) throw validationFailed({ base: ['Reference not found'] });
+    if (input.ref === '' || input.ref.length > MAX_REF || input.ref.includes('\0')) {
+      throw validationFailed({ base: ['Reference not found'] });
+    }
     const lineage = (await namespacePathsById(db, [project.namespace_id])).get(project.namespace_id)?.lineage ?? [];
     const result = await triggerPipeline(ciEnvFrom(db, config), {
       project, lineage, token: input.token.slice(0, 1024), ref: input.ref, variables: input.variables ?? {},

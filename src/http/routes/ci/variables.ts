@@ -30,7 +30,11 @@ const attributes = {
   variable_type: P.optional(P.oneOf(VARIABLE_TYPES)),
 };
 const scoped = { environment_scope: P.optional(P.string({ description: 'environments that receive it; `*` for all' })) };
-const filter = { filter: P.optional(P.object({ environment_scope: P.optional(P.string({ ownErrors: true })) }, { description: 'filter[environment_scope]' })) };
+const filter = {
+  filter: P.optional(
+    P.object({ environment_scope: P.optional(P.string({ ownErrors: true })) }, { description: 'filter[environment_scope]' }),
+  ),
+};
 const owner = { id: P.string({ description: 'ID or URL-encoded full path' }) };
 const key = { key: P.string({ description: 'the key of the variable' }) };
 const listParams = defineParams({ ...owner, ...paginationParams });
@@ -71,7 +75,9 @@ const ciVariables: FastifyPluginAsync = async (app) => {
   // The key is made at first boot (as the signing keys are), and an unreadable one stops start-up.
   await sealer();
 
-  async function findOne(level: Level, o: VariableOwner, input: { key: string; filter?: { environment_scope?: string } }): Promise<CiVariableRow> {
+  async function findOne(
+    level: Level, o: VariableOwner, input: { key: string; filter?: { environment_scope?: string } },
+  ): Promise<CiVariableRow> {
     const scope = input.filter?.environment_scope;
     if (!lookable(input.key, scope)) throw notFound(level.resource);
     const rows = await findOwnerVariables(db, o, input.key, scope);

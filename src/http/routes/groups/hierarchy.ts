@@ -73,7 +73,9 @@ const groupHierarchy: FastifyPluginAsync = async (app) => {
   const externalUrl = config.externalUrl;
 
   /** The viewer's part of GroupsFinder: membership and visibility filters. */
-  async function visibleTo(request: FastifyRequest, input: GroupListInput): Promise<Pick<GroupFilters, 'memberOf' | 'includeVisible' | 'ownedIds'>> {
+  async function visibleTo(
+    request: FastifyRequest, input: GroupListInput,
+  ): Promise<Pick<GroupFilters, 'memberOf' | 'includeVisible' | 'ownedIds'>> {
     const viewer = request.caller?.user ?? null;
     if (!viewer) return { memberOf: [], includeVisible: PUBLIC_ONLY };
     const levels = await authorizedGroupLevels(db, viewer.id);
@@ -83,7 +85,9 @@ const groupHierarchy: FastifyPluginAsync = async (app) => {
     if (viewer.admin && input.all_available !== false) return { memberOf: null, includeVisible: null };
     return {
       memberOf: [...levels.keys()],
-      includeVisible: input.all_available === false ? null : { minVisibility: viewer.external ? VISIBILITY_LEVELS.public : VISIBILITY_LEVELS.internal },
+      includeVisible: input.all_available === false ? null : {
+        minVisibility: viewer.external ? VISIBILITY_LEVELS.public : VISIBILITY_LEVELS.internal,
+      },
     };
   }
 
@@ -129,7 +133,9 @@ const groupHierarchy: FastifyPluginAsync = async (app) => {
       serializeWith(reply, serializer);
       return [];
     }
-    const namespaceIds = input.include_subgroups ? [ctx.group.id, ...(await descendantGroupIds(db, [ctx.group.id])).keys()] : [ctx.group.id];
+    const namespaceIds = input.include_subgroups ? [
+      ctx.group.id, ...(await descendantGroupIds(db, [ctx.group.id])).keys(),
+    ] : [ctx.group.id];
     const qb = await findProjects(db, viewer, {
       namespaceIds, archived: input.archived ?? undefined, visibility: input.visibility, search: input.search || undefined,
       owned: input.owned, minAccessLevel: input.min_access_level ? Number(input.min_access_level) : undefined,

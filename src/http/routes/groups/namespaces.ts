@@ -57,7 +57,9 @@ const namespaces: FastifyPluginAsync = async (app) => {
   async function present(user: UserRow, rows: NamespaceRow[]): Promise<Namespace[]> {
     const paths = await namespacePaths(db, rows);
     const levels = user.admin ? null : await authorizedGroupLevels(db, user.id);
-    const administered = rows.filter((ns) => ns.kind === 'group' && (levels === null || (levels.get(ns.id) ?? 0) >= ACCESS_LEVELS.owner)).map((ns) => ns.id);
+    const administered = rows.filter(
+      (ns) => ns.kind === 'group' && (levels === null || (levels.get(ns.id) ?? 0) >= ACCESS_LEVELS.owner),
+    ).map((ns) => ns.id);
     const counts = await membersCountWithDescendants(db, administered);
     return rows.map((ns) => {
       const p = paths.get(ns.id)!;
@@ -68,13 +70,17 @@ const namespaces: FastifyPluginAsync = async (app) => {
 
   route(app, {
     method: 'GET', url: '/namespaces', auth: 'required', params: listParams,
-    schema: { summary: "The caller's namespaces (all for administrators)", tags: ['namespaces'], response: { 200: Type.Array(NamespaceSchema) } },
+    schema: {
+      summary: "The caller's namespaces (all for administrators)", tags: ['namespaces'],
+      response: { 200: Type.Array(NamespaceSchema) },
+    },
   }, async ({ request, reply, input, caller }) => {
     rejectNulBytes(input, ['search']);
     const user = caller.user;
     if (input.search && input.search.length > MAX_PATH) return [];
     const qb = namespacesQuery(db, {
-      userId: user.admin ? null : user.id, ownedOnly: input.owned_only, topLevelOnly: input.top_level_only, search: input.search || undefined,
+      userId: user.admin ? null : user.id, ownedOnly: input.owned_only, topLevelOnly: input.top_level_only,
+      search: input.search || undefined,
     });
     return present(user, await paginate(db, request, reply, qb));
   });

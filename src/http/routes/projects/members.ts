@@ -87,7 +87,10 @@ function filterMembers<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, inp
 const invalidLevel = () => validationFailed({ access_level: ['is not included in the list'] });
 
 /** A membership change, recorded on the project or group (the Service's "add/remove user_access as Role"). */
-function auditMember(request: FastifyRequest, source: Source, user: { id: number; username: string }, change: { kind: 'add' | 'remove'; what: string; as?: string }) {
+function auditMember(
+  request: FastifyRequest, source: Source, user: { id: number; username: string },
+  change: { kind: 'add' | 'remove'; what: string; as?: string },
+) {
   return audit(request, {
     entityType: source.type === 'Project' ? 'Project' : 'Group', entityId: source.id, entityPath: source.fullPath,
     target: { id: user.id, type: 'User', details: user.username }, change,
@@ -118,7 +121,9 @@ const members: FastifyPluginAsync = async (app) => {
 
   /** Owner may be granted, changed or removed only by owners and administrators. */
   function guardOwnerChange(source: Source, ...levels: number[]): void {
-    if (levels.some((l) => l >= ACCESS_LEVELS.owner) && !source.actor.user?.admin && source.actor.accessLevel < ACCESS_LEVELS.owner) throw forbidden();
+    if (levels.some((l) => l >= ACCESS_LEVELS.owner) && !source.actor.user?.admin && source.actor.accessLevel < ACCESS_LEVELS.owner) {
+      throw forbidden();
+    }
   }
 
   async function guardLastOwner(source: Source, currentLevel: number, newLevel: number | null): Promise<void> {
@@ -188,7 +193,10 @@ const members: FastifyPluginAsync = async (app) => {
       if (!user) throw notFound('User');
       if (await findMember(db, source.type, source.id, user.id)) throw conflict('Member already exists');
       try {
-        await insertMember(db, { sourceType: source.type, sourceId: source.id, userId: user.id, accessLevel: input.access_level, expiresAt: input.expires_at ?? null, createdById: caller.user.id });
+        await insertMember(db, {
+          sourceType: source.type, sourceId: source.id, userId: user.id, accessLevel: input.access_level,
+          expiresAt: input.expires_at ?? null, createdById: caller.user.id,
+        });
       } catch (err) {
         if (isUniqueViolation(err)) throw conflict('Member already exists');
         throw err;

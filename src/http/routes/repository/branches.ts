@@ -38,10 +38,13 @@ const branches: FastifyPluginAsync = async (app) => {
     const defaultBranch = ctx.project.default_branch;
     const [commits, merged] = await Promise.all([
       presentCommits(ctx, refs.map((r) => r.commitId)),
-      defaultBranch && refs.length > 0 ? mergedBranches(ctx.repo.gitDir, `refs/heads/${defaultBranch}`) : Promise.resolve(new Set<string>()),
+      defaultBranch && refs.length > 0 ? mergedBranches(
+        ctx.repo.gitDir, `refs/heads/${defaultBranch}`,
+      ) : Promise.resolve(new Set<string>()),
     ]);
     return refs.map((r) => presentBranch(r.name, commits.get(r.commitId)!, {
-      merged: r.name !== defaultBranch && merged.has(r.name), canPush: ctx.canPush, isDefault: r.name === defaultBranch, projectWebUrl: ctx.webUrl,
+      merged: r.name !== defaultBranch && merged.has(r.name), canPush: ctx.canPush, isDefault: r.name === defaultBranch,
+      projectWebUrl: ctx.webUrl,
     }));
   }
 
@@ -60,7 +63,10 @@ const branches: FastifyPluginAsync = async (app) => {
     let refs = await listRefs(ctx.repo.gitDir, 'refs/heads/');
     if (input.search) refs = refs.filter((r) => matchesRefSearch(r.name, input.search!));
     if (input.sort === 'name_asc') refs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    else refs.sort((a, b) => (Date.parse(a.committedDate) - Date.parse(b.committedDate)) * (input.sort === 'updated_asc' ? 1 : -1) || (a.name < b.name ? -1 : 1));
+    else {
+      const direction = input.sort === 'updated_asc' ? 1 : -1;
+      refs.sort((a, b) => (Date.parse(a.committedDate) - Date.parse(b.committedDate)) * direction || (a.name < b.name ? -1 : 1));
+    }
     return present(ctx, paginateArray(request, reply, refs));
   });
 
@@ -109,7 +115,10 @@ const branches: FastifyPluginAsync = async (app) => {
       // Branches::DeleteService answers 405 for the default branch.
       throw new ApiError(result.reason === 'default_branch' ? 405 : 400, { message: result.message });
     }
-    await afterRefUpdate(ciEnvFrom(db, config), ctx.project, [result.update], caller.user.id, (err) => request.log.error({ err }, 'could not create the pipelines of a ref update'));
+    await afterRefUpdate(
+      ciEnvFrom(db, config), ctx.project, [result.update], caller.user.id,
+      (err) => request.log.error({ err }, 'could not create the pipelines of a ref update'),
+    );
     reply.code(204).send();
   });
 

@@ -91,7 +91,10 @@ const commits: FastifyPluginAsync = async (app) => {
       setOffsetHeaders(request, reply, { page, perPage, hasNext: false, total: 0 });
       return [];
     }
-    const query = { rev: resolved, all: input.all, path, since: input.since, until: input.until, firstParent: input.first_parent, topo: input.order === 'topo' };
+    const query = {
+      rev: resolved, all: input.all, path, since: input.since, until: input.until,
+      firstParent: input.first_parent, topo: input.order === 'topo',
+    };
     const [rows, counted] = await Promise.all([
       logPage(ctx.repo.gitDir, query, offset, perPage + 1),
       countLog(ctx.repo.gitDir, query, MAX_COUNT + 1),
@@ -147,7 +150,10 @@ const commits: FastifyPluginAsync = async (app) => {
       if (result.reason === 'read_only') throw repositoryReadOnly();
       throw new ApiError(400, { message: result.message });
     }
-    await afterRefUpdate(ciEnvFrom(db, config), ctx.project, [result.update], user.id, (err) => request.log.error({ err }, 'could not create the pipelines of a ref update'));
+    await afterRefUpdate(
+      ciEnvFrom(db, config), ctx.project, [result.update], user.id,
+      (err) => request.log.error({ err }, 'could not create the pipelines of a ref update'),
+    );
     reply.code(201);
     return detail(ctx, (await readCommit(ctx.repo.gitDir, result.commitId))!, input.stats);
   });

@@ -8,7 +8,9 @@
 import crypto from 'node:crypto';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { blame, entryAt, lastCommitFor, readBlob, readCommits, resolveCommit, type TreeEntry } from '../../../domain/repositories/git-read.ts';
+import {
+  blame, entryAt, lastCommitFor, readBlob, readCommits, resolveCommit, type TreeEntry,
+} from '../../../domain/repositories/git-read.ts';
 import { GitOutputTooLarge, streamBlob } from '../../../domain/repositories/git-bytes.ts';
 import { commitActions, type CommitAction } from '../../../domain/repositories/commit-actions.ts';
 import { ciEnvFrom } from '../../../domain/pipelines/ci-env.ts';
@@ -33,7 +35,10 @@ import type { Caller } from '../../context.ts';
 const MAX_BLOB_BYTES = 25 * 1024 * 1024;
 
 const readParams = defineParams({ id: P.string(), file_path: P.string(), ref: P.string({ description: 'branch, tag or commit' }) });
-const rawParams = defineParams({ id: P.string(), file_path: P.string(), ref: P.optional(P.string({ description: 'default: the default branch' })) });
+const rawParams = defineParams({
+  id: P.string(), file_path: P.string(),
+  ref: P.optional(P.string({ description: 'default: the default branch' })),
+});
 const writeAttributes = {
   id: P.string(),
   file_path: P.string(),
@@ -119,7 +124,10 @@ const files: FastifyPluginAsync = async (app) => {
 
   route(app, {
     method: 'GET', url: '/projects/:id/repository/files/:file_path', auth: 'optional', params: readParams,
-    schema: { summary: 'A file with its content (base64) and metadata', tags: ['repository_files'], response: { 200: RepositoryFileSchema } },
+    schema: {
+      summary: 'A file with its content (base64) and metadata', tags: ['repository_files'],
+      response: { 200: RepositoryFileSchema },
+    },
   }, async ({ request, reply, input }) => {
     const ctx = await loadRepository(request, input.id, 'read');
     const f = await findFile(ctx, input.file_path, input.ref);
@@ -184,7 +192,10 @@ const files: FastifyPluginAsync = async (app) => {
       if (result.reason === 'read_only') throw repositoryReadOnly();
       throw new ApiError(400, { message: result.message });
     }
-    await afterRefUpdate(ciEnvFrom(db, config), ctx.project, [result.update], user.id, (err) => request.log.error({ err }, 'could not create the pipelines of a ref update'));
+    await afterRefUpdate(
+      ciEnvFrom(db, config), ctx.project, [result.update], user.id,
+      (err) => request.log.error({ err }, 'could not create the pipelines of a ref update'),
+    );
     return { file_path: path, branch: input.branch };
   }
 
@@ -192,7 +203,10 @@ const files: FastifyPluginAsync = async (app) => {
     method: 'POST', url: '/projects/:id/repository/files/:file_path', auth: 'required', params: createParams,
     schema: { summary: 'Create a file (one commit)', tags: ['repository_files'], response: { 201: FileCommitSchema } },
   }, async ({ request, reply, input, caller }) => {
-    const out = await write(request, caller, input, { action: 'create', content: decodeContent(input.content, input.encoding), executeFilemode: input.execute_filemode });
+    const out = await write(request, caller, input, {
+      action: 'create', content: decodeContent(input.content, input.encoding),
+      executeFilemode: input.execute_filemode,
+    });
     reply.code(201);
     return out;
   });
@@ -202,7 +216,9 @@ const files: FastifyPluginAsync = async (app) => {
     schema: { summary: 'Update a file (one commit)', tags: ['repository_files'], response: { 200: FileCommitSchema } },
   }, async ({ request, input, caller }) => {
     return write(request, caller, input, {
-      action: 'update', content: decodeContent(input.content, input.encoding), executeFilemode: input.execute_filemode, lastCommitId: input.last_commit_id,
+      action: 'update', content: decodeContent(
+        input.content, input.encoding,
+      ), executeFilemode: input.execute_filemode, lastCommitId: input.last_commit_id,
     });
   });
 

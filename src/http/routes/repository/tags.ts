@@ -84,13 +84,18 @@ const tags: FastifyPluginAsync = async (app) => {
     const ctx = await loadRepository(request, input.id, 'write');
     const user = caller.user;
     const result = await createTag(db, ctx.repo, {
-      name: input.tag_name, ref: input.ref, message: input.message || null, tagger: { name: user.name, email: user.commit_email || user.email },
+      name: input.tag_name, ref: input.ref, message: input.message || null, tagger: {
+        name: user.name, email: user.commit_email || user.email,
+      },
     });
     if (!result.ok) {
       if (result.reason === 'read_only') throw repositoryReadOnly();
       throw new ApiError(400, { message: result.message });
     }
-    await afterRefUpdate(ciEnvFrom(db, config), ctx.project, [result.update], user.id, (err) => request.log.error({ err }, 'could not create the pipelines of a ref update'));
+    await afterRefUpdate(
+      ciEnvFrom(db, config), ctx.project, [result.update], user.id,
+      (err) => request.log.error({ err }, 'could not create the pipelines of a ref update'),
+    );
     reply.code(201);
     return (await present(ctx, [await findTag(ctx, input.tag_name)]))[0];
   });
@@ -107,7 +112,10 @@ const tags: FastifyPluginAsync = async (app) => {
       if (result.reason === 'read_only') throw repositoryReadOnly();
       throw new ApiError(result.reason === 'not_found' ? 404 : 400, { message: result.message });
     }
-    await afterRefUpdate(ciEnvFrom(db, config), ctx.project, [result.update], caller.user.id, (err) => request.log.error({ err }, 'could not create the pipelines of a ref update'));
+    await afterRefUpdate(
+      ciEnvFrom(db, config), ctx.project, [result.update], caller.user.id,
+      (err) => request.log.error({ err }, 'could not create the pipelines of a ref update'),
+    );
     reply.code(204).send();
   });
 };

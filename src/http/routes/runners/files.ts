@@ -8,8 +8,13 @@ import type { FastifyPluginAsync } from 'fastify';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { parseDuration } from '../../../domain/ci-config/duration.ts';
-import { findArtifact, findJob, insertArtifact, reserveTraceRange, setTraceSizeFrom, updateJob } from '../../../domain/jobs/jobs.queries.ts';
-import { artifactRelPath, fileSize, readStream, removeFile, TooLarge, traceRelPath, writeFileFromStream, writeStreamAt } from '../../../domain/jobs/job-files.ts';
+import {
+  findArtifact, findJob, insertArtifact, reserveTraceRange, setTraceSizeFrom, updateJob,
+} from '../../../domain/jobs/jobs.queries.ts';
+import {
+  artifactRelPath, fileSize, readStream, removeFile, TooLarge, traceRelPath, writeFileFromStream,
+  writeStreamAt,
+} from '../../../domain/jobs/job-files.ts';
 import { ARTIFACTS_EXPIRE_JOB, isLive } from '../../../domain/jobs/job-artifacts.ts';
 import { projectActor } from '../../../domain/permissions/actors.ts';
 import { canOnProject } from '../../../domain/permissions/project.policy.ts';
@@ -41,7 +46,10 @@ const uploadParams = defineParams({
   artifact_format: P.optional(P.oneOf(ARTIFACT_FORMATS, { default: 'zip' })),
   expire_in: P.optional(P.string({ description: 'e.g. "1 week"; "never"' })),
 });
-const downloadParams = defineParams({ id: P.integer(), token: P.optional(P.string()), artifact_type: P.optional(P.oneOf(ARTIFACT_TYPES, { default: 'archive' })) });
+const downloadParams = defineParams({
+  id: P.integer(), token: P.optional(P.string()),
+  artifact_type: P.optional(P.oneOf(ARTIFACT_TYPES, { default: 'archive' })),
+});
 
 /** "start-end" (end inclusive), as gitlab-runner sends Content-Range on log appends. */
 function parseContentRange(value: string): { start: number; end: number } | null {
@@ -133,7 +141,10 @@ const runnerFiles: FastifyPluginAsync = async (app) => {
         const rel = artifactRelPath(job, type);
         const size = await writeFileFromStream(path.join(config.dataDir, rel), part.file, MAX_ARTIFACT_BYTES);
         if (part.file.truncated) throw new TooLarge();
-        stored.push({ type, format: type === 'metadata' ? 'gzip' : input.artifact_format, filename: part.filename || DEFAULT_FILENAMES[type], size, rel });
+        stored.push({
+          type, format: type === 'metadata' ? 'gzip' : input.artifact_format,
+          filename: part.filename || DEFAULT_FILENAMES[type], size, rel,
+        });
       }
     } catch (err) {
       for (const s of stored) await removeFile(path.join(config.dataDir, s.rel));

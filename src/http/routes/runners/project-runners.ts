@@ -18,7 +18,10 @@ import { listRunners, runnerListParams } from '../../loaders/runners.ts';
 import { presentRunner, RunnerSchema } from '../../entities/runner.ts';
 import { route } from '../../route.ts';
 
-export const RegistrationTokenSchema = Type.Object({ token: Type.String(), token_expires_at: Type.Union([Type.String(), Type.Null()]) }, { title: 'RunnerRegistrationToken' });
+export const RegistrationTokenSchema = Type.Object(
+  { token: Type.String(), token_expires_at: Type.Union([Type.String(), Type.Null()]) },
+  { title: 'RunnerRegistrationToken' },
+);
 
 const listParams = defineParams({ id: P.string(), ...runnerListParams });
 const enableParams = defineParams({ id: P.string(), runner_id: P.integer({ description: 'a project runner of another project' }) });
@@ -37,7 +40,10 @@ const projectRunners: FastifyPluginAsync = async (app) => {
 
   route(app, {
     method: 'GET', url: '/projects/:id/runners', auth: 'required', params: listParams,
-    schema: { summary: "Runners available to a project: its own, its groups', the instance's", tags, response: { 200: Type.Array(RunnerSchema) } },
+    schema: {
+      summary: "Runners available to a project: its own, its groups', the instance's", tags,
+      response: { 200: Type.Array(RunnerSchema) },
+    },
   }, async ({ request, reply, input }) => {
     const ctx = await maintainedProject(request, input.id);
     return listRunners(request, reply, input, { projectIds: [ctx.project.id], groupIds: ctx.lineage, instance: true });

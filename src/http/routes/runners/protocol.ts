@@ -61,7 +61,10 @@ const runnerProtocol: FastifyPluginAsync = async (app) => {
 
   route(app, {
     method: 'POST', url: '/runners', auth: 'optional', params: registerParams,
-    schema: { summary: 'Register a runner with the registration token', tags: ['runner protocol'], response: { 201: RunnerRegistrationSchema } },
+    schema: {
+      summary: 'Register a runner with the registration token', tags: ['runner protocol'],
+      response: { 201: RunnerRegistrationSchema },
+    },
   }, async ({ request, reply, input }) => {
     const result = await registerRunner(db, await registrationTokenOwner(db, config.runnerRegistrationToken, input.token), {
       description: input.description,
@@ -100,7 +103,10 @@ const runnerProtocol: FastifyPluginAsync = async (app) => {
 
   route(app, {
     method: 'POST', url: '/jobs/request', auth: 'optional', params: requestParams,
-    schema: { summary: 'A runner asks for a job: 201 with the job, 204 when none matches', tags: ['runner protocol'], response: { 201: Type.Unknown(), 204: Type.Null() } },
+    schema: {
+      summary: 'A runner asks for a job: 201 with the job, 204 when none matches', tags: ['runner protocol'],
+      response: { 201: Type.Unknown(), 204: Type.Null() },
+    },
   }, async ({ request, reply, input }) => {
     const runner = await authenticateRunner(request, input.token, input.info);
     const assigned = await requestJob(ciEnvFrom(db, config), runner);
@@ -123,7 +129,9 @@ const runnerProtocol: FastifyPluginAsync = async (app) => {
     schema: { summary: 'A runner reports the state of its job', tags: ['runner protocol'] },
   }, async ({ request, reply, input }) => {
     const job = await authenticateJob(request, input.id, jobTokenOf(request, input));
-    const updated = input.state ? await updateJobState(ciEnvFrom(db, config), job, input.state, input.failure_reason, input.exit_code) : job;
+    const updated = input.state ? await updateJobState(
+      ciEnvFrom(db, config), job, input.state, input.failure_reason, input.exit_code,
+    ) : job;
     reply.header('job-status', updated.status);
     return reply.code(200).send();
   });

@@ -53,7 +53,9 @@ const updateParams = defineParams({
   maximum_timeout: P.optional(P.integer()),
   maintenance_note: P.optional(P.string()),
 }, {
-  atLeastOneOf: [['description', 'active', 'paused', 'tag_list', 'run_untagged', 'locked', 'access_level', 'maximum_timeout', 'maintenance_note']],
+  atLeastOneOf: [
+    ['description', 'active', 'paused', 'tag_list', 'run_untagged', 'locked', 'access_level', 'maximum_timeout', 'maintenance_note'],
+  ],
   mutuallyExclusive: [['active', 'paused']],
 });
 
@@ -80,7 +82,10 @@ const runners: FastifyPluginAsync = async (app) => {
 
   route(app, {
     method: 'GET', url: '/runners', auth: 'required', params: listParams,
-    schema: { summary: "Runners the caller owns (their projects' and groups')", tags: ['runners'], response: { 200: Type.Array(RunnerSchema) } },
+    schema: {
+      summary: "Runners the caller owns (their projects' and groups')", tags: ['runners'],
+      response: { 200: Type.Array(RunnerSchema) },
+    },
   }, async ({ request, reply, input, caller }) => listRunners(request, reply, input, await ownedRunnerScope(db, caller.user)));
 
   route(app, {
@@ -106,7 +111,9 @@ const runners: FastifyPluginAsync = async (app) => {
     const maintenanceNote = input.maintenance_note === undefined ? runner.maintenance_note : input.maintenance_note;
     const errors = runnerErrors({ maintenanceNote, tagList, runUntagged, maximumTimeout: input.maximum_timeout });
     if (Object.keys(errors).length > 0) throw validationFailed(errors);
-    const active = typeof input.paused === 'boolean' ? !input.paused : typeof input.active === 'boolean' ? input.active : runner.active === 1;
+    const active = typeof input.paused === 'boolean'
+      ? !input.paused
+      : typeof input.active === 'boolean' ? input.active : runner.active === 1;
     const updated = await updateRunner(db, runner.id, {
       description: input.description ?? runner.description,
       active: active ? 1 : 0,
@@ -141,7 +148,9 @@ const runners: FastifyPluginAsync = async (app) => {
     if (!runner) throw notFound('Runner');
     const user = caller.user;
     // Instance runners' jobs are every project's: administrators only.
-    if (!user.admin && (runner.runner_type === 'instance_type' || !await canAdminRunner(db, user, runner))) throw forbidden('No access granted');
+    if (!user.admin && (runner.runner_type === 'instance_type' || !await canAdminRunner(db, user, runner))) {
+      throw forbidden('No access granted');
+    }
     const projectIds = user.admin ? undefined : (await ownedRunnerScope(db, user)).projectIds;
     const rows = await paginate(db, request, reply, runnerJobsQuery(db, runner.id, { status: input.status, sort: input.sort, projectIds }));
     const extras = await loadJobExtras(db, config.externalUrl, rows);

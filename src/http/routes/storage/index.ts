@@ -9,6 +9,7 @@ import storageMoves from './storage-moves.ts';
 
 export default async function storageArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'storage', {
-    'storage-moves': storageMoves,     // /(project|group|snippet)_repository_storage_moves, /(projects|groups|snippets)/:id/repository_storage_moves
+    'storage-moves': storageMoves,     // /(project|group|snippet)_repository_storage_moves,
+                                       // /(projects|groups|snippets)/:id/repository_storage_moves
   });
 }

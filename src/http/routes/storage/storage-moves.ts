@@ -13,7 +13,9 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import type { StorageMoveRow } from '../../../db/tables/storage-moves.ts';
-import { findContainer, findMove, listMoves, type Container, type ContainerKind } from '../../../domain/storage-moves/storage-moves.queries.ts';
+import {
+  findContainer, findMove, listMoves, type Container, type ContainerKind,
+} from '../../../domain/storage-moves/storage-moves.queries.ts';
 import { scheduleMove } from '../../../domain/storage-moves/schedule-move.ts';
 import { SCHEDULE_BULK_JOB, type BulkPayload } from '../../../domain/storage-moves/schedule-bulk-moves.ts';
 import { checkShard, isSamePlace } from '../../../domain/storage-moves/shards.ts';
@@ -24,7 +26,9 @@ import { defineParams, P } from '../../input/params.ts';
 import { paginate, paginationParams } from '../../lists/pagination.ts';
 import { loadGroup, loadProject } from '../../loaders/containers.ts';
 import { presentMoves } from '../../loaders/storage-move-containers.ts';
-import { GroupRepositoryStorageMoveSchema, ProjectRepositoryStorageMoveSchema, SnippetRepositoryStorageMoveSchema } from '../../entities/storage-move.ts';
+import {
+  GroupRepositoryStorageMoveSchema, ProjectRepositoryStorageMoveSchema, SnippetRepositoryStorageMoveSchema,
+} from '../../entities/storage-move.ts';
 import { audit, auditUser } from '../../audit.ts';
 import { findProjectById } from '../../../domain/projects/projects.queries.ts';
 import { namespacePathsById } from '../../../domain/namespaces/namespaces.queries.ts';
@@ -74,7 +78,8 @@ async function auditMove(
   request: FastifyRequest, caller: Caller, kind: ContainerKind, container: Container, move: { destination_storage_name?: string | null },
 ) {
   const db = request.server.kiln.db;
-  const message = `Scheduled a repository storage move of ${kind} ${container.id} from ${container.repository_storage}${move.destination_storage_name ? ` to ${move.destination_storage_name}` : ''}`;
+  const message = `Scheduled a repository storage move of ${kind} ${container.id} from `
+    + `${container.repository_storage}${move.destination_storage_name ? ` to ${move.destination_storage_name}` : ''}`;
   if (kind === 'snippet') return auditUser(request, caller.user, message);
   const namespaceId = kind === 'group' ? container.id : (await findProjectById(db, container.id))?.namespace_id;
   const ns = namespaceId === undefined ? undefined : (await namespacePathsById(db, [namespaceId])).get(namespaceId);
@@ -101,7 +106,10 @@ const storageMoves: FastifyPluginAsync = async (app) => {
 
     route(app, {
       method: 'GET', url: `/${k.kind}_repository_storage_moves`, auth: 'required', params: defineParams({ ...paginationParams }),
-      schema: { summary: `Every ${k.kind} repository storage move, newest first (administrators)`, tags, response: { 200: Type.Array(k.schema) } },
+      schema: {
+        summary: `Every ${k.kind} repository storage move, newest first (administrators)`, tags,
+        response: { 200: Type.Array(k.schema) },
+      },
       preValidation: adminOnly,
     }, async ({ request, reply }) => {
       const rows = await paginate(db, request, reply, listMoves(db, k.kind) as any) as StorageMoveRow[];
@@ -109,7 +117,8 @@ const storageMoves: FastifyPluginAsync = async (app) => {
     });
 
     route(app, {
-      method: 'GET', url: `/${k.kind}_repository_storage_moves/:repository_storage_move_id`, auth: 'required', params: defineParams({ repository_storage_move_id: moveId }),
+      method: 'GET', url: `/${k.kind}_repository_storage_moves/:repository_storage_move_id`, auth: 'required',
+      params: defineParams({ repository_storage_move_id: moveId }),
       schema: { summary: `A ${k.kind} repository storage move (administrators)`, tags, response: { 200: k.schema } },
       preValidation: adminOnly,
     }, async ({ input }) => one(await findMove(db, k.kind, input.repository_storage_move_id)));
@@ -130,19 +139,27 @@ const storageMoves: FastifyPluginAsync = async (app) => {
         const destination = await checkShard(config.storages, input.destination_storage_name);
         if (!destination.ok) throw validationFailed({ destination_storage_name: ['is not reachable'] });
         if (isSamePlace(source, destination)) {
-          throw validationFailed({ destination_storage_name: ['must be a different storage than source_storage_name (both are the same directory)'] });
+          throw validationFailed({
+            destination_storage_name: ['must be a different storage than source_storage_name (both are the same directory)'],
+          });
         }
       }
       const payload: BulkPayload = { kind: k.kind, source: input.source_storage_name, destination: input.destination_storage_name ?? null };
       await app.jobs.enqueue(SCHEDULE_BULK_JOB, payload);
       const admin = caller.user;
-      await auditUser(request, admin, `Scheduled repository storage moves of every ${k.kind} on ${payload.source}${payload.destination ? ` to ${payload.destination}` : ''}`);
+      await auditUser(
+        request, admin,
+        `Scheduled repository storage moves of every ${k.kind} on `
+        + `${payload.source}${payload.destination ? ` to ${payload.destination}` : ''}`,
+      );
       reply.code(202);
       return { message: '202 Accepted' };
     });
 
     route(app, {
-      method: 'GET', url: `/${k.plural}/:id/repository_storage_moves`, auth: 'required', params: defineParams({ id: k.idParam, ...paginationParams }),
+      method: 'GET', url: `/${k.plural}/:id/repository_storage_moves`, auth: 'required', params: defineParams({
+        id: k.idParam, ...paginationParams,
+      }),
       schema: { summary: `The repository storage moves of a ${k.kind} (administrators)`, tags, response: { 200: Type.Array(k.schema) } },
       preValidation: adminOnly,
     }, async ({ request, reply, input }) => {
@@ -152,7 +169,9 @@ const storageMoves: FastifyPluginAsync = async (app) => {
     });
 
     route(app, {
-      method: 'GET', url: `/${k.plural}/:id/repository_storage_moves/:repository_storage_move_id`, auth: 'required', params: defineParams({ id: k.idParam, repository_storage_move_id: moveId }),
+      method: 'GET', url: `/${k.plural}/:id/repository_storage_moves/:repository_storage_move_id`, auth: 'required', params: defineParams({
+        id: k.idParam, repository_storage_move_id: moveId,
+      }),
       schema: { summary: `A repository storage move of a ${k.kind} (administrators)`, tags, response: { 200: k.schema } },
       preValidation: adminOnly,
     }, async ({ request, input }) => {
