@@ -9,7 +9,12 @@ export class ApiError extends Error {
   readonly headers: Record<string, string>;
   /** `text/plain`: `body` is sent as it is (the throttles' 429); JSON otherwise. */
   readonly contentType: 'application/json' | 'text/plain';
-  constructor(statusCode: number, body: unknown, headers: Record<string, string> = {}, contentType: 'application/json' | 'text/plain' = 'application/json') {
+  constructor(
+    statusCode: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+    contentType: 'application/json' | 'text/plain' = 'application/json',
+  ) {
     super(typeof body === 'object' && body !== null ? JSON.stringify(body) : String(body));
     this.statusCode = statusCode;
     this.body = body;

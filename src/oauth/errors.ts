@@ -17,8 +17,10 @@ export const OAUTH_MESSAGES = {
   server_error: 'The authorization server encountered an unexpected condition which prevented it from fulfilling the request.',
   unsupported_response_type: 'The authorization server does not support this response type.',
   unsupported_response_mode: 'The authorization server does not support this response mode.',
-  invalid_client: 'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.',
-  invalid_grant: 'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.',
+  invalid_client: 'Client authentication failed due to unknown client, no client authentication included, ' +
+    'or unsupported authentication method.',
+  invalid_grant: 'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI ' +
+    'used in the authorization request, or was issued to another client.',
   unsupported_grant_type: 'The authorization grant type is not supported by the authorization server.',
 } as const;
 
@@ -59,7 +61,11 @@ export function oauthHeaders(error: string, description: string): Record<string,
 }
 
 /** An error of the token, revoke and token-info endpoints. */
-export function oauthError(error: OAuthErrorCode, description: string = OAUTH_MESSAGES[error], opts: { status?: number; state?: string } = {}): ApiError {
+export function oauthError(
+  error: OAuthErrorCode,
+  description: string = OAUTH_MESSAGES[error],
+  opts: { status?: number; state?: string } = {},
+): ApiError {
   return new ApiError(opts.status ?? oauthStatus(error), oauthErrorBody(error, description, opts.state), oauthHeaders(error, description));
 }
 
@@ -83,5 +89,9 @@ export function insufficientScopeError(scopes: string[]): ApiError {
 
 /** RFC 7009 §2.2.1 as Doorkeeper answers it: 403 unauthorized_client with its revoke text. */
 export function revokeUnauthorized(): ApiError {
-  return new ApiError(403, oauthErrorBody('unauthorized_client', REVOKE_UNAUTHORIZED), { 'cache-control': 'no-store, no-cache', pragma: 'no-cache' });
+  return new ApiError(
+    403,
+    oauthErrorBody('unauthorized_client', REVOKE_UNAUTHORIZED),
+    { 'cache-control': 'no-store, no-cache', pragma: 'no-cache' },
+  );
 }

@@ -25,7 +25,10 @@ export function s256Challenge(verifier: string): string {
  * absence of a verifier is accepted, so a client cannot downgrade a PKCE exchange (RFC 9700
  * §4.8.2; Doorkeeper refuses too).
  */
-export function verifierMatches(stored: { code_challenge: string | null; code_challenge_method: string | null }, verifier: string | undefined): boolean {
+export function verifierMatches(
+  stored: { code_challenge: string | null; code_challenge_method: string | null },
+  verifier: string | undefined,
+): boolean {
   if (stored.code_challenge === null) return verifier === undefined;
   if (verifier === undefined || !VERIFIER.test(verifier)) return false;
   const computed = stored.code_challenge_method === 'S256' ? s256Challenge(verifier) : verifier;

@@ -32,7 +32,8 @@ export type PreAuthorization =
 const MAX_NONCE = 255;
 
 export async function preAuthorize(db: Kysely<DB>, param: (name: string) => string | undefined): Promise<PreAuthorization> {
-  const page = (error: OAuthErrorCode, description: string = OAUTH_MESSAGES[error]): PreAuthorization => ({ kind: 'page', error, description });
+  const page = (error: OAuthErrorCode, description: string = OAUTH_MESSAGES[error]): PreAuthorization =>
+    ({ kind: 'page', error, description });
   const clientId = param('client_id');
   if (!clientId) return page('invalid_request', missingParam('client_id'));
   const application = await findApplicationByUid(db, clientId);

@@ -21,7 +21,11 @@ export interface TokenResponseBody {
   id_token?: string;
 }
 
-export async function tokenResponseBody(server: OAuthServer, issued: IssuedToken, o: { user: UserRow; clientUid: string | null; nonce: string | null }): Promise<TokenResponseBody> {
+export async function tokenResponseBody(
+  server: OAuthServer,
+  issued: IssuedToken,
+  o: { user: UserRow; clientUid: string | null; nonce: string | null },
+): Promise<TokenResponseBody> {
   const createdAt = new Date(issued.row.created_at);
   const scopes = issued.row.scopes.split(' ').filter(Boolean);
   const body: TokenResponseBody = {
@@ -34,7 +38,8 @@ export async function tokenResponseBody(server: OAuthServer, issued: IssuedToken
   };
   if (scopes.includes('openid') && o.clientUid) {
     const { groupsDirect } = await loadGroupClaims(server.ctx.db, o.user.id);
-    body.id_token = await signIdToken(server.keys.oidc, { issuer: server.issuer, externalUrl: server.ctx.config.externalUrl, secretKeyBase: server.ctx.secretKeyBase }, {
+    const idTokenKeys = { issuer: server.issuer, externalUrl: server.ctx.config.externalUrl, secretKeyBase: server.ctx.secretKeyBase };
+    body.id_token = await signIdToken(server.keys.oidc, idTokenKeys, {
       user: o.user, clientUid: o.clientUid, scopes, nonce: o.nonce, issuedAt: new Date(), groupsDirect,
     });
   }

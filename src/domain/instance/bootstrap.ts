@@ -21,7 +21,10 @@ export interface BootstrapResult {
   generatedRootPassword: string | null;
 }
 
-export async function bootstrapInstance(db: Kysely<DB>, opts: { rootPassword: string | null; rootToken: string | null; dialect: 'sqlite' | 'postgres' }): Promise<BootstrapResult> {
+export async function bootstrapInstance(
+  db: Kysely<DB>,
+  opts: { rootPassword: string | null; rootToken: string | null; dialect: 'sqlite' | 'postgres' },
+): Promise<BootstrapResult> {
   const secretKeyBase = await readOrCreateSecret(db, 'secret_key_base', () => crypto.randomBytes(64).toString('hex'));
   let generatedRootPassword: string | null = null;
   if (!(await findUserById(db, 1))) {

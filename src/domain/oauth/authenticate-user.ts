@@ -25,7 +25,12 @@ function lockActive(user: UserRow, now: Date): boolean {
   return user.locked_at !== null && Date.parse(user.locked_at) > now.getTime() - UNLOCK_IN_MS;
 }
 
-export async function authenticateUser(db: Kysely<DB>, login: string, password: string, now: Date = new Date()): Promise<AuthenticateResult> {
+export async function authenticateUser(
+  db: Kysely<DB>,
+  login: string,
+  password: string,
+  now: Date = new Date(),
+): Promise<AuthenticateResult> {
   const user = login === '' ? undefined : await findUserByLogin(db, login);
   if (!user || isInternal(user)) {
     dummyHash ??= hashPassword('not a password of anyone');

@@ -208,7 +208,12 @@ export async function recordSignIn(db: Db, userId: number, ip: string, now: stri
 // ---- browser sessions ---------------------------------------------------------------------
 
 export async function insertSession(db: Db, sessionDigest: string, userId: number, expiresAt: string): Promise<void> {
-  await db.insertInto('sessions').values({ session_digest: sessionDigest, user_id: userId, created_at: nowIso(), expires_at: expiresAt }).execute();
+  await db.insertInto('sessions').values({
+    session_digest: sessionDigest,
+    user_id: userId,
+    created_at: nowIso(),
+    expires_at: expiresAt,
+  }).execute();
 }
 
 export function findLiveSession(db: Db, sessionDigest: string, now: string) {

@@ -10,7 +10,12 @@ import { insertSession, recordSignIn } from './oauth.queries.ts';
 import { currentSettings } from '../settings/settings.ts';
 
 /** A session lasts session_expire_delay minutes (the Service's default is a week). */
-export async function startSession(db: Kysely<DB>, userId: number, ip: string, now: Date = new Date()): Promise<{ rawSession: string; expiresAt: Date }> {
+export async function startSession(
+  db: Kysely<DB>,
+  userId: number,
+  ip: string,
+  now: Date = new Date(),
+): Promise<{ rawSession: string; expiresAt: Date }> {
   const rawSession = generateHexToken();
   const expiresAt = new Date(now.getTime() + (await currentSettings(db)).session_expire_delay * 60_000);
   await db.transaction().execute(async (trx) => {

@@ -60,7 +60,8 @@ export async function createProject(db: Kysely<DB>, shards: StorageShard[], inpu
   if (visibilityError) addError(errors, 'visibility_level', visibilityError);
   // HEAD is pointed at it with git: a name git refuses must not reach the command line.
   if (input.defaultBranch !== null && !isValidRefName(input.defaultBranch)) addError(errors, 'default_branch', 'is invalid');
-  if (input.storage !== undefined && !shards.some((s) => s.name === input.storage)) addError(errors, 'repository_storage', 'is not included in the list');
+  const unknownStorage = input.storage !== undefined && !shards.some((s) => s.name === input.storage);
+  if (unknownStorage) addError(errors, 'repository_storage', 'is not included in the list');
   if (Object.keys(errors).length === 0) {
     const taken = await takenInNamespace(db, input.namespace.id, input.name, input.path);
     if (taken.name) addError(errors, 'name', 'has already been taken');

@@ -40,7 +40,8 @@ export const FLAGS = [
 ] as const;
 /** Boolean attributes PUT takes but POST does not (optional_update_params_ce). */
 export const UPDATE_FLAGS = [
-  'ci_forward_deployment_enabled', 'ci_allow_fork_pipelines_to_run_in_parent_project', 'ci_separated_caches', 'restrict_user_defined_variables',
+  'ci_forward_deployment_enabled', 'ci_allow_fork_pipelines_to_run_in_parent_project', 'ci_separated_caches',
+  'restrict_user_defined_variables',
 ] as const;
 export type FlagAttribute = (typeof FLAGS)[number] | (typeof UPDATE_FLAGS)[number];
 
@@ -55,7 +56,12 @@ export const CHOICES = {
 export type ChoiceAttribute = keyof typeof CHOICES;
 
 /** Free texts and their models' length limits. */
-export const TEXTS = { ci_config_path: 255, suggestion_commit_message: 255, merge_commit_template: 500, squash_commit_template: 500 } as const;
+export const TEXTS = {
+  ci_config_path: 255,
+  suggestion_commit_message: 255,
+  merge_commit_template: 500,
+  squash_commit_template: 500,
+} as const;
 export type TextAttribute = keyof typeof TEXTS;
 
 /** Project::MAX_BUILD_TIMEOUT is 1.month: 30.436875 days. */
@@ -123,7 +129,10 @@ function compiles(pattern: string): boolean {
  * text and is refused elsewhere), or the models' errors. `current` is the project's row when it
  * exists (levels that are not given keep theirs for the repository rule).
  */
-export function attributeChanges(input: ProjectAttributesInput, current: Partial<Record<AccessLevelAttribute, number>> & { container_expiration_policy?: string | null } | null):
+export function attributeChanges(
+  input: ProjectAttributesInput,
+  current: Partial<Record<AccessLevelAttribute, number>> & { container_expiration_policy?: string | null } | null,
+):
   { ok: true; set: Set } | { ok: false; errors: AttributeErrors } {
   const set: Record<string, unknown> = {};
   const errors: AttributeErrors = {};
@@ -157,7 +166,8 @@ export function attributeChanges(input: ProjectAttributesInput, current: Partial
   if (typeof set.ci_config_path === 'string' && /(\.{2}|^\/)/.test(set.ci_config_path)) add('ci_config_path', 'cannot include leading slash or directory traversal.');
 
   if (typeof input.build_timeout === 'number') {
-    if (input.build_timeout < BUILD_TIMEOUT_MIN || input.build_timeout >= BUILD_TIMEOUT_BELOW) add('build_timeout', 'needs to be between 10 minutes and 1 month');
+    const timeoutOutOfRange = input.build_timeout < BUILD_TIMEOUT_MIN || input.build_timeout >= BUILD_TIMEOUT_BELOW;
+    if (timeoutOutOfRange) add('build_timeout', 'needs to be between 10 minutes and 1 month');
     set.build_timeout = input.build_timeout;
   }
   if (typeof input.ci_default_git_depth === 'number') {
@@ -172,10 +182,15 @@ export function attributeChanges(input: ProjectAttributesInput, current: Partial
 
   const policy = input.container_expiration_policy_attributes;
   if (policy !== undefined && policy !== null) {
-    const merged: ExpirationPolicy = { ...DEFAULT_EXPIRATION_POLICY, ...(current?.container_expiration_policy ? JSON.parse(current.container_expiration_policy) : {}) };
+    const merged: ExpirationPolicy = {
+      ...DEFAULT_EXPIRATION_POLICY,
+      ...(current?.container_expiration_policy ? JSON.parse(current.container_expiration_policy) : {}),
+    };
     for (const [k, v] of Object.entries(policy)) if (v !== undefined) (merged as unknown as Record<string, unknown>)[k] = v;
-    if (!(EXPIRATION_CHOICES.cadence as readonly string[]).includes(merged.cadence)) add('container_expiration_policy.cadence', 'is not included in the list');
-    if (merged.keep_n !== null && !(EXPIRATION_CHOICES.keep_n as readonly number[]).includes(merged.keep_n)) add('container_expiration_policy.keep_n', 'is not included in the list');
+    const unknownCadence = !(EXPIRATION_CHOICES.cadence as readonly string[]).includes(merged.cadence);
+    if (unknownCadence) add('container_expiration_policy.cadence', 'is not included in the list');
+    const unknownKeepN = merged.keep_n !== null && !(EXPIRATION_CHOICES.keep_n as readonly number[]).includes(merged.keep_n);
+    if (unknownKeepN) add('container_expiration_policy.keep_n', 'is not included in the list');
     if (merged.older_than !== null && !(EXPIRATION_CHOICES.older_than as readonly string[]).includes(merged.older_than)) {
       add('container_expiration_policy.older_than', 'is not included in the list');
     }
@@ -197,7 +212,12 @@ export function attributeChanges(input: ProjectAttributesInput, current: Partial
 }
 
 /** The attributes of a new project that depend on the instance or its visibility (Project's default_value_for). */
-export function newProjectDefaults(opts: { visibilityLevel: number; sharedRunnersEnabled: boolean; autoDevopsEnabled: boolean; buildTimeout: number }): Set {
+export function newProjectDefaults(opts: {
+  visibilityLevel: number;
+  sharedRunnersEnabled: boolean;
+  autoDevopsEnabled: boolean;
+  buildTimeout: number;
+}): Set {
   return {
     // ProjectFeature: Pages are enabled on a public project and private on others.
     pages_access_level: opts.visibilityLevel >= 20 ? FEATURE_LEVELS.enabled : FEATURE_LEVELS.private,

@@ -14,7 +14,9 @@ import {
   type SettingDecl,
 } from './declarations.ts';
 
-const IMPORT_SOURCES = ['github', 'bitbucket', 'bitbucket_server', 'gitlab', 'fogbugz', 'git', 'gitlab_project', 'gitea', 'manifest', 'phabricator'];
+const IMPORT_SOURCES = [
+  'github', 'bitbucket', 'bitbucket_server', 'gitlab', 'fogbugz', 'git', 'gitlab_project', 'gitea', 'manifest', 'phabricator',
+];
 /** KeyRestrictionValidator.supported_key_restrictions: 0 (any size), a minimum size, -1 (forbidden). */
 const keyRestriction = (sizes: number[], acts: string) => intOneOf([0, ...sizes, -1], 0, { acts });
 const KEYS_ACT = 'SSH keys added through the API: a key of this type smaller than the minimum, or any key of it at -1, is refused';
@@ -55,7 +57,10 @@ export const CATALOGUE = {
   container_registry_token_expire_delay: int(5, { greaterThan: 0 }),
   deactivate_dormant_users: bool(false),
   default_artifacts_expire_in: str('30 days'),
-  default_branch_name: str(null, { check: 'ref', acts: 'the branch of the first push or README of a new repository (HEAD), unless the project names one' }),
+  default_branch_name: str(null, {
+    check: 'ref',
+    acts: 'the branch of the first push or README of a new repository (HEAD), unless the project names one',
+  }),
   default_branch_protection: intOneOf([0, 1, 2, 3], 2),
   default_ci_config_path: str(null),
   default_group_visibility: visibility('private', { acts: 'the visibility of a group created without one' }),
@@ -125,7 +130,12 @@ export const CATALOGUE = {
   home_page_url: url(),
   housekeeping_bitmaps_enabled: bool(true),
   housekeeping_enabled: bool(true, {
-    requires: ['housekeeping_bitmaps_enabled', 'housekeeping_full_repack_period', 'housekeeping_gc_period', 'housekeeping_incremental_repack_period'],
+    requires: [
+      'housekeeping_bitmaps_enabled',
+      'housekeeping_full_repack_period',
+      'housekeeping_gc_period',
+      'housekeeping_incremental_repack_period',
+    ],
   }),
   housekeeping_full_repack_period: int(50, { greaterThan: 0 }),
   housekeeping_gc_period: int(200, { greaterThan: 0 }),

@@ -50,11 +50,16 @@ export const int = (d: number, o: Extra & { min?: number; max?: number; greaterT
 export const nullableInt = (o: Extra & { min?: number; max?: number } = {}): SettingDecl<number | null> =>
   ({ type: 'integer', default: null, nullable: true, min: 0, ...o });
 
-export const intOneOf = (values: readonly number[], d: number, o: Extra = {}): SettingDecl<number> => ({ type: 'integer', default: d, values, ...o });
+export const intOneOf = (values: readonly number[], d: number, o: Extra = {}): SettingDecl<number> =>
+  ({ type: 'integer', default: d, values, ...o });
 
-export const float = (d: number, o: Extra & { min?: number; max?: number } = {}): SettingDecl<number> => ({ type: 'float', default: d, ...o });
+export const float = (d: number, o: Extra & { min?: number; max?: number } = {}): SettingDecl<number> =>
+  ({ type: 'float', default: d, ...o });
 
-export const str = (d: string | null, o: Extra & { maxLength?: number; check?: 'url' | 'email' | 'ref' | 'token_prefix' } = {}): SettingDecl<string | null> =>
+export const str = (
+  d: string | null,
+  o: Extra & { maxLength?: number; check?: 'url' | 'email' | 'ref' | 'token_prefix' } = {},
+): SettingDecl<string | null> =>
   ({ type: 'string', maxLength: o.check === 'url' ? URL : SHORT, ...o, default: d });
 
 export const text = (o: Extra = {}): SettingDecl<string | null> => ({ type: 'string', maxLength: TEXT, default: null, ...o });
@@ -85,5 +90,6 @@ export function throttle<N extends string>(name: N, requests: number, period: nu
     [`throttle_${name}_enabled`]: bool(false, acts ? { acts } : {}),
     [`throttle_${name}_requests_per_period`]: positive(requests),
     [`throttle_${name}_period_in_seconds`]: positive(period),
-  } as Record<`throttle_${N}_enabled`, SettingDecl<boolean>> & Record<`throttle_${N}_${'requests_per_period' | 'period_in_seconds'}`, SettingDecl<number>>;
+  } as Record<`throttle_${N}_enabled`, SettingDecl<boolean>>
+    & Record<`throttle_${N}_${'requests_per_period' | 'period_in_seconds'}`, SettingDecl<number>>;
 }

@@ -109,7 +109,13 @@ export async function createResourceToken(
           user_type: USER_TYPES.project_bot, state: 'active', confirmed_at: now, created_by_id: creator.id,
           projects_limit: 0, can_create_group: 0,
         });
-        await insertMember(trx, { sourceType: resource.sourceType, sourceId: resource.id, userId: bot.id, accessLevel: input.accessLevel, createdById: creator.id });
+        await insertMember(trx, {
+          sourceType: resource.sourceType,
+          sourceId: resource.id,
+          userId: bot.id,
+          accessLevel: input.accessLevel,
+          createdById: creator.id,
+        });
         const row = await insertPersonalAccessToken(trx, {
           userId: bot.id, name, tokenDigest: digest(token), scopes: formatScopes(scopes), impersonation: false, expiresAt: input.expiresAt,
         });
@@ -129,7 +135,12 @@ export async function createResourceToken(
  * Revokes the token and deletes its bot; both announce themselves as credential events, the
  * token's even when deleting the bot then fails.
  */
-export async function revokeResourceToken(db: Kysely<DB>, token: ResourceTokenRow, bot: UserRow, opts: DeleteOptions): Promise<{ ok: true } | { ok: false; message: string }> {
+export async function revokeResourceToken(
+  db: Kysely<DB>,
+  token: ResourceTokenRow,
+  bot: UserRow,
+  opts: DeleteOptions,
+): Promise<{ ok: true } | { ok: false; message: string }> {
   await revokePersonalAccessToken(db, token.id);
   const deleted = await deleteUser(db, bot, { ...opts, hardDelete: false });
   if (!deleted.ok) return { ok: false, message: `Failed to delete the bot user of ${token.name}` };

@@ -45,7 +45,10 @@ export async function findTokenWithUser(db: Db, tokenDigest: string): Promise<To
   };
 }
 
-export function findOauthAccessTokenByDigest(db: Db, tokenDigest: string): Promise<(OauthAccessTokenRow & { application_uid: string | null }) | undefined> {
+export function findOauthAccessTokenByDigest(
+  db: Db,
+  tokenDigest: string,
+): Promise<(OauthAccessTokenRow & { application_uid: string | null }) | undefined> {
   return db.selectFrom('oauth_access_tokens')
     .leftJoin('oauth_applications', 'oauth_applications.id', 'oauth_access_tokens.application_id')
     .selectAll('oauth_access_tokens')
@@ -134,7 +137,10 @@ export async function findImpersonationToken(db: Db, userId: number, id: number)
 export async function revokePersonalAccessToken(db: Db, id: number): Promise<void> {
   const row = await db.updateTable('personal_access_tokens').set({ revoked: 1, updated_at: nowIso() })
     .where('id', '=', id).returning('impersonation').executeTakeFirst();
-  if (row) await announceCredentialEvents(db, [tokenRevoked(row.impersonation === 1 ? 'impersonation_token' : 'personal_access_token', id)]);
+  if (row) {
+    const kind = row.impersonation === 1 ? 'impersonation_token' : 'personal_access_token';
+    await announceCredentialEvents(db, [tokenRevoked(kind, id)]);
+  }
 }
 
 export type ResourceTokenRow = PersonalAccessTokenRow & { access_level: number };
@@ -154,7 +160,12 @@ export function resourceTokensQuery(db: Db, sourceType: 'Project' | 'Namespace',
     .where('personal_access_tokens.impersonation', '=', 0);
 }
 
-export async function findResourceToken(db: Db, sourceType: 'Project' | 'Namespace', sourceId: number, tokenId: number): Promise<ResourceTokenRow | undefined> {
+export async function findResourceToken(
+  db: Db,
+  sourceType: 'Project' | 'Namespace',
+  sourceId: number,
+  tokenId: number,
+): Promise<ResourceTokenRow | undefined> {
   if (!isStorableId(tokenId)) return undefined;
   return resourceTokensQuery(db, sourceType, sourceId).where('personal_access_tokens.id', '=', tokenId).executeTakeFirst();
 }

@@ -13,7 +13,9 @@ import { updatePreferences } from '../user-preferences/user-preferences.queries.
 import { storeAvatar } from './avatar.ts';
 import { hashPassword, randomPassword } from './password.ts';
 import { validateUserAttributes, type UserAttributes } from './user-attributes.ts';
-import { emailTaken, externUidTaken, insertUserWithNamespace, updateUserRow, rootPathTakenByOther, upsertIdentity, usernameTaken } from './users.queries.ts';
+import {
+  emailTaken, externUidTaken, insertUserWithNamespace, updateUserRow, rootPathTakenByOther, upsertIdentity, usernameTaken,
+} from './users.queries.ts';
 
 export interface CreateUserInput extends UserAttributes {
   email: string;
@@ -45,7 +47,11 @@ function matchesInternalRegex(pattern: string | null, email: string): boolean {
   }
 }
 
-export async function createUser(db: Kysely<DB>, input: CreateUserInput, opts: { createdById: number; dataDir: string }): Promise<CreateUserResult> {
+export async function createUser(
+  db: Kysely<DB>,
+  input: CreateUserInput,
+  opts: { createdById: number; dataDir: string },
+): Promise<CreateUserResult> {
   if (await emailTaken(db, input.email, null)) return { ok: false, reason: 'email_taken' };
   if (await usernameTaken(db, input.username, null)) return { ok: false, reason: 'username_taken' };
 
@@ -61,7 +67,8 @@ export async function createUser(db: Kysely<DB>, input: CreateUserInput, opts: {
   const settings = await currentSettings(db);
   // User's defaults: `external` from user_default_external unless the email matches
   // user_default_internal_regex, projects_limit from default_projects_limit.
-  const external = input.external ?? (settings.user_default_external && !matchesInternalRegex(settings.user_default_internal_regex, input.email));
+  const external = input.external
+    ?? (settings.user_default_external && !matchesInternalRegex(settings.user_default_internal_regex, input.email));
   const pendingApproval = settings.require_admin_approval_after_user_signup;
   const now = nowIso();
   const row: Omit<NewUser, 'created_at' | 'updated_at'> = {
@@ -98,10 +105,16 @@ export async function createUser(db: Kysely<DB>, input: CreateUserInput, opts: {
   try {
     const user = await db.transaction().execute(async (trx) => {
       let created = await insertUserWithNamespace(trx, row);
-      if (input.provider !== undefined && input.extern_uid !== undefined) await upsertIdentity(trx, created.id, input.provider, input.extern_uid);
-      if (input.view_diffs_file_by_file !== undefined) await updatePreferences(trx, created.id, { view_diffs_file_by_file: input.view_diffs_file_by_file });
+      if (input.provider !== undefined && input.extern_uid !== undefined) {
+        await upsertIdentity(trx, created.id, input.provider, input.extern_uid);
+      }
+      if (input.view_diffs_file_by_file !== undefined) {
+        await updatePreferences(trx, created.id, { view_diffs_file_by_file: input.view_diffs_file_by_file });
+      }
       // The file is written before commit: a failed write rolls the account back.
-      if (input.avatar) created = await updateUserRow(trx, created.id, { avatar: await storeAvatar(opts.dataDir, created.id, input.avatar) });
+      if (input.avatar) {
+        created = await updateUserRow(trx, created.id, { avatar: await storeAvatar(opts.dataDir, created.id, input.avatar) });
+      }
       return created;
     });
     return { ok: true, value: user };
@@ -111,7 +124,9 @@ export async function createUser(db: Kysely<DB>, input: CreateUserInput, opts: {
     if (await emailTaken(db, input.email, null)) return { ok: false, reason: 'email_taken' };
     if (await usernameTaken(db, input.username, null)) return { ok: false, reason: 'username_taken' };
     // A group took the path between the check and the insert (one top-level namespace space).
-    if (await rootPathTakenByOther(db, input.username, null)) return { ok: false, reason: 'invalid', errors: { username: ['has already been taken'] } };
+    if (await rootPathTakenByOther(db, input.username, null)) {
+      return { ok: false, reason: 'invalid', errors: { username: ['has already been taken'] } };
+    }
     throw err;
   }
 }

@@ -61,7 +61,10 @@ export const DECIDE: Readonly<Record<StateOperation, (user: UserRow, now: Date) 
     if (!canBeDeactivated(user, now)) {
       if (isBlockedState(user.state)) return refuse('A blocked user cannot be deactivated by the API', true);
       if (isInternal(user)) return refuse('An internal user cannot be deactivated by the API', true);
-      return refuse(`The user you are trying to deactivate has been active in the past ${MINIMUM_INACTIVE_DAYS} days and cannot be deactivated`, true);
+      return refuse(
+        `The user you are trying to deactivate has been active in the past ${MINIMUM_INACTIVE_DAYS} days and cannot be deactivated`,
+        true,
+      );
     }
     return fire('deactivate');
   },

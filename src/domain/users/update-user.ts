@@ -39,7 +39,9 @@ export async function updateUser(
   if (input.username !== undefined && await usernameTaken(db, input.username, user.id)) return { ok: false, reason: 'username_taken' };
 
   const errors = await validateUserAttributes(db, input, user, { passwordRequired: false });
-  if (input.provider !== undefined && input.extern_uid !== undefined && await externUidTaken(db, input.provider, input.extern_uid, user.id)) {
+  const externUidConflict = input.provider !== undefined && input.extern_uid !== undefined
+    && await externUidTaken(db, input.provider, input.extern_uid, user.id);
+  if (externUidConflict) {
     errors.add('identities.extern_uid', 'has already been taken');
   }
   if (!errors.empty) return { ok: false, reason: 'invalid', errors: errors.errors };
@@ -87,8 +89,12 @@ export async function updateUser(
       if (input.avatar) set.avatar = await storeAvatar(opts.dataDir, user.id, input.avatar);
       const row = await updateUserRow(trx, user.id, set);
       await updatePersonalNamespace(trx, user.id, { name: set.name, path: set.username });
-      if (input.provider !== undefined && input.extern_uid !== undefined) await upsertIdentity(trx, user.id, input.provider, input.extern_uid);
-      if (input.view_diffs_file_by_file !== undefined) await updatePreferences(trx, user.id, { view_diffs_file_by_file: input.view_diffs_file_by_file });
+      if (input.provider !== undefined && input.extern_uid !== undefined) {
+        await upsertIdentity(trx, user.id, input.provider, input.extern_uid);
+      }
+      if (input.view_diffs_file_by_file !== undefined) {
+        await updatePreferences(trx, user.id, { view_diffs_file_by_file: input.view_diffs_file_by_file });
+      }
       return row;
     });
     return { ok: true, value: updated };

@@ -21,7 +21,12 @@ export const USER_TYPES = {
 } as const;
 
 /** The user types that are not internal (User.non_internal). */
-export const NON_INTERNAL_USER_TYPES: number[] = [USER_TYPES.human, USER_TYPES.project_bot, USER_TYPES.service_user, USER_TYPES.service_account];
+export const NON_INTERNAL_USER_TYPES: number[] = [
+  USER_TYPES.human,
+  USER_TYPES.project_bot,
+  USER_TYPES.service_user,
+  USER_TYPES.service_account,
+];
 const NON_INTERNAL = new Set<number>(NON_INTERNAL_USER_TYPES);
 const BOTS = new Set<number>([USER_TYPES.support_bot, USER_TYPES.alert_bot, USER_TYPES.visual_review_bot, USER_TYPES.project_bot,
   USER_TYPES.migration_bot, USER_TYPES.security_bot, USER_TYPES.automation_bot, USER_TYPES.security_policy_bot,
@@ -50,7 +55,8 @@ export function apiAccessDeniedReason(user: UserRow, webUrl: string, now: Date =
     case 'blocked_pending_approval':
       return 'Your account is pending approval from your administrator and hence blocked.';
     case 'deactivated':
-      return `Your account has been deactivated by your administrator. Please log back in from a web browser to reactivate your account at ${webUrl}`;
+      return 'Your account has been deactivated by your administrator. ' +
+        `Please log back in from a web browser to reactivate your account at ${webUrl}`;
     case 'blocked':
     case 'ldap_blocked':
     case 'banned':

@@ -20,7 +20,8 @@ export function findUsersByIds(db: Db, ids: readonly number[]): Promise<UserRow[
 
 export async function findUsersByUsernames(db: Db, usernames: readonly string[]): Promise<UserRow[]> {
   if (usernames.length === 0) return [];
-  return db.selectFrom('users').selectAll().where(sql`lower(username)`, 'in', [...new Set(usernames.map((u) => u.toLowerCase()))]).execute();
+  const lowered = [...new Set(usernames.map((u) => u.toLowerCase()))];
+  return db.selectFrom('users').selectAll().where(sql`lower(username)`, 'in', lowered).execute();
 }
 
 /** Secondary emails of these users, oldest first. */

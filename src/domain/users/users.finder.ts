@@ -71,7 +71,9 @@ const bySearch: Filter = (shape, p) => {
 
 /** `active` is state active and not an internal user (User.active scope). */
 const byActive: Filter = (shape, p) => {
-  if (p.active) shape.step('active', (qb) => qb.where('users.state', '=', 'active').where('users.user_type', 'in', NON_INTERNAL_USER_TYPES));
+  if (p.active) {
+    shape.step('active', (qb) => qb.where('users.state', '=', 'active').where('users.user_type', 'in', NON_INTERNAL_USER_TYPES));
+  }
 };
 
 /** `blocked` covers blocked and ldap_blocked only, not banned or pending approval. */
@@ -134,7 +136,8 @@ const byCustomAttributes: Filter = (shape, p) => {
   for (const [k, v] of Object.entries(p.customAttributes ?? {})) {
     const key = shape.arg(k);
     const value = shape.arg(v);
-    shape.step('custom_attribute', (qb) => qb.where((eb) => eb.exists(eb.selectFrom('user_custom_attributes').select('user_custom_attributes.id')
+    shape.step('custom_attribute', (qb) => qb.where((eb) => eb.exists(eb.selectFrom('user_custom_attributes')
+      .select('user_custom_attributes.id')
       .whereRef('user_custom_attributes.user_id', '=', 'users.id')
       .where('user_custom_attributes.key', '=', key)
       .where('user_custom_attributes.value', '=', value))));

@@ -33,8 +33,13 @@ export function findUserByIdOrUsername(db: Db, identifier: string): Promise<User
 }
 
 /** Inserts a user and their personal namespace in one transaction (the caller's, when given one). */
-export async function insertUserWithNamespace(db: Db, user: Omit<NewUser, 'created_at' | 'updated_at'>, opts: { id?: number } = {}): Promise<UserRow> {
-  const inTransaction = (work: (trx: Db) => Promise<UserRow>) => (db.isTransaction ? work(db) : (db as Kysely<DB>).transaction().execute(work));
+export async function insertUserWithNamespace(
+  db: Db,
+  user: Omit<NewUser, 'created_at' | 'updated_at'>,
+  opts: { id?: number } = {},
+): Promise<UserRow> {
+  const inTransaction = (work: (trx: Db) => Promise<UserRow>) =>
+    (db.isTransaction ? work(db) : (db as Kysely<DB>).transaction().execute(work));
   return inTransaction(async (trx) => {
     const now = nowIso();
     const row = await trx.insertInto('users')
@@ -53,7 +58,11 @@ const personalNamespaceQuery = prepared((db) => db.selectFrom('namespaces').sele
 
 /** The user's own namespace (a hot read of the administrator's and the user's own view). */
 export function personalNamespaceId(db: Db, userId: number): Promise<number | null> {
-  return cachedRead(db as Kysely<DB>, `personal-namespace:${userId}`, async () => (await personalNamespaceQuery.first(db, [userId]))?.id ?? null);
+  return cachedRead(
+    db as Kysely<DB>,
+    `personal-namespace:${userId}`,
+    async () => (await personalNamespaceQuery.first(db, [userId]))?.id ?? null,
+  );
 }
 
 /** Records today's activity; a no-op when it is already recorded, so callers may call it freely. */
@@ -139,11 +148,20 @@ export async function findUserProfile(db: Db, id: number, viewerId: number | nul
 }
 
 /** findUserProfile, answering synchronously when the row is remembered (GET /users/:id's fast path). */
-export function userProfileNow(db: Db, id: number, viewerId: number | null): UserProfileRow | undefined | Promise<UserProfileRow | undefined> {
+export function userProfileNow(
+  db: Db,
+  id: number,
+  viewerId: number | null,
+): UserProfileRow | undefined | Promise<UserProfileRow | undefined> {
   return cachedReadNow(db as Kysely<DB>, `user-profile:${id}:${viewerId ?? 0}`, async () => {
     const row = await userProfileQuery.first(db, [id, viewerId ?? 0]);
     if (!row) return undefined;
-    return { ...row, followers: Number(row.followers), following: Number(row.following), is_followed: Number(row.is_followed) } as UserProfileRow;
+    return {
+      ...row,
+      followers: Number(row.followers),
+      following: Number(row.following),
+      is_followed: Number(row.is_followed),
+    } as UserProfileRow;
   });
 }
 
@@ -170,16 +188,24 @@ export function selectUserListExtras<QB extends SelectQueryBuilder<DB, 'users', 
     : sql<UserListExtrasRow['identities']>`(select json_group_array(json_object('id', i.id, 'provider', i.provider, 'extern_uid', i.extern_uid, 'saml_provider_id', i.saml_provider_id)) from identities i where i.user_id = users.id)`;
   return qb.select((eb) => [
     ...followColumns(eb as unknown as ExpressionBuilder<DB, 'users'>, viewerId),
-    eb.selectFrom('namespaces').select('namespaces.id').whereRef('namespaces.owner_id', '=', 'users.id').where('namespaces.kind', '=', 'user').limit(1).as('namespace_id'),
+    eb.selectFrom('namespaces')
+      .select('namespaces.id')
+      .whereRef('namespaces.owner_id', '=', 'users.id')
+      .where('namespaces.kind', '=', 'user')
+      .limit(1)
+      .as('namespace_id'),
     identities.as('identities'),
   ]);
 }
 
 /** The identities column of selectUserListExtras, parsed. */
-export function listedIdentities(value: UserListExtrasRow['identities']): { provider: string; extern_uid: string; saml_provider_id: number | null }[] {
+export function listedIdentities(
+  value: UserListExtrasRow['identities'],
+): { provider: string; extern_uid: string; saml_provider_id: number | null }[] {
   // Most users have none: SQLite's json_group_array writes '[]', not parsed for every row of a page.
   if (value === null || value === '[]') return [];
-  const list = (typeof value === 'string' ? JSON.parse(value) : value) as { id?: number; provider: string; extern_uid: string; saml_provider_id: number | null }[];
+  type ListedIdentity = { id?: number; provider: string; extern_uid: string; saml_provider_id: number | null };
+  const list = (typeof value === 'string' ? JSON.parse(value) : value) as ListedIdentity[];
   if (list.length > 1 && list[0].id !== undefined) list.sort((a, b) => a.id! - b.id!);
   return list.map(({ provider, extern_uid, saml_provider_id }) => ({ provider, extern_uid, saml_provider_id }));
 }
@@ -247,7 +273,11 @@ export async function verifiedEmailsOf(db: Db, user: UserRow | null, newPrimary:
  * the next request. So are the state, two-factor and deletion writes below.
  */
 export async function updateUserRow(db: Db, id: number, set: UserUpdate): Promise<UserRow> {
-  const row = await db.updateTable('users').set({ ...set, updated_at: nowIso() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  const row = await db.updateTable('users')
+    .set({ ...set, updated_at: nowIso() })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
   await announceCredentialEvents(db, [userChanged(id, 'updated')]);
   return row;
 }
@@ -272,7 +302,13 @@ export async function upsertIdentity(db: Db, userId: number, provider: string, e
   const updated = await db.updateTable('identities').set({ extern_uid: externUid })
     .where('user_id', '=', userId).where('provider', '=', provider).executeTakeFirst();
   if (Number(updated.numUpdatedRows) > 0) return;
-  await db.insertInto('identities').values({ user_id: userId, provider, extern_uid: externUid, saml_provider_id: null, created_at: nowIso() }).execute();
+  await db.insertInto('identities').values({
+    user_id: userId,
+    provider,
+    extern_uid: externUid,
+    saml_provider_id: null,
+    created_at: nowIso(),
+  }).execute();
 }
 
 export function findIdentity(db: Db, userId: number, provider: string) {

@@ -7,7 +7,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { AuthMode, KilnContext, Credential } from '../context.ts';
 import { digest } from '../../domain/tokens/secret.ts';
-import { findOauthAccessTokenByDigest, findSessionByDigest, findTokenWithUser, touchPersonalAccessToken } from '../../domain/tokens/tokens.queries.ts';
+import {
+  findOauthAccessTokenByDigest, findSessionByDigest, findTokenWithUser, touchPersonalAccessToken,
+} from '../../domain/tokens/tokens.queries.ts';
 import { findUserById, findUserByIdOrUsername, touchLastActivity } from '../../domain/users/users.queries.ts';
 import { apiAccessDeniedReason } from '../../domain/users/user-kind.ts';
 import { parseScopes, routeScopes } from '../../domain/auth/scopes.ts';
@@ -107,7 +109,12 @@ function resolveSession(ctx: KilnContext, request: FastifyRequest): Maybe<Cached
     if (!session || session.expires_at <= new Date().toISOString()) return null;
     const user = await findUserById(ctx.db, session.user_id);
     if (!user) return null;
-    const found: CachedCredential = { credential: { kind: 'session', id: session.id, scopes: [] }, user, expiresAt: session.expires_at, revoked: false };
+    const found: CachedCredential = {
+      credential: { kind: 'session', id: session.id, scopes: [] },
+      user,
+      expiresAt: session.expires_at,
+      revoked: false,
+    };
     ctx.authCache.set(key, found);
     return found;
   })();

@@ -36,7 +36,10 @@ function schemaOf(decl: SettingDecl): TSchema {
 /** The settings shown, in the catalogue's (alphabetical) order. */
 export const SHOWN_SETTINGS = SETTING_NAMES.filter((name) => !(CATALOGUE[name] as SettingDecl).secret && !NOT_SHOWN.has(name));
 
-const properties: Record<string, TSchema> = { id: Type.Integer(), performance_bar_allowed_group_id: Type.Union([Type.Integer(), Type.Null()]) };
+const properties: Record<string, TSchema> = {
+  id: Type.Integer(),
+  performance_bar_allowed_group_id: Type.Union([Type.Integer(), Type.Null()]),
+};
 for (const name of SHOWN_SETTINGS) properties[name] = schemaOf(CATALOGUE[name] as SettingDecl);
 Object.assign(properties, {
   repository_storages: Type.Array(Type.String()),

@@ -123,7 +123,8 @@ export const P = {
   /** Grape `Date`: what Ruby's Date.parse takes of the forms clients send (dates.ts), as `YYYY-MM-DD`. */
   date: <O extends Extra>(o: O = {} as O) => Type.String({ format: 'date', maxLength: DATE_PARSE_LIMIT, ...o }) as WithDefault<TString, O>,
   /** Grape `DateTime` (dates.ts), normalised to UTC `…Z`. */
-  dateTime: <O extends Extra>(o: O = {} as O) => Type.String({ format: 'date-time', maxLength: DATE_PARSE_LIMIT, ...o }) as WithDefault<TString, O>,
+  dateTime: <O extends Extra>(o: O = {} as O) =>
+    Type.String({ format: 'date-time', maxLength: DATE_PARSE_LIMIT, ...o }) as WithDefault<TString, O>,
   array: <T extends TSchema, O extends Extra & { commaSeparated?: boolean } = Extra>(items: T, o: O = {} as O) => {
     const { commaSeparated, ...rest } = o;
     return Type.Array(items, { ...rest, ...(commaSeparated ? { 'x-comma-separated': true } : {}) }) as WithDefault<TArray<T>, O>;
@@ -135,7 +136,11 @@ export const P = {
   /** A hash `name[key]=value`. */
   hash: (o: Extra & { valueMaxLength?: number; ownErrors?: boolean } = {}) => {
     const { valueMaxLength, ownErrors, ...rest } = o;
-    return Type.Record(Type.String(), Type.String(stringSchema({ ownErrors }, valueMaxLength ?? DEFAULT_MAX_STRING)), { ...rest, ...(ownErrors ? { 'x-own-errors': true } : {}) });
+    return Type.Record(
+      Type.String(),
+      Type.String(stringSchema({ ownErrors }, valueMaxLength ?? DEFAULT_MAX_STRING)),
+      { ...rest, ...(ownErrors ? { 'x-own-errors': true } : {}) },
+    );
   },
   object: <P2 extends TProperties>(props: P2, o: Extra = {}) => Type.Object(props, o),
   file: (o: Extra = {}) => Type.Unsafe<UploadedFile>({ type: 'string', format: 'binary', 'x-file': true, ...o }),
@@ -218,7 +223,9 @@ function coerce(schema: any, value: unknown, clamp = false): Coerced {
       const s = String(value);
       if (schema['x-own-errors']) return schema.enum && !schema.enum.includes(s) ? NOT_VALID_VALUE : { value: s };
       if (!isStorableText(s)) return UNSTORABLE;
-      if (longerThan(s, schema.maxLength ?? DEFAULT_MAX_STRING)) return { error: 'is invalid', tooLong: schema.maxLength ?? DEFAULT_MAX_STRING };
+      if (longerThan(s, schema.maxLength ?? DEFAULT_MAX_STRING)) {
+        return { error: 'is invalid', tooLong: schema.maxLength ?? DEFAULT_MAX_STRING };
+      }
       if (schema.enum && !schema.enum.includes(s)) return NOT_VALID_VALUE;
       return { value: s };
     }
@@ -261,7 +268,9 @@ function coerce(schema: any, value: unknown, clamp = false): Coerced {
       }
       const out: Record<string, unknown> = {};
       // A hash (TypeBox Record) keeps its value schema under patternProperties.
-      const valueSchema = schema.additionalProperties ?? Object.values<any>(schema.patternProperties ?? {})[0] ?? { type: 'string', maxLength: DEFAULT_MAX_STRING };
+      const valueSchema = schema.additionalProperties
+        ?? Object.values<any>(schema.patternProperties ?? {})[0]
+        ?? { type: 'string', maxLength: DEFAULT_MAX_STRING };
       for (const [k, v] of Object.entries(value)) {
         // A hash's keys are stored or compared as values too (custom attribute keys).
         if (!schema['x-own-errors'] && (!isStorableText(k) || k.length > NAME_MAX)) return INVALID;
@@ -329,7 +338,11 @@ export function validateRequestParams(
   return validate(def, path, [path, body, query]);
 }
 
-function validate(def: ParamsDefinition, path: Record<string, unknown> | null, sources: Record<string, unknown>[]): Record<string, unknown> {
+function validate(
+  def: ParamsDefinition,
+  path: Record<string, unknown> | null,
+  sources: Record<string, unknown>[],
+): Record<string, unknown> {
   const given = (key: string) => lookup(sources, key) !== undefined;
   const out: Record<string, unknown> = {};
   const errors: string[] = [];
@@ -339,7 +352,9 @@ function validate(def: ParamsDefinition, path: Record<string, unknown> | null, s
     const value = lookup(sources, key);
     if (value === undefined) {
       if (required) missing ??= key;
-      else if (sub.default !== undefined) out[key] = typeof sub.default === 'object' && sub.default !== null ? structuredClone(sub.default) : sub.default;
+      else if (sub.default !== undefined) {
+        out[key] = typeof sub.default === 'object' && sub.default !== null ? structuredClone(sub.default) : sub.default;
+      }
       continue;
     }
     // An empty string for a non-string type is Grape's nil: given, but without a value. Dates

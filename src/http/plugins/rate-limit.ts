@@ -54,15 +54,21 @@ export function throttleDefaults(config: Pick<Config, 'rateLimitPerIp' | 'rateLi
   const perIp = config.rateLimitPerIp;
   if (perUser > 0) {
     Object.assign(out, {
-      throttle_authenticated_api_enabled: true, throttle_authenticated_api_requests_per_period: perUser, throttle_authenticated_api_period_in_seconds: 60,
-      throttle_authenticated_web_enabled: true, throttle_authenticated_web_requests_per_period: perUser, throttle_authenticated_web_period_in_seconds: 60,
+      throttle_authenticated_api_enabled: true,
+      throttle_authenticated_api_requests_per_period: perUser,
+      throttle_authenticated_api_period_in_seconds: 60,
+      throttle_authenticated_web_enabled: true,
+      throttle_authenticated_web_requests_per_period: perUser,
+      throttle_authenticated_web_period_in_seconds: 60,
     });
   }
   if (perIp > 0) {
     Object.assign(out, {
       throttle_unauthenticated_api_enabled: true, throttle_unauthenticated_api_requests_per_period: perIp,
       throttle_unauthenticated_api_period_in_seconds: 60,
-      throttle_unauthenticated_enabled: true, throttle_unauthenticated_requests_per_period: perIp, throttle_unauthenticated_period_in_seconds: 60,
+      throttle_unauthenticated_enabled: true,
+      throttle_unauthenticated_requests_per_period: perIp,
+      throttle_unauthenticated_period_in_seconds: 60,
     });
   }
   return out;
@@ -149,7 +155,12 @@ export default fp<{ cluster: SharedCounters | null }>(async (app, opts) => {
       reply.header('x-ratelimit-reset', result.ttlInSeconds);
       return;
     }
-    throw new ApiError(429, `${settings.rate_limiting_response_text || 'Retry later'}\n`, throttledHeaders(t, observed, result.ttl), 'text/plain');
+    throw new ApiError(
+      429,
+      `${settings.rate_limiting_response_text || 'Retry later'}\n`,
+      throttledHeaders(t, observed, result.ttl),
+      'text/plain',
+    );
   }
 
   // A callback hook: while the throttle is off (and the settings are in memory), a request pays

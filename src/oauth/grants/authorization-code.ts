@@ -15,7 +15,11 @@ import { verifierMatches } from '../pkce.ts';
 import { tokenResponseBody, type TokenResponseBody } from '../token-response.ts';
 import type { OAuthServer } from '../server.ts';
 
-export async function authorizationCodeGrant(server: OAuthServer, request: FastifyRequest, param: (n: string) => string | undefined): Promise<TokenResponseBody> {
+export async function authorizationCodeGrant(
+  server: OAuthServer,
+  request: FastifyRequest,
+  param: (n: string) => string | undefined,
+): Promise<TokenResponseBody> {
   const { db } = server.ctx;
   const code = param('code');
   const redirectUri = param('redirect_uri');

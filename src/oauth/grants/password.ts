@@ -16,7 +16,11 @@ import { defaultScopes, scopesAllowed, splitScopes } from '../scopes.ts';
 import { tokenResponseBody, type TokenResponseBody } from '../token-response.ts';
 import type { OAuthServer } from '../server.ts';
 
-export async function passwordGrant(server: OAuthServer, request: FastifyRequest, param: (n: string) => string | undefined): Promise<TokenResponseBody> {
+export async function passwordGrant(
+  server: OAuthServer,
+  request: FastifyRequest,
+  param: (n: string) => string | undefined,
+): Promise<TokenResponseBody> {
   const { db } = server.ctx;
   const creds = clientCredentials(request, param);
   const client = creds ? await authenticateClient(db, creds) : null;
@@ -36,6 +40,11 @@ export async function passwordGrant(server: OAuthServer, request: FastifyRequest
   const scopes = requested === undefined ? defaultScopes(applicationScopes) : splitScopes(requested);
   if (!scopesAllowed(scopes, applicationScopes)) throw oauthError('invalid_scope');
 
-  const issued = await issueAccessToken(db, { applicationId: client?.id ?? null, resourceOwnerId: auth.user.id, scopes, withRefreshToken: false });
+  const issued = await issueAccessToken(db, {
+    applicationId: client?.id ?? null,
+    resourceOwnerId: auth.user.id,
+    scopes,
+    withRefreshToken: false,
+  });
   return tokenResponseBody(server, issued, { user: auth.user, clientUid: client?.uid ?? null, nonce: null });
 }

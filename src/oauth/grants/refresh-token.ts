@@ -24,7 +24,11 @@ import { splitScopes } from '../scopes.ts';
 import { tokenResponseBody, type TokenResponseBody } from '../token-response.ts';
 import type { OAuthServer } from '../server.ts';
 
-export async function refreshTokenGrant(server: OAuthServer, request: FastifyRequest, param: (n: string) => string | undefined): Promise<TokenResponseBody> {
+export async function refreshTokenGrant(
+  server: OAuthServer,
+  request: FastifyRequest,
+  param: (n: string) => string | undefined,
+): Promise<TokenResponseBody> {
   const { db } = server.ctx;
   const raw = param('refresh_token');
   if (!raw) throw oauthError('invalid_request', missingParam('refresh_token'));

@@ -29,7 +29,11 @@ const authorize: FastifyPluginAsync<{ server: OAuthServer }> = async (app, { ser
       return null;
     }
     if (pre.kind === 'redirect') {
-      redirect(reply, request.method, redirectWith(pre.redirectUri, { error: pre.error, error_description: pre.description, state: pre.state }, pre.fragment));
+      redirect(
+        reply,
+        request.method,
+        redirectWith(pre.redirectUri, { error: pre.error, error_description: pre.description, state: pre.state }, pre.fragment),
+      );
       return null;
     }
     return pre;
@@ -58,7 +62,11 @@ const authorize: FastifyPluginAsync<{ server: OAuthServer }> = async (app, { ser
     if (!pre) return reply;
     if (pre.application.trusted) return approve(request, reply, session, pre);
     return sendPage(reply, 200, consentPage({
-      applicationName: pre.application.name, scopes: pre.scopes, request: pre.request, csrfToken: session.csrfToken, username: session.user.username,
+      applicationName: pre.application.name,
+      scopes: pre.scopes,
+      request: pre.request,
+      csrfToken: session.csrfToken,
+      username: session.user.username,
     }));
   });
 

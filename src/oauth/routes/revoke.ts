@@ -19,7 +19,11 @@ import type { OAuthServer } from '../server.ts';
 const revoke: FastifyPluginAsync<{ server: OAuthServer }> = async (app, { server }) => {
   const { db } = server.ctx;
 
-  app.options('/oauth/revoke', { config: { web: true }, schema: { hide: true } }, async (request, reply) => answerPreflight(request, reply, TOKEN_CORS));
+  app.options(
+    '/oauth/revoke',
+    { config: { web: true }, schema: { hide: true } },
+    async (request, reply) => answerPreflight(request, reply, TOKEN_CORS),
+  );
 
   app.post('/oauth/revoke', { config: { web: true }, schema: { hide: true } }, async (request, reply) => {
     applyCors(request, reply, TOKEN_CORS);

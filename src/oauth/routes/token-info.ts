@@ -12,7 +12,11 @@ import { invalidTokenError } from '../errors.ts';
 import type { OAuthServer } from '../server.ts';
 
 const tokenInfo: FastifyPluginAsync<{ server: OAuthServer }> = async (app, { server }) => {
-  app.options('/oauth/token/info', { config: { web: true }, schema: { hide: true } }, async (request, reply) => answerPreflight(request, reply, TOKEN_INFO_CORS));
+  app.options(
+    '/oauth/token/info',
+    { config: { web: true }, schema: { hide: true } },
+    async (request, reply) => answerPreflight(request, reply, TOKEN_INFO_CORS),
+  );
 
   app.get('/oauth/token/info', { config: { web: true }, schema: { hide: true } }, async (request, reply) => {
     applyCors(request, reply, TOKEN_INFO_CORS);

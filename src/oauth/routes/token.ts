@@ -19,7 +19,11 @@ const GRANTS = {
 } as const;
 
 const token: FastifyPluginAsync<{ server: OAuthServer }> = async (app, { server }) => {
-  app.options('/oauth/token', { config: { web: true }, schema: { hide: true } }, async (request, reply) => answerPreflight(request, reply, TOKEN_CORS));
+  app.options(
+    '/oauth/token',
+    { config: { web: true }, schema: { hide: true } },
+    async (request, reply) => answerPreflight(request, reply, TOKEN_CORS),
+  );
 
   app.post('/oauth/token', { config: { web: true }, schema: { hide: true } }, async (request, reply) => {
     applyCors(request, reply, TOKEN_CORS);

@@ -25,7 +25,12 @@ const userinfo: FastifyPluginAsync<{ server: OAuthServer }> = async (app, { serv
     if (!found.token.scopes.split(' ').includes('openid')) throw insufficientScopeError(['openid']);
     if (apiAccessDeniedReason(found.user, ctx.config.externalUrl) !== null) throw invalidTokenError('unknown');
     const groupClaims = await loadGroupClaims(ctx.db, found.user.id);
-    const claims = userinfoClaims(found.user, found.token.scopes.split(' '), { externalUrl: ctx.config.externalUrl, secretKeyBase: ctx.secretKeyBase }, groupClaims);
+    const claims = userinfoClaims(
+      found.user,
+      found.token.scopes.split(' '),
+      { externalUrl: ctx.config.externalUrl, secretKeyBase: ctx.secretKeyBase },
+      groupClaims,
+    );
     reply.header('cache-control', 'no-store');
     return reply.type('application/json').send(JSON.stringify(claims));
   }

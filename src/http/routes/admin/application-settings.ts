@@ -49,7 +49,9 @@ const applicationSettings: FastifyPluginAsync = async (app) => {
     if (change.storages && change.weights === undefined) {
       const unknown = change.storages.filter((name) => !names.has(name));
       if (unknown.length > 0) throw validationFailed({ repository_storages: [`can't include: ${unknown.join(', ')}`] });
-      change.values.repository_storages_weighted = Object.fromEntries(config.storages.map((s) => [s.name, change.storages!.includes(s.name) ? 100 : 0]));
+      change.values.repository_storages_weighted = Object.fromEntries(
+        config.storages.map((s) => [s.name, change.storages!.includes(s.name) ? 100 : 0]),
+      );
     }
     if (change.weights !== undefined) {
       const messages: string[] = [];

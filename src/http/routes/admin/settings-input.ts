@@ -69,7 +69,8 @@ export interface SettingsChange {
 /** ActiveModel's numericality messages. */
 function numberErrors(decl: SettingDecl & { type: 'integer' | 'float' }, n: number): string[] {
   const out: string[] = [];
-  if (decl.type === 'integer' && decl.greaterThan !== undefined && !(n > decl.greaterThan)) out.push(`must be greater than ${decl.greaterThan}`);
+  const notGreater = decl.type === 'integer' && decl.greaterThan !== undefined && !(n > decl.greaterThan);
+  if (notGreater) out.push(`must be greater than ${decl.greaterThan}`);
   if (decl.min !== undefined && n < decl.min) out.push(`must be greater than or equal to ${decl.min}`);
   if (decl.max !== undefined && n > decl.max) out.push(`must be less than or equal to ${decl.max}`);
   return out;
@@ -112,7 +113,8 @@ export function settingsChange(input: Record<string, unknown>): SettingsChange {
     if (given[legacy] !== undefined && given[name] === undefined) given[name] = given[legacy];
     delete given[legacy];
   }
-  if (given.performance_bar_enabled === false && given.performance_bar_allowed_group_path === undefined) given.performance_bar_allowed_group_path = null;
+  const clearsGroupPath = given.performance_bar_enabled === false && given.performance_bar_allowed_group_path === undefined;
+  if (clearsGroupPath) given.performance_bar_allowed_group_path = null;
   delete given.performance_bar_enabled;
 
   const grape: string[] = [];

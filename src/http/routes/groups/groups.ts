@@ -30,7 +30,9 @@ import { checkUnmodifiedSince } from '../../unmodified-since.ts';
 import type { GroupContext } from '../../loaders/containers.ts';
 import type { FastifyRequest } from 'fastify';
 import { defineParams, P } from '../../input/params.ts';
-import { cursorKeysetParams, keysetRequested, keysetUnavailable, paginate, paginateCursor, paginationParams, type CursorKey } from '../../lists/pagination.ts';
+import {
+  cursorKeysetParams, keysetRequested, keysetUnavailable, paginate, paginateCursor, paginationParams, type CursorKey,
+} from '../../lists/pagination.ts';
 import { GroupDetailSchema, GroupSchema, presentGroup } from '../../entities/group.ts';
 import { authorizeGroup, loadGroup } from '../../loaders/containers.ts';
 import { presentProjectList } from '../../loaders/project-list.ts';

@@ -112,7 +112,12 @@ const resourceAccessTokens: FastifyPluginAsync = async (app) => {
       schema: { summary: `The ${kind}'s access tokens`, tags, response: { 200: Type.Array(ResourceAccessTokenSchema) } },
     }, async ({ request, reply, input, caller }) => {
       const { resource } = await readableResource(request, caller, input.id, kind);
-      const rows = await paginate(db, request, reply, resourceTokensQuery(db, resource.sourceType, resource.id).orderBy('personal_access_tokens.id'));
+      const rows = await paginate(
+        db,
+        request,
+        reply,
+        resourceTokensQuery(db, resource.sourceType, resource.id).orderBy('personal_access_tokens.id'),
+      );
       return rows.map(present);
     });
 
@@ -128,11 +133,17 @@ const resourceAccessTokens: FastifyPluginAsync = async (app) => {
 
     route(app, {
       method: 'POST', url: base, auth: 'required', params: createParams,
-      schema: { summary: `Create a ${kind} access token (and its bot user); the token is shown once`, tags, response: { 201: ResourceAccessTokenWithTokenSchema } },
+      schema: {
+        summary: `Create a ${kind} access token (and its bot user); the token is shown once`,
+        tags,
+        response: { 201: ResourceAccessTokenWithTokenSchema },
+      },
     }, async ({ request, reply, input, caller }) => {
       const loaded = await loadResource(request, caller, input.id, kind);
       const accessLevel = input.access_level ?? DEFAULT_ACCESS_LEVEL;
-      if (!(ACCESS_LEVEL_VALUES as readonly number[]).includes(accessLevel)) throw invalidParams(['access_level does not have a valid value']);
+      if (!(ACCESS_LEVEL_VALUES as readonly number[]).includes(accessLevel)) {
+        throw invalidParams(['access_level does not have a valid value']);
+      }
       // ResourceAccessTokens::CreateService refuses in its own words, which the route answers as 400.
       const result = loaded.mayManage
         ? await createResourceToken(db, loaded.resource, { id: caller.user.id, level: loaded.level }, {

@@ -88,7 +88,9 @@ export const projectUpdateOnlyParams = {
 export const ATTRIBUTE_NAMES = Object.keys(projectAttributeParams);
 export const UPDATE_ONLY_NAMES = Object.keys(projectUpdateOnlyParams);
 
-const NULLABLE = new Set(['ci_config_path', 'suggestion_commit_message', 'merge_commit_template', 'squash_commit_template', 'topics', 'tag_list']);
+const NULLABLE = new Set([
+  'ci_config_path', 'suggestion_commit_message', 'merge_commit_template', 'squash_commit_template', 'topics', 'tag_list',
+]);
 
 /** An empty value (Grape's nil) is refused for what has no "none": flags, levels, words, numbers. */
 export function refuseNils(input: Record<string, unknown>): void {

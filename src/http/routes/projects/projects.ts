@@ -85,8 +85,14 @@ const createAttributes = {
   public_builds: P.optional(P.boolean({ description: 'non-members may read jobs, logs and artifacts by visibility (default true)' })),
   ...projectAttributeParams,
 };
-const createParams = defineParams({ ...createAttributes, namespace_id: P.optional(P.integer({ description: 'default: the personal namespace' })) }, { atLeastOneOf: [['name', 'path']] });
-const createForUserParams = defineParams({ ...createAttributes, user_id: P.integer(), namespace_id: P.optional(P.integer()) }, { atLeastOneOf: [['name', 'path']] });
+const createParams = defineParams(
+  { ...createAttributes, namespace_id: P.optional(P.integer({ description: 'default: the personal namespace' })) },
+  { atLeastOneOf: [['name', 'path']] },
+);
+const createForUserParams = defineParams(
+  { ...createAttributes, user_id: P.integer(), namespace_id: P.optional(P.integer()) },
+  { atLeastOneOf: [['name', 'path']] },
+);
 const idParams = defineParams({ id: P.string({ description: 'project id or URL-encoded full path' }) });
 const updateParams = defineParams({
   id: P.string(),
@@ -98,7 +104,9 @@ const updateParams = defineParams({
   public_builds: P.optional(P.boolean({ description: 'non-members may read jobs, logs and artifacts by visibility (default true)' })),
   ...projectAttributeParams,
   ...projectUpdateOnlyParams,
-}, { atLeastOneOf: [['name', 'path', 'description', 'default_branch', 'visibility', 'public_builds', ...ATTRIBUTE_NAMES, ...UPDATE_ONLY_NAMES]] });
+}, {
+  atLeastOneOf: [['name', 'path', 'description', 'default_branch', 'visibility', 'public_builds', ...ATTRIBUTE_NAMES, ...UPDATE_ONLY_NAMES]],
+});
 const listParams = defineParams({
   archived: P.optional(P.boolean()),
   visibility: P.optional(P.oneOf(VISIBILITIES)),
@@ -155,7 +163,10 @@ const projects: FastifyPluginAsync = async (app) => {
   async function personalLimitError(creator: UserRow, namespace: NamespaceRow): Promise<string | null> {
     if (namespace.kind !== 'user' || namespace.owner_id !== creator.id) return null;
     if (creator.projects_limit === 0) return 'Personal project creation is not allowed. Please contact your administrator with questions';
-    return await countProjectsInNamespace(db, namespace.id) >= creator.projects_limit ? `Your project limit is ${creator.projects_limit} projects! Please contact your administrator to increase it` : null;
+    const overLimit = await countProjectsInNamespace(db, namespace.id) >= creator.projects_limit;
+    return overLimit
+      ? `Your project limit is ${creator.projects_limit} projects! Please contact your administrator to increase it`
+      : null;
   }
 
   async function create(reply: FastifyReply, viewer: UserRow, creator: UserRow, input: CreateInput) {
@@ -238,7 +249,8 @@ const projects: FastifyPluginAsync = async (app) => {
       ? await paginateKeyset(request, reply, qb, { orderBy: input.order_by, supported: ['id'], sort: input.sort })
       : await paginate(db, request, reply, input.order_by === 'id'
         ? qb.orderBy('projects.id', input.sort)
-        : qb.orderBy(`projects.${input.order_by as Exclude<(typeof ORDERS)[number], 'id'>}`, input.sort).orderBy('projects.id', input.sort), { maxOffset: PROJECT_MAX_OFFSET });
+        : qb.orderBy(`projects.${input.order_by as Exclude<(typeof ORDERS)[number], 'id'>}`, input.sort)
+          .orderBy('projects.id', input.sort), { maxOffset: PROJECT_MAX_OFFSET });
     const entity: ProjectEntity = viewer && !input.simple ? 'with_access' : 'basic';
     const body = await presentProjectList(db, rows, { externalUrl, viewer, entity });
     serializeWith(reply, serialize.list[entity]);
@@ -279,7 +291,10 @@ const projects: FastifyPluginAsync = async (app) => {
     const result = await updateProject(db, config.storages, ctx.project, ctx.namespace.namespace, {
       name: input.name, path: input.path, description: input.description, defaultBranch: input.default_branch,
       visibilityLevel: level,
-      attributes: { ...attributes.set, ...(typeof input.public_builds === 'boolean' ? { public_builds: input.public_builds ? 1 : 0 } : {}) },
+      attributes: {
+        ...attributes.set,
+        ...(typeof input.public_builds === 'boolean' ? { public_builds: input.public_builds ? 1 : 0 } : {}),
+      },
     });
     if (!result.ok) {
       if (result.reason === 'default_branch') throw badRequest('Could not set the default branch');
@@ -305,7 +320,11 @@ const projects: FastifyPluginAsync = async (app) => {
 
   route(app, {
     method: 'DELETE', url: '/projects/:id', auth: 'required', params: idParams,
-    schema: { summary: 'Delete a project and its repository', tags: ['projects'], response: { 202: Type.Object({ message: Type.String() }) } },
+    schema: {
+      summary: 'Delete a project and its repository',
+      tags: ['projects'],
+      response: { 202: Type.Object({ message: Type.String() }) },
+    },
   }, async ({ request, reply, input }) => {
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'delete_project');

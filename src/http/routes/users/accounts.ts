@@ -90,7 +90,11 @@ function failure(result: UserWriteFailure): Error {
 /** The UserWithAdmin entity of one user, as POST and PUT answer. */
 async function adminView(db: Kysely<DB>, user: UserRow, externalUrl: string) {
   const [identities, namespaceId] = await Promise.all([identitiesOfUser(db, user.id), personalNamespaceId(db, user.id)]);
-  return presentUserWithAdmin(user, { identities, namespaceId, followers: 0, following: 0, isFollowed: false }, { externalUrl, canReadProfile: true });
+  return presentUserWithAdmin(
+    user,
+    { identities, namespaceId, followers: 0, following: 0, isFollowed: false },
+    { externalUrl, canReadProfile: true },
+  );
 }
 
 const userAccounts: FastifyPluginAsync = async (app) => {
@@ -104,7 +108,13 @@ const userAccounts: FastifyPluginAsync = async (app) => {
     const result = await createUser(db, input as CreateUserInput, { createdById: admin.id, dataDir: config.dataDir });
     if (!result.ok) throw failure(result);
     const created = result.value;
-    await audit(request, { entityType: 'User', entityId: created.id, entityPath: created.username, target: { id: created.id, type: 'User', details: created.username }, message: `User ${created.username} created` });
+    await audit(request, {
+      entityType: 'User',
+      entityId: created.id,
+      entityPath: created.username,
+      target: { id: created.id, type: 'User', details: created.username },
+      message: `User ${created.username} created`,
+    });
     reply.code(201);
     return adminView(db, created, config.externalUrl);
   });

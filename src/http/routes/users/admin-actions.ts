@@ -24,7 +24,9 @@ import type { Caller } from '../../context.ts';
 const idParams = defineParams({ id: P.integer({ description: 'user id' }) });
 const deleteParams = defineParams({
   id: P.integer({ description: 'user id' }),
-  hard_delete: P.optional(P.boolean({ description: 'delete contributions and solely owned groups instead of moving them to the ghost user' })),
+  hard_delete: P.optional(P.boolean({
+    description: 'delete contributions and solely owned groups instead of moving them to the ghost user',
+  })),
 });
 
 const Literal = Type.Union([Type.Boolean(), Type.Null()]);
@@ -37,7 +39,9 @@ function sendLiteral(reply: FastifyReply, value: boolean | null): FastifyReply {
 
 /** The user is gone either way; a repository that could not be removed is an operator's matter. */
 function logLeftovers(request: FastifyRequest, leftovers: LeftoverRepository[]): void {
-  for (const { storage, diskPath, error } of leftovers) request.log.error({ err: error, storage, diskPath }, 'repository of a deleted user left on disk');
+  for (const { storage, diskPath, error } of leftovers) {
+    request.log.error({ err: error, storage, diskPath }, 'repository of a deleted user left on disk');
+  }
 }
 
 const STATE_OPERATIONS: { path: string; operation: StateOperation; summary: string }[] = [
@@ -76,7 +80,15 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
       if (decision.kind === 'refuse') throw decision.prefixed ? forbidden(decision.message) : forbiddenMessage(decision.message);
       if (decision.event === null) return sendLiteral(reply, decision.body);
       const changed = await fireEvent(user, decision.event);
-      if (changed) await audit(request, { entityType: 'User', entityId: user.id, entityPath: user.username, target: { id: user.id, type: 'User', details: user.username }, message: `${DONE[operation]} user ${user.username}` });
+      if (changed) {
+        await audit(request, {
+          entityType: 'User',
+          entityId: user.id,
+          entityPath: user.username,
+          target: { id: user.id, type: 'User', details: user.username },
+          message: `${DONE[operation]} user ${user.username}`,
+        });
+      }
       return sendLiteral(reply, decision.body === true ? changed : decision.body);
     });
   }
@@ -102,7 +114,13 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
     const notPending = 'The user you are trying to approve is not pending approval';
     if (user.state === 'blocked' || user.state === 'ldap_blocked') throw forbiddenMessage(notPending);
     if (user.state !== 'blocked_pending_approval' || !(await fireEvent(user, 'activate'))) throw conflict(notPending);
-    await audit(request, { entityType: 'User', entityId: user.id, entityPath: user.username, target: { id: user.id, type: 'User', details: user.username }, message: `Approved user ${user.username}` });
+    await audit(request, {
+      entityType: 'User',
+      entityId: user.id,
+      entityPath: user.username,
+      target: { id: user.id, type: 'User', details: user.username },
+      message: `Approved user ${user.username}`,
+    });
     return reply.code(201).send({ message: 'Success' });
   });
 
@@ -116,7 +134,13 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
     const result = await deleteUser(db, user, { hardDelete: true, host, dataDir: config.dataDir, shards: config.storages });
     if (!result.ok) throw result.reason === 'conflict' ? conflict(result.message) : forbidden();
     logLeftovers(request, result.leftovers);
-    await audit(request, { entityType: 'User', entityId: user.id, entityPath: user.username, target: { id: user.id, type: 'User', details: user.username }, message: `Rejected user ${user.username}` });
+    await audit(request, {
+      entityType: 'User',
+      entityId: user.id,
+      entityPath: user.username,
+      target: { id: user.id, type: 'User', details: user.username },
+      message: `Rejected user ${user.username}`,
+    });
     return reply.code(200).send({ message: 'Success' });
   });
 
@@ -127,10 +151,21 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
     authenticatedAsAdmin(request);
     const user = await userOr404(db, input.id);
     checkUnmodifiedSince(request, user.updated_at);
-    const result = await deleteUser(db, user, { hardDelete: input.hard_delete === true, host, dataDir: config.dataDir, shards: config.storages });
+    const result = await deleteUser(db, user, {
+      hardDelete: input.hard_delete === true,
+      host,
+      dataDir: config.dataDir,
+      shards: config.storages,
+    });
     if (!result.ok) throw result.reason === 'conflict' ? conflict(result.message) : forbidden();
     logLeftovers(request, result.leftovers);
-    await audit(request, { entityType: 'User', entityId: user.id, entityPath: user.username, target: { id: user.id, type: 'User', details: user.username }, message: `Removed user ${user.username}` });
+    await audit(request, {
+      entityType: 'User',
+      entityId: user.id,
+      entityPath: user.username,
+      target: { id: user.id, type: 'User', details: user.username },
+      message: `Removed user ${user.username}`,
+    });
     return reply.code(204).send();
   });
 

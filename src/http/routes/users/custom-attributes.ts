@@ -30,7 +30,11 @@ const userCustomAttributes: FastifyPluginAsync = async (app) => {
 
   route(app, {
     method: 'GET', url: '/users/:id(^\\d+$)/custom_attributes', auth: 'required', scopes: ['read_user'], params: listParams,
-    schema: { summary: "A user's custom attributes (administrators)", tags: ['users'], response: { 200: Type.Array(CustomAttributeSchema) } },
+    schema: {
+      summary: "A user's custom attributes (administrators)",
+      tags: ['users'],
+      response: { 200: Type.Array(CustomAttributeSchema) },
+    },
   }, async ({ request, reply, input }) => {
     authenticatedAsAdmin(request);
     const user = await userOr404(db, input.id);

@@ -48,7 +48,9 @@ const userFollows: FastifyPluginAsync = async (app) => {
     if (outcome === 'unchanged') throw notModified();
     if (outcome === 'limit_reached') {
       // The follow model's validation message, rendered as a plain string (reference §11).
-      throw new ApiError(400, { message: `You can't follow more than ${MAX_FOLLOWEE_LIMIT} users. To follow more users, unfollow some others.` });
+      throw new ApiError(400, {
+        message: `You can't follow more than ${MAX_FOLLOWEE_LIMIT} users. To follow more users, unfollow some others.`,
+      });
     }
     reply.code(201);
     return present(user);

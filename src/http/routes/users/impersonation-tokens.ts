@@ -81,7 +81,11 @@ const userTokens: FastifyPluginAsync = async (app) => {
   });
 
   route(app, {
-    method: 'GET', url: '/users/:user_id/impersonation_tokens/:impersonation_token_id', auth: 'required', scopes: ['read_user'], params: params.one,
+    method: 'GET',
+    url: '/users/:user_id/impersonation_tokens/:impersonation_token_id',
+    auth: 'required',
+    scopes: ['read_user'],
+    params: params.one,
     preValidation: adminOnly,
     schema: { summary: 'One impersonation token (administrators)', tags, response: { 200: ImpersonationTokenSchema } },
   }, async ({ input }) => presentImpersonationToken(await impersonationTokenOr404(input)));
@@ -89,7 +93,11 @@ const userTokens: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'POST', url: '/users/:user_id/impersonation_tokens', auth: 'required', params: params.createImpersonation,
     preValidation: adminOnly,
-    schema: { summary: 'Creates an impersonation token; the secret is shown only here', tags, response: { 201: ImpersonationTokenWithTokenSchema } },
+    schema: {
+      summary: 'Creates an impersonation token; the secret is shown only here',
+      tags,
+      response: { 201: ImpersonationTokenWithTokenSchema },
+    },
   }, async ({ request, reply, input }) => {
     const user = await userOr404(db, input.user_id);
     const result = await createToken(db, user, {
@@ -117,7 +125,11 @@ const userTokens: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'POST', url: '/users/:user_id/personal_access_tokens', auth: 'required', params: params.createPersonal,
     preValidation: adminOnly,
-    schema: { summary: 'Creates a personal access token for a user; the secret is shown only here', tags, response: { 201: PersonalAccessTokenWithTokenSchema } },
+    schema: {
+      summary: 'Creates a personal access token for a user; the secret is shown only here',
+      tags,
+      response: { 201: PersonalAccessTokenWithTokenSchema },
+    },
   }, async ({ request, reply, input }) => {
     const user = await userOr404(db, input.user_id);
     const result = await createToken(db, user, {

@@ -1,5 +1,6 @@
 /**
- * Users and what hangs on them: accounts, keys, emails, tokens, status, preferences, follows, memberships (spec, Users and its sub-sections).
+ * Users and what hangs on them: accounts, keys, emails, tokens, status, preferences, follows,
+ * memberships (spec, Users and its sub-sections).
  *
  * Every path of the area and its guard: `npm run routes -- users`.
  */
@@ -28,7 +29,8 @@ export default async function usersArea(api: FastifyInstance): Promise<void> {
     'personal-access-tokens': personalAccessTokens, // /personal_access_tokens, /users/:id/personal_access_tokens
     'impersonation-tokens': impersonationTokens, // /users/:user_id/impersonation_tokens, POST /users/:user_id/personal_access_tokens
     'accounts': accounts,              // POST /users, PUT /users/:id, DELETE /users/:id/identities/:provider
-    'admin-actions': adminActions,     // /users/:id/(block|unblock|deactivate|activate|ban|unban|approve|reject|disable_two_factor), DELETE /users/:id
+    // /users/:id/(block|unblock|deactivate|activate|ban|unban|approve|reject|disable_two_factor), DELETE /users/:id
+    'admin-actions': adminActions,
     'custom-attributes': customAttributes, // /users/:id/custom_attributes
     'gpg-keys': gpgKeys,               // /user/gpg_keys, /users/:id/gpg_keys (+ revoke)
     'emails': emails,                  // /user/emails, /users/:id/emails

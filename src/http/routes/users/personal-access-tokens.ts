@@ -66,7 +66,11 @@ const personalAccessTokens: FastifyPluginAsync = async (app) => {
 
   route(app, {
     method: 'GET', url: '/personal_access_tokens', auth: 'required', params: params.list,
-    schema: { summary: 'Personal access tokens: own ones, or every user\'s for administrators', tags, response: { 200: Type.Array(PersonalAccessTokenSchema) } },
+    schema: {
+      summary: 'Personal access tokens: own ones, or every user\'s for administrators',
+      tags,
+      response: { 200: Type.Array(PersonalAccessTokenSchema) },
+    },
   }, async ({ request, reply, input, caller }) => {
     const user = caller.user;
     const filters: TokenFilters = {};

@@ -67,7 +67,11 @@ const userStatus: FastifyPluginAsync = async (app) => {
 
   route(app, {
     method: 'GET', url: '/users/:user_id/status', auth: 'optional', scopes: ['read_user'], params: userStatusParams,
-    schema: { summary: "A user's status, by id or username; no authentication needed", tags: ['users'], response: { 200: UserStatusSchema } },
+    schema: {
+      summary: "A user's status, by id or username; no authentication needed",
+      tags: ['users'],
+      response: { 200: UserStatusSchema },
+    },
   }, async ({ input }) => {
     const user = await findUserByIdOrUsername(db, input.user_id);
     if (!user) throw notFound('User');

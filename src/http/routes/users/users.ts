@@ -17,7 +17,8 @@ import { paginationParams, ShapedList } from '../../lists/pagination.ts';
 import { authenticatedAsAdmin } from '../../auth/admin.ts';
 import {
   presentUser, presentUserBasic, presentUserDetailsWithAdmin, presentUserPublic, presentUserWithAdmin,
-  UserBasicSchema, UserDetailsWithAdminSchema, UserPublicSchema, UserSchema, UserWithAdminSchema, USER_BASIC_COLUMNS, USER_ENTITY_COLUMNS, type UserExtras,
+  UserBasicSchema, UserDetailsWithAdminSchema, UserPublicSchema, UserSchema, UserWithAdminSchema, USER_BASIC_COLUMNS,
+  USER_ENTITY_COLUMNS, type UserExtras,
 } from '../../entities/user.ts';
 import { Type } from 'typebox';
 import { compileSerializer, exactJson, serializeWith } from '../../entities/serializers.ts';
@@ -55,7 +56,10 @@ const listUsersParams = defineParams({
   without_project_bots: P.optional(P.boolean({ description: 'leave out project bots' })),
   created_after: P.optional(P.dateTime({ description: 'created after (administrators)' })),
   created_before: P.optional(P.dateTime({ description: 'created before (administrators)' })),
-  order_by: P.optional(P.oneOf(['id', 'name', 'username', 'created_at', 'updated_at'] as const, { default: 'id', description: 'order (administrators)' })),
+  order_by: P.optional(P.oneOf(
+    ['id', 'name', 'username', 'created_at', 'updated_at'] as const,
+    { default: 'id', description: 'order (administrators)' },
+  )),
   sort: P.optional(P.oneOf(['asc', 'desc'] as const, { default: 'desc', description: 'direction (administrators)' })),
   two_factor: P.optional(P.string({ description: 'enabled or disabled (administrators)' })),
   without_projects: P.optional(P.boolean({ description: 'only users without projects (administrators)' })),
@@ -119,7 +123,8 @@ const basicUsersList = new ShapedList('users:basic', {
 /** GET /users for administrators: UserWithAdmin's columns, and the extras the route's shape step adds. */
 const usersWithAdminList = new ShapedList('users:admin', {
   from: (db) => db.selectFrom('users'),
-  select: (qb: UsersFrom) => (qb as SelectQueryBuilder<DB, 'users', UserListExtrasRow>).select(USER_ENTITY_COLUMNS.map((c) => `users.${c}` as const)),
+  select: (qb: UsersFrom) => (qb as SelectQueryBuilder<DB, 'users', UserListExtrasRow>)
+    .select(USER_ENTITY_COLUMNS.map((c) => `users.${c}` as const)),
   id: 'users.id',
 });
 
@@ -200,7 +205,9 @@ const users: FastifyPluginAsync = async (app) => {
       serializeWith(reply, serialize.UserDetailsWithAdmin);
       const [privateFields, highestRole] = await Promise.all([privateExtras(db, row), highestRoleOf(db, row.id)]);
       const details: UserExtras = { ...profileExtras(row, viewer), ...privateFields, highestRole };
-      if (input.with_custom_attributes) details.customAttributes = (await customAttributesOf(db, [row.id])).map(({ key, value }) => ({ key, value }));
+      if (input.with_custom_attributes) {
+        details.customAttributes = (await customAttributesOf(db, [row.id])).map(({ key, value }) => ({ key, value }));
+      }
       return presentUserDetailsWithAdmin(row, details, { externalUrl, canReadProfile: true });
     })();
   });
@@ -209,7 +216,10 @@ const users: FastifyPluginAsync = async (app) => {
   function showUser(reply: FastifyReply, row: UserProfileRow | undefined, viewer: UserRow | null) {
     if (!row) throw notFound('User');
     serializeWith(reply, serialize.User);
-    return presentUser(row, profileExtras(row, viewer), { externalUrl, canReadProfile: row.private_profile === 0 || viewer?.id === row.id });
+    return presentUser(row, profileExtras(row, viewer), {
+      externalUrl,
+      canReadProfile: row.private_profile === 0 || viewer?.id === row.id,
+    });
   }
 };
 
