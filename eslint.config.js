@@ -19,7 +19,9 @@ export default tseslint.config(
     files: ['src/**', 'bench/**', 'scripts/**'],
     ignores: ['src/db/migrations/**'],
     rules: {
-      'max-len': ['error', { code: 140, ignoreUrls: true, ignoreRegExpLiterals: true }],
+      // Template literals are exempt: an html`…` page or a sql`…` statement split across lines
+      // would change the text it makes.
+      'max-len': ['error', { code: 140, ignoreUrls: true, ignoreRegExpLiterals: true, ignoreTemplateLiterals: true }],
     },
   },
 );

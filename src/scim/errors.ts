@@ -7,7 +7,8 @@ import { ApiError } from '../http/errors.ts';
 
 export const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
-export type ScimType = 'invalidFilter' | 'invalidSyntax' | 'invalidValue' | 'invalidPath' | 'uniqueness' | 'tooMany' | 'mutability' | 'noTarget';
+export type ScimType =
+  | 'invalidFilter' | 'invalidSyntax' | 'invalidValue' | 'invalidPath' | 'uniqueness' | 'tooMany' | 'mutability' | 'noTarget';
 
 export interface ScimErrorBody {
   schemas: string[];
@@ -44,5 +45,7 @@ export function unroutableScimAnswer(status: 400 | 404): { status: number; type:
 }
 
 export function isScimErrorBody(body: unknown): body is ScimErrorBody {
-  return typeof body === 'object' && body !== null && Array.isArray((body as ScimErrorBody).schemas) && (body as ScimErrorBody).schemas[0] === ERROR_SCHEMA;
+  if (typeof body !== 'object' || body === null) return false;
+  const { schemas } = body as ScimErrorBody;
+  return Array.isArray(schemas) && schemas[0] === ERROR_SCHEMA;
 }

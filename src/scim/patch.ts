@@ -82,7 +82,8 @@ export function workEmail(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (!Array.isArray(value) || value.length > 20) throw invalidValue('emails must be an array');
   const entries = value.filter(isObject);
-  const chosen = entries.find((e) => attr(e, 'type') === 'work') ?? entries.find((e) => attr(e, 'primary') === true || attr(e, 'primary') === 'true');
+  const isPrimary = (e: (typeof entries)[number]) => attr(e, 'primary') === true || attr(e, 'primary') === 'true';
+  const chosen = entries.find((e) => attr(e, 'type') === 'work') ?? entries.find(isPrimary);
   return chosen ? readString('emails.value', attr(chosen, 'value'), { required: true }) : undefined;
 }
 

@@ -186,8 +186,7 @@ async function contentOf(loc: Location, sources: IncludeSources): Promise<{ text
     const got = await sources.readProject(loc.project!, loc.ref, path.replace(/^\/+/, ''));
     if ('content' in got) return { text: got.content, sources: got.local ? { ...sources, ...got.local } : sources };
     if (got.error === 'project') {
-      // One literal, past 140 columns: test/domain/ci-config/errors.test.ts reads each message from the source whole.
-      // eslint-disable-next-line max-len
+      // One literal: test/domain/ci-config/errors.test.ts reads each message from the source whole.
       throw new ConfigError(`Project \`${loc.project}\` not found or access denied! Make sure any includes in the pipeline configuration are correctly defined.`);
     }
     if (got.error === 'ref') throw new ConfigError(`Project \`${loc.project}\` reference \`${loc.ref}\` does not exist!`);

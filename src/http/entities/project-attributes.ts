@@ -27,7 +27,8 @@ export const ContainerExpirationPolicySchema = Type.Object({
 }, { title: 'ContainerExpirationPolicy' });
 
 export const ProjectAttributesProperties = {
-  ...Object.fromEntries(Object.keys(ENABLED_FLAGS).map((name) => [name, Type.Boolean()])) as Record<keyof typeof ENABLED_FLAGS, ReturnType<typeof Type.Boolean>>,
+  ...Object.fromEntries(Object.keys(ENABLED_FLAGS).map((name) => [name, Type.Boolean()])) as
+    Record<keyof typeof ENABLED_FLAGS, ReturnType<typeof Type.Boolean>>,
   ...Object.fromEntries(FEATURES.map((f) => [`${f}_access_level`, Type.String()])),
   ...Object.fromEntries([...FLAGS, ...UPDATE_FLAGS].map((name) => [name, Type.Boolean()])),
   build_git_strategy: Type.String(),

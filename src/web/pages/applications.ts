@@ -77,7 +77,9 @@ ${newApplicationForm(o.signedIn.csrfToken, o.form, o.errors)}`,
   });
 }
 
-export function applicationPage(o: { signedIn: SignedIn; application: OauthApplicationRow; secret: string | null; notice?: string }): SafeHtml {
+export function applicationPage(o: {
+  signedIn: SignedIn; application: OauthApplicationRow; secret: string | null; notice?: string;
+}): SafeHtml {
   const a = o.application;
   return page({
     title: `Application: ${a.name}`,

@@ -2,7 +2,9 @@
 import { html, type SafeHtml } from '../html.ts';
 import { page } from '../layout.ts';
 
-export function messagePage(o: { title: string; heading?: string; message: string; signedIn?: { username: string; csrfToken: string } | null }): SafeHtml {
+export function messagePage(o: {
+  title: string; heading?: string; message: string; signedIn?: { username: string; csrfToken: string } | null;
+}): SafeHtml {
   return page({
     title: o.title,
     signedIn: o.signedIn ?? null,

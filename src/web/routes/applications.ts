@@ -37,7 +37,9 @@ function formOf(request: FastifyRequest): ApplicationForm {
 const signedIn = (s: WebSession) => ({ username: s.user.username, csrfToken: s.csrfToken });
 
 function notFoundPage(reply: FastifyReply, session: WebSession): FastifyReply {
-  return sendPage(reply, 404, messagePage({ title: 'Not found', message: 'The application could not be found.', signedIn: signedIn(session) }));
+  return sendPage(reply, 404, messagePage({
+    title: 'Not found', message: 'The application could not be found.', signedIn: signedIn(session),
+  }));
 }
 
 /** The session, or a redirect to sign in (GET) / a rejection (forged POST) already sent. */
@@ -61,9 +63,12 @@ async function ownApplication(ctx: KilnContext, session: WebSession, rawId: stri
 }
 
 /** An event about the signed-in user's own applications (audit events of the API's routes, src/http/audit.ts). */
-function auditWeb(db: Parameters<typeof recordAuditEvent>[0], user: { id: number; name: string; username: string }, ip: string, message: string) {
+function auditWeb(
+  db: Parameters<typeof recordAuditEvent>[0], user: { id: number; name: string; username: string }, ip: string, message: string,
+) {
   return recordAuditEvent(db, { id: user.id, name: user.name }, ip, {
-    entityType: 'User', entityId: user.id, entityPath: user.username, target: { id: user.id, type: 'User', details: user.username }, message,
+    entityType: 'User', entityId: user.id, entityPath: user.username,
+    target: { id: user.id, type: 'User', details: user.username }, message,
   });
 }
 
@@ -83,7 +88,9 @@ const applications: FastifyPluginAsync = async (app) => {
     if (!session) return reply;
     // user_oauth_applications off: only administrators register applications.
     if (!session.user.admin && !(await currentSettings(ctx.db)).user_oauth_applications) {
-      return sendPage(reply, 403, messagePage({ title: 'Not allowed', message: 'Registering OAuth applications is turned off on this instance.' }));
+      return sendPage(reply, 403, messagePage({
+        title: 'Not allowed', message: 'Registering OAuth applications is turned off on this instance.',
+      }));
     }
     const form = formOf(request);
     const result = await createApplication(ctx.db, form, session.user.id);
@@ -94,7 +101,8 @@ const applications: FastifyPluginAsync = async (app) => {
     }
     // The secret is shown on this response only; it is never stored in a readable form.
     return sendPage(reply, 201, applicationPage({
-      signedIn: signedIn(session), application: result.value.application, secret: result.value.secret, notice: 'The application was created successfully.',
+      signedIn: signedIn(session), application: result.value.application, secret: result.value.secret,
+      notice: 'The application was created successfully.',
     }));
   });
 

@@ -64,7 +64,9 @@ const signIn: FastifyPluginAsync = async (app) => {
     const { login, password } = userFields(request);
     // With password_authentication_enabled_for_web off no password signs in (nor counts as a failed attempt).
     const allowed = (await currentSettings(ctx.db)).password_authentication_enabled_for_web;
-    const result = allowed && login && password ? await authenticateUser(ctx.db, login, password) : { ok: false as const, reason: 'invalid' as const };
+    const result = allowed && login && password
+      ? await authenticateUser(ctx.db, login, password)
+      : { ok: false as const, reason: 'invalid' as const };
     let failure: keyof typeof SIGN_IN_MESSAGES | null = result.ok ? null : result.reason;
     if (result.ok && result.user.otp_required_for_login) failure = 'two_factor';
     if (failure || !result.ok) {

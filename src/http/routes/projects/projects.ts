@@ -105,7 +105,9 @@ const updateParams = defineParams({
   ...projectAttributeParams,
   ...projectUpdateOnlyParams,
 }, {
-  atLeastOneOf: [['name', 'path', 'description', 'default_branch', 'visibility', 'public_builds', ...ATTRIBUTE_NAMES, ...UPDATE_ONLY_NAMES]],
+  atLeastOneOf: [[
+    'name', 'path', 'description', 'default_branch', 'visibility', 'public_builds', ...ATTRIBUTE_NAMES, ...UPDATE_ONLY_NAMES,
+  ]],
 });
 const listParams = defineParams({
   archived: P.optional(P.boolean()),
