@@ -24,7 +24,7 @@ export const FEATURES = [
 export type Feature = (typeof FEATURES)[number];
 export type AccessLevelAttribute = `${Feature}_access_level`;
 
-/** The booleans API v4 keeps beside the levels ("TODO: remove in API v5"): true is enabled, false disabled. */
+/** The booleans API v4 keeps beside the levels (the Service plans to drop them in API v5): true is enabled, false disabled. */
 export const ENABLED_FLAGS = {
   issues_enabled: 'issues', merge_requests_enabled: 'merge_requests', wiki_enabled: 'wiki', jobs_enabled: 'builds',
   snippets_enabled: 'snippets', container_registry_enabled: 'container_registry',

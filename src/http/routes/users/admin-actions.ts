@@ -17,7 +17,7 @@ import { badRequest, conflict, forbidden, forbiddenMessage } from '../../errors.
 import { defineParams, P } from '../../input/params.ts';
 import { checkUnmodifiedSince } from '../../unmodified-since.ts';
 import { userOr404 } from '../../user-lookup.ts';
-import { audit } from '../../audit.ts';
+import { auditUser } from '../../audit.ts';
 import { route } from '../../route.ts';
 import type { Caller } from '../../context.ts';
 
@@ -81,13 +81,7 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
       if (decision.event === null) return sendLiteral(reply, decision.body);
       const changed = await fireEvent(user, decision.event);
       if (changed) {
-        await audit(request, {
-          entityType: 'User',
-          entityId: user.id,
-          entityPath: user.username,
-          target: { id: user.id, type: 'User', details: user.username },
-          message: `${DONE[operation]} user ${user.username}`,
-        });
+        await auditUser(request, user, `${DONE[operation]} user ${user.username}`);
       }
       return sendLiteral(reply, decision.body === true ? changed : decision.body);
     });
@@ -114,13 +108,7 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
     const notPending = 'The user you are trying to approve is not pending approval';
     if (user.state === 'blocked' || user.state === 'ldap_blocked') throw forbiddenMessage(notPending);
     if (user.state !== 'blocked_pending_approval' || !(await fireEvent(user, 'activate'))) throw conflict(notPending);
-    await audit(request, {
-      entityType: 'User',
-      entityId: user.id,
-      entityPath: user.username,
-      target: { id: user.id, type: 'User', details: user.username },
-      message: `Approved user ${user.username}`,
-    });
+    await auditUser(request, user, `Approved user ${user.username}`);
     return reply.code(201).send({ message: 'Success' });
   });
 
@@ -134,13 +122,7 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
     const result = await deleteUser(db, user, { hardDelete: true, host, dataDir: config.dataDir, shards: config.storages });
     if (!result.ok) throw result.reason === 'conflict' ? conflict(result.message) : forbidden();
     logLeftovers(request, result.leftovers);
-    await audit(request, {
-      entityType: 'User',
-      entityId: user.id,
-      entityPath: user.username,
-      target: { id: user.id, type: 'User', details: user.username },
-      message: `Rejected user ${user.username}`,
-    });
+    await auditUser(request, user, `Rejected user ${user.username}`);
     return reply.code(200).send({ message: 'Success' });
   });
 
@@ -159,13 +141,7 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
     });
     if (!result.ok) throw result.reason === 'conflict' ? conflict(result.message) : forbidden();
     logLeftovers(request, result.leftovers);
-    await audit(request, {
-      entityType: 'User',
-      entityId: user.id,
-      entityPath: user.username,
-      target: { id: user.id, type: 'User', details: user.username },
-      message: `Removed user ${user.username}`,
-    });
+    await auditUser(request, user, `Removed user ${user.username}`);
     return reply.code(204).send();
   });
 
