@@ -122,7 +122,36 @@ describe('project permission table', () => {
       assert.deepEqual(Object.keys(PROJECT_RULES), [
         'read_project', 'read_members', 'download_code', 'read_build', 'push_code', 'update_build', 'admin_build', 'admin_members',
         'update_project', 'admin_project', 'archive_project', 'delete_project', 'destroy_pipeline', 'read_project_audit_events',
+        'read_issue', 'create_issue', 'admin_issue', 'read_confidential_issues', 'destroy_issue', 'read_issue_board',
+        'admin_issue_board', 'read_label', 'admin_label', 'read_milestone', 'admin_milestone', 'read_note', 'create_note',
+        'admin_note', 'award_emoji',
       ]);
+    });
+
+    it('gives the collaboration abilities of ProjectPolicy: triage to Reporters, removal to Owners (issue 29)', () => {
+      const everyone = Object.keys(EXPECTED);
+      const members = ['guest', 'reporter', 'developer', 'maintainer', 'owner', 'administrator'];
+      assert.deepEqual(allowed(0)('read_issue'), members);
+      assert.deepEqual(allowed(20)('read_issue'), everyone);
+      assert.deepEqual(allowed(20)('create_issue'), everyone);
+      assert.deepEqual(allowed(0)('create_issue'), members);
+      for (const triage of ['admin_issue', 'admin_label', 'admin_milestone', 'admin_issue_board', 'read_confidential_issues'] as const) {
+        assert.deepEqual(allowed(20)(triage), ['reporter', 'developer', 'maintainer', 'owner', 'administrator'], triage);
+      }
+      assert.deepEqual(allowed(20)('destroy_issue'), ['owner', 'administrator']);
+      assert.deepEqual(allowed(20)('admin_note'), ['maintainer', 'owner', 'administrator']);
+      assert.deepEqual(allowed(20, 1)('create_issue'), []);
+      assert.deepEqual(allowed(20, 1)('read_issue'), everyone);
+    });
+
+    it('withholds issues by the project feature: disabled from everyone, private from non-members (issue 29)', () => {
+      const ask = (level: number) => (Object.keys(EXPECTED) as Role[])
+        .filter((role) => canOnProject(actor(role), 'read_issue', { visibility_level: 20, archived: 0, issues_access_level: level }));
+      assert.deepEqual(ask(0), []);
+      assert.deepEqual(ask(10), ['guest', 'reporter', 'developer', 'maintainer', 'owner', 'administrator']);
+      assert.deepEqual(ask(20), Object.keys(EXPECTED));
+      // Labels are not part of the issues feature.
+      assert.equal(canOnProject(actor('non_member'), 'read_label', { visibility_level: 20, archived: 0, issues_access_level: 0 }), true);
     });
   });
 });

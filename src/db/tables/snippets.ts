@@ -18,6 +18,8 @@ export interface SnippetsTable {
   /** Relative to the shard: `@snippets/<id>.git`. */
   disk_path: string;
   read_only: Generated<Flag>;
+  /** The project of a project snippet; null for a personal snippet (migration 2026-11-27T1000). */
+  project_id: Generated<number | null>;
   created_at: string;
   updated_at: string;
 }

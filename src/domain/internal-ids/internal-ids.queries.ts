@@ -35,6 +35,22 @@ const USAGES = {
     greatest: (trx, projectId) => trx.selectFrom('ci_pipelines').select((eb) => eb.fn.max('iid').as('iid'))
       .where('project_id', '=', projectId).$asScalar(),
   },
+  issues: {
+    scope: 'project_id',
+    greatest: (trx, projectId) => trx.selectFrom('issues').select((eb) => eb.fn.max('iid').as('iid'))
+      .where('project_id', '=', projectId).$asScalar(),
+  },
+  // A project's milestones and a group's are numbered apart, as the Service numbers them.
+  milestones: {
+    scope: 'project_id',
+    greatest: (trx, projectId) => trx.selectFrom('milestones').select((eb) => eb.fn.max('iid').as('iid'))
+      .where('project_id', '=', projectId).$asScalar(),
+  },
+  group_milestones: {
+    scope: 'namespace_id',
+    greatest: (trx, groupId) => trx.selectFrom('milestones').select((eb) => eb.fn.max('iid').as('iid'))
+      .where('group_id', '=', groupId).$asScalar(),
+  },
 } as const satisfies Record<string, UsageDefinition>;
 
 export type IidUsage = keyof typeof USAGES;

@@ -21,7 +21,23 @@ export type ProjectAction =
   | 'archive_project'
   | 'delete_project'
   | 'destroy_pipeline'
-  | 'read_project_audit_events';
+  | 'read_project_audit_events'
+  // The collaboration core (issue 29): ProjectPolicy's issue, label, milestone, note and board abilities.
+  | 'read_issue'
+  | 'create_issue'
+  | 'admin_issue'
+  | 'read_confidential_issues'
+  | 'destroy_issue'
+  | 'read_label'
+  | 'admin_label'
+  | 'read_milestone'
+  | 'admin_milestone'
+  | 'read_note'
+  | 'create_note'
+  | 'admin_note'
+  | 'award_emoji'
+  | 'read_issue_board'
+  | 'admin_issue_board';
 
 interface Rule {
   /** Lowest member access level that grants the action. */
@@ -30,6 +46,11 @@ interface Rule {
   byVisibility: boolean;
   /** Withheld while the project is archived (archived projects are read-only). */
   blockedWhenArchived: boolean;
+  /**
+   * The project feature the action belongs to (ProjectFeature): 'disabled' withholds it from
+   * everyone, administrators included; 'private' from everyone but members and administrators.
+   */
+  feature?: 'issues';
 }
 
 export const PROJECT_RULES: Record<ProjectAction, Rule> = {
@@ -53,18 +74,52 @@ export const PROJECT_RULES: Record<ProjectAction, Rule> = {
   destroy_pipeline: { minLevel: ACCESS_LEVELS.owner, byVisibility: false, blockedWhenArchived: false },
   // EE ProjectPolicy: developer_access reads audit events (below Maintainer, only one's own).
   read_project_audit_events: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: false },
+  // Issues (ProjectPolicy 15.2): readable with the project; signed-in readers of a public or
+  // internal project may open issues without being members (byVisibility; anonymous callers never
+  // reach a write). Triage — labels, milestones, assignees of others' issues, boards — is
+  // Reporter's; removing an issue is the Owner's.
+  read_issue: { minLevel: ACCESS_LEVELS.guest, byVisibility: true, blockedWhenArchived: false, feature: 'issues' },
+  create_issue: { minLevel: ACCESS_LEVELS.guest, byVisibility: true, blockedWhenArchived: true, feature: 'issues' },
+  admin_issue: { minLevel: ACCESS_LEVELS.reporter, byVisibility: false, blockedWhenArchived: true, feature: 'issues' },
+  read_confidential_issues: { minLevel: ACCESS_LEVELS.reporter, byVisibility: false, blockedWhenArchived: false, feature: 'issues' },
+  destroy_issue: { minLevel: ACCESS_LEVELS.owner, byVisibility: false, blockedWhenArchived: false, feature: 'issues' },
+  read_issue_board: { minLevel: ACCESS_LEVELS.guest, byVisibility: true, blockedWhenArchived: false, feature: 'issues' },
+  admin_issue_board: { minLevel: ACCESS_LEVELS.reporter, byVisibility: false, blockedWhenArchived: true, feature: 'issues' },
+  read_label: { minLevel: ACCESS_LEVELS.guest, byVisibility: true, blockedWhenArchived: false },
+  admin_label: { minLevel: ACCESS_LEVELS.reporter, byVisibility: false, blockedWhenArchived: true },
+  read_milestone: { minLevel: ACCESS_LEVELS.guest, byVisibility: true, blockedWhenArchived: false },
+  admin_milestone: { minLevel: ACCESS_LEVELS.reporter, byVisibility: false, blockedWhenArchived: true },
+  // Notes: readers of the noteable may read its notes; signed-in readers may comment (the noteable's
+  // own policy, e.g. a confidential issue or a locked discussion, is asked as well); editing
+  // others' notes is the Maintainer's.
+  read_note: { minLevel: ACCESS_LEVELS.guest, byVisibility: true, blockedWhenArchived: false },
+  create_note: { minLevel: ACCESS_LEVELS.guest, byVisibility: true, blockedWhenArchived: true },
+  admin_note: { minLevel: ACCESS_LEVELS.maintainer, byVisibility: false, blockedWhenArchived: true },
+  award_emoji: { minLevel: ACCESS_LEVELS.guest, byVisibility: true, blockedWhenArchived: true },
 };
+
+// ProjectFeature levels (domain/projects/project-attributes.ts FEATURE_LEVELS), here to keep permissions free of projects.
+const FEATURE_DISABLED = 0;
+const FEATURE_PRIVATE = 10;
+const FEATURE_ENABLED = 20;
 
 export interface ProjectSubject {
   visibility_level: number;
   archived: number | boolean;
   /** "Public pipelines" (default on); absent counts as on. */
   public_builds?: number | boolean;
+  /** ProjectFeature level of issues (0 disabled, 10 private, 20 enabled); absent counts as enabled. */
+  issues_access_level?: number;
 }
 
 export function canOnProject(actor: Actor, action: ProjectAction, project: ProjectSubject): boolean {
   const rule = PROJECT_RULES[action];
   if (rule.blockedWhenArchived && project.archived) return false;
+  if (rule.feature) {
+    const level = project[`${rule.feature}_access_level`] ?? FEATURE_ENABLED;
+    if (level <= FEATURE_DISABLED) return false;
+    if (level <= FEATURE_PRIVATE && !actor.user?.admin && actor.accessLevel < ACCESS_LEVELS.guest) return false;
+  }
   if (actor.user?.admin) return true;
   if (actor.accessLevel >= rule.minLevel) return true;
   // Jobs are readable by visibility only while the project keeps "Public pipelines" on (reference §3.1).
