@@ -16,6 +16,9 @@ import ci from './ci/index.ts';
 import runners from './runners/index.ts';
 import admin from './admin/index.ts';
 import storage from './storage/index.ts';
+import issues from './issues/index.ts';
+import discussions from './discussions/index.ts';
+import activity from './activity/index.ts';
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await registerFiles(app, 'meta', { 'meta': health });       // /-/liveness, /-/readiness
@@ -30,6 +33,9 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
     await api.register(runners);
     await api.register(admin);
     await api.register(storage);
+    await api.register(issues);
+    await api.register(discussions);
+    await api.register(activity);
   }, { prefix: '/api/v4' });
   await app.register(apiV3, { prefix: '/api/v3' });
 }

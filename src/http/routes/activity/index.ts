@@ -1,0 +1,12 @@
+/**
+ * What a user follows across projects: events, todos, search and Markdown rendering.
+ *
+ * Every path of the area and its guard: `npm run routes -- activity`.
+ */
+import type { FastifyInstance } from 'fastify';
+import { registerFiles } from '../area.ts';
+
+export default async function activityArea(api: FastifyInstance): Promise<void> {
+  await registerFiles(api, 'activity', {
+  });
+}

@@ -1,0 +1,13 @@
+/**
+ * Issues and how they are planned: issues (project, group and instance lists), their links, time
+ * tracking and resource events; labels, milestones and issue boards of projects and groups.
+ *
+ * Every path of the area and its guard: `npm run routes -- issues`.
+ */
+import type { FastifyInstance } from 'fastify';
+import { registerFiles } from '../area.ts';
+
+export default async function issuesArea(api: FastifyInstance): Promise<void> {
+  await registerFiles(api, 'issues', {
+  });
+}
