@@ -1,0 +1,235 @@
+/**
+ * The issue entities (lib/api/entities/issue_basic.rb, issue.rb of the Service 15.2): IssueBasic
+ * with the counts of Gitlab::IssuableMetadata, and Issue adding task status, `_links`,
+ * `references`, severity, `subscribed` (single reads only: the Service leaves it out of lists),
+ * `moved_to_id` and `service_desk_reply_to`. `presentIssues` batches what a page needs (labels,
+ * assignees, milestones, users, counts, subscriptions) into a fixed number of queries.
+ */
+import { Type, type Static } from 'typebox';
+import type { Kysely } from 'kysely';
+import type { DB, UserRow } from '../../db/types.ts';
+import type { IssueRow } from '../../db/tables/issues.ts';
+import type { LabelRow, MilestoneRow } from '../../db/tables/labels.ts';
+import { findUsersByIds } from '../../domain/users/users-batch.queries.ts';
+import {
+  assigneeIdsOf, issueCounts, labelsOfTargets, milestonesByIds, subscribedIssueIds,
+} from '../../domain/issues/issues.queries.ts';
+import { formatDuration } from '../../domain/issues/time-tracking.ts';
+import { taskCompletion } from '../../domain/issues/task-list.ts';
+import { presentUserBasic, UserBasicSchema } from './user.ts';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
+export const IssueMilestoneSchema = Type.Object({
+  id: Type.Integer(),
+  iid: Type.Integer(),
+  project_id: Type.Optional(Type.Integer()),
+  group_id: Type.Optional(Type.Integer()),
+  title: Type.String(),
+  description: Nullable(Type.String()),
+  state: Type.String(),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+  due_date: Nullable(Type.String()),
+  start_date: Nullable(Type.String()),
+  expired: Type.Boolean(),
+  web_url: Type.String(),
+}, { title: 'Milestone' });
+
+export const LabelBasicSchema = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  color: Type.String(),
+  description: Nullable(Type.String()),
+  description_html: Type.String(),
+  text_color: Type.String(),
+}, { title: 'LabelBasic' });
+
+export const TimeStatsSchema = Type.Object({
+  time_estimate: Type.Integer(),
+  total_time_spent: Type.Integer(),
+  human_time_estimate: Nullable(Type.String()),
+  human_total_time_spent: Nullable(Type.String()),
+}, { title: 'IssuableTimeStats' });
+
+export const IssueBasicSchema = Type.Object({
+  id: Type.Integer(),
+  iid: Type.Integer(),
+  project_id: Type.Integer(),
+  title: Type.String(),
+  description: Nullable(Type.String()),
+  state: Type.String(),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+  closed_at: Nullable(Type.String()),
+  closed_by: Nullable(UserBasicSchema),
+  labels: Type.Union([Type.Array(Type.String()), Type.Array(LabelBasicSchema)]),
+  milestone: Nullable(IssueMilestoneSchema),
+  assignees: Type.Array(UserBasicSchema),
+  author: UserBasicSchema,
+  type: Type.String(),
+  assignee: Nullable(UserBasicSchema),
+  user_notes_count: Type.Integer(),
+  merge_requests_count: Type.Integer(),
+  upvotes: Type.Integer(),
+  downvotes: Type.Integer(),
+  due_date: Nullable(Type.String()),
+  confidential: Type.Boolean(),
+  discussion_locked: Nullable(Type.Boolean()),
+  issue_type: Type.String(),
+  web_url: Type.String(),
+  time_stats: TimeStatsSchema,
+  task_completion_status: Type.Object({ count: Type.Integer(), completed_count: Type.Integer() }),
+  blocking_issues_count: Type.Integer(),
+}, { title: 'IssueBasic' });
+
+export const IssueSchema = Type.Object({
+  ...IssueBasicSchema.properties,
+  has_tasks: Type.Boolean(),
+  task_status: Type.Optional(Type.String()),
+  _links: Type.Object({
+    self: Type.String(), notes: Type.String(), award_emoji: Type.String(), project: Type.String(),
+    closed_as_duplicate_of: Nullable(Type.String()),
+  }),
+  references: Type.Object({ short: Type.String(), relative: Type.String(), full: Type.String() }),
+  severity: Type.String(),
+  subscribed: Type.Optional(Type.Boolean()),
+  moved_to_id: Nullable(Type.Integer()),
+  service_desk_reply_to: Nullable(Type.String()),
+}, { title: 'Issue' });
+
+export type IssueBasic = Static<typeof IssueBasicSchema>;
+export type Issue = Static<typeof IssueSchema>;
+
+/** Where each issue's project lives: its full path and namespace (for web_url and references). */
+export interface IssueProjectPath {
+  fullPath: string;
+  /** The project's own path (the last segment). */
+  path: string;
+  namespaceId: number;
+}
+
+/** What the issues are presented from: a project (references relative to it), a group, or the instance. */
+export type ReferenceContext = { project: number } | { group: number } | null;
+
+export interface PresentIssuesOptions {
+  externalUrl: string;
+  /** Each issue's project, by project id. */
+  projects: ReadonlyMap<number, IssueProjectPath>;
+  viewerId: number | null;
+  from: ReferenceContext;
+  withLabelsDetails?: boolean;
+  /** Whether to include `subscribed` (single reads; the Service leaves it out of lists). */
+  includeSubscribed?: boolean;
+}
+
+/** A label's text colour on its background (Label#text_color: dark text on light colours). */
+export function labelTextColor(color: string): string {
+  const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(color);
+  if (!m) return '#FFFFFF';
+  const [r, g, b] = [m[1], m[2], m[3]].map((h) => parseInt(h, 16));
+  return r + g + b > 500 ? '#333333' : '#FFFFFF';
+}
+
+function presentMilestone(m: MilestoneRow, externalUrl: string, projects: ReadonlyMap<number, IssueProjectPath>, today: string) {
+  const owner = m.project_id !== null ? { project_id: m.project_id } : { group_id: m.group_id! };
+  const projectPath = m.project_id !== null ? projects.get(m.project_id)?.fullPath : undefined;
+  return {
+    id: m.id, iid: m.iid, ...owner, title: m.title, description: m.description, state: m.state,
+    created_at: m.created_at, updated_at: m.updated_at, due_date: m.due_date, start_date: m.start_date,
+    expired: m.due_date !== null && m.due_date < today,
+    web_url: projectPath !== undefined ? `${externalUrl}/${projectPath}/-/milestones/${m.iid}` : `${externalUrl}/groups/-/milestones/${m.iid}`,
+  };
+}
+
+function presentLabelBasic(l: LabelRow) {
+  return {
+    id: l.id, name: l.title, color: l.color, description: l.description, description_html: l.description ?? '',
+    text_color: labelTextColor(l.color),
+  };
+}
+
+/** `#iid`, relative to where the issue is shown from, and the full `group/project#iid` (Issue#to_reference). */
+function references(issue: IssueRow, p: IssueProjectPath, from: ReferenceContext) {
+  const short = `#${issue.iid}`;
+  const full = `${p.fullPath}${short}`;
+  let relative = full;
+  if (from && 'project' in from && from.project === issue.project_id) relative = short;
+  else if (from && 'group' in from && from.group === p.namespaceId) relative = `${p.path}${short}`;
+  return { short, relative, full };
+}
+
+/** The issues as the Issue entity, in the order given. */
+export async function presentIssues(db: Kysely<DB>, rows: readonly IssueRow[], o: PresentIssuesOptions): Promise<Issue[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  const [assignees, labels, milestones, counts, subscribed] = await Promise.all([
+    assigneeIdsOf(db, ids),
+    labelsOfTargets(db, 'Issue', ids),
+    milestonesByIds(db, rows.flatMap((r) => (r.milestone_id === null ? [] : [r.milestone_id]))),
+    issueCounts(db, ids),
+    o.includeSubscribed && o.viewerId !== null ? subscribedIssueIds(db, o.viewerId, ids) : Promise.resolve(null),
+  ]);
+  const userIds = new Set<number>();
+  for (const r of rows) {
+    userIds.add(r.author_id);
+    if (r.closed_by_id !== null) userIds.add(r.closed_by_id);
+    for (const a of assignees.get(r.id) ?? []) userIds.add(a);
+  }
+  const users = new Map((await findUsersByIds(db, [...userIds])).map((u) => [u.id, u]));
+  const userOpts = { externalUrl: o.externalUrl, canReadProfile: false };
+  const basic = (u: UserRow | undefined) => (u ? presentUserBasic(u, {}, userOpts) : null);
+  const today = new Date().toISOString().slice(0, 10);
+  const api = `${o.externalUrl}/api/v4`;
+
+  return rows.map((r) => {
+    const p = o.projects.get(r.project_id)!;
+    const c = counts.get(r.id)!;
+    const issueAssignees = (assignees.get(r.id) ?? []).flatMap((id) => { const u = basic(users.get(id)); return u ? [u] : []; });
+    const issueLabels = labels.get(r.id) ?? [];
+    const milestone = r.milestone_id !== null ? milestones.get(r.milestone_id) : undefined;
+    const tasks = taskCompletion(r.description ?? '');
+    const issue: Issue = {
+      id: r.id, iid: r.iid, project_id: r.project_id, title: r.title, description: r.description, state: r.state,
+      created_at: r.created_at, updated_at: r.updated_at, closed_at: r.closed_at,
+      closed_by: r.closed_by_id !== null ? basic(users.get(r.closed_by_id)) : null,
+      labels: o.withLabelsDetails ? issueLabels.map(presentLabelBasic) : issueLabels.map((l) => l.title),
+      milestone: milestone ? presentMilestone(milestone, o.externalUrl, o.projects, today) : null,
+      assignees: issueAssignees,
+      author: basic(users.get(r.author_id))!,
+      type: r.issue_type.toUpperCase(),
+      assignee: issueAssignees[0] ?? null,
+      user_notes_count: c.user_notes_count,
+      // Merge requests land with issue 30; until then no merge request can close or mention an issue.
+      merge_requests_count: 0,
+      upvotes: c.upvotes,
+      downvotes: c.downvotes,
+      due_date: r.due_date,
+      confidential: r.confidential === 1,
+      discussion_locked: r.discussion_locked === null ? null : r.discussion_locked === 1,
+      issue_type: r.issue_type,
+      web_url: `${o.externalUrl}/${p.fullPath}/-/issues/${r.iid}`,
+      time_stats: {
+        time_estimate: r.time_estimate, total_time_spent: c.total_time_spent,
+        human_time_estimate: formatDuration(r.time_estimate), human_total_time_spent: formatDuration(c.total_time_spent),
+      },
+      task_completion_status: { count: tasks.count, completed_count: tasks.completed },
+      blocking_issues_count: c.blocking_issues_count,
+      has_tasks: tasks.count > 0,
+      _links: {
+        self: `${api}/projects/${r.project_id}/issues/${r.iid}`,
+        notes: `${api}/projects/${r.project_id}/issues/${r.iid}/notes`,
+        award_emoji: `${api}/projects/${r.project_id}/issues/${r.iid}/award_emoji`,
+        project: `${api}/projects/${r.project_id}`,
+        closed_as_duplicate_of: null,
+      },
+      references: references(r, p, o.from),
+      severity: 'UNKNOWN',
+      moved_to_id: r.moved_to_id,
+      service_desk_reply_to: null,
+    };
+    if (tasks.count > 0) issue.task_status = `${tasks.completed} of ${tasks.count} ${tasks.count === 1 ? 'task' : 'tasks'} completed`;
+    if (subscribed) issue.subscribed = subscribed.has(r.id);
+    return issue;
+  });
+}
