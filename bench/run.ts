@@ -19,6 +19,7 @@
  *   npm run bench                      # SQLite, 100k users
  *   BENCH_USERS=10000 npm run bench     # smaller seed
  *   BENCH_JOBS=100000                   # jobs of the CI project (GET /projects/:id/jobs)
+ *   BENCH_ISSUES=100000                 # issues of the CI project (GET /projects/:id/issues), a third labelled `bug`
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench   # PostgreSQL
  *   BENCH_ONLY='users/:id' npm run bench  # only the endpoints whose name contains this text ('a|b': either)
  *   npm run bench -- --scale 1000000    # a million users and a million jobs (BENCH_USERS/BENCH_JOBS still win)
@@ -42,6 +43,7 @@ const SCALE = args.scale === undefined ? 100_000 : Number(args.scale);
 if (!Number.isSafeInteger(SCALE) || SCALE < 1) throw new Error(`--scale must be a positive whole number, got ${args.scale}`);
 const USERS = Number(process.env.BENCH_USERS ?? SCALE);
 const JOBS = Number(process.env.BENCH_JOBS ?? SCALE);
+const ISSUES = Number(process.env.BENCH_ISSUES ?? SCALE);
 const WORKERS = process.env.BENCH_WORKERS ?? '1';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -78,10 +80,10 @@ async function main(): Promise<void> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'kiln-bench-'));
   const { url: databaseUrl, drop: dropDatabase } = await benchDatabase();
   const engine = databaseUrl ? 'PostgreSQL' : 'SQLite';
-  process.stdout.write(`seeding ${USERS} users and a project with ${JOBS} jobs on ${engine}…\n`);
+  process.stdout.write(`seeding ${USERS} users and a project with ${JOBS} jobs and ${ISSUES} issues on ${engine}…\n`);
   const seedStart = Date.now();
   const { ciProjectId } = await seedDatabase({
-    dataDir, databaseUrl, users: USERS, jobs: JOBS, rootToken: ROOT_TOKEN, userToken: USER_TOKEN,
+    dataDir, databaseUrl, users: USERS, jobs: JOBS, issues: ISSUES, rootToken: ROOT_TOKEN, userToken: USER_TOKEN,
   });
   process.stdout.write(`seeded in ${((Date.now() - seedStart) / 1000).toFixed(1)} s\n`);
 
@@ -168,6 +170,12 @@ async function main(): Promise<void> {
       },
       { name: 'GET /api/v4/users?per_page=20&page=5000 (computed)', ...computed('/api/v4/users?per_page=20&page=5000'), headers: auth },
       { name: 'GET /api/v4/projects/:id/jobs?page=5000 (computed)', ...computed(`${jobsPath}&page=5000`), headers: auth },
+      // A project's issues filtered by a label a third of them carry (issue 29: at least half the users list's ratio).
+      {
+        name: `GET /api/v4/projects/:id/issues?labels=bug (${ISSUES} issues, computed)`,
+        ...computed(`/api/v4/projects/${ciProjectId}/issues?labels=bug&per_page=20`), headers: auth,
+      },
+      { name: 'GET /api/v4/projects/:id/issues (computed)', ...computed(`/api/v4/projects/${ciProjectId}/issues?per_page=20`), headers: auth },
     ];
     const only = process.env.BENCH_ONLY;
     const targets = only ? allTargets.filter((t) => only.split('|').some((part) => t.name.includes(part))) : allTargets;

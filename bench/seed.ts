@@ -165,12 +165,61 @@ function benchJob(k: number, projectId: number, pipelineId: number) {
   };
 }
 
+/** Labels of the CI project the seeded issues carry: issue k has `label (k % 10)` and, every third one, `bug`. */
+export const BENCH_LABELS = ['bug', ...Array.from({ length: 10 }, (_, i) => `label ${i}`)];
+const ISSUE_AT = Date.parse('2026-01-01T00:00:00Z');
+
+/** The seeded issue `k` (iid k + 1) of the CI project: a tenth closed, every seventh confidential. */
+function benchIssue(k: number, projectId: number) {
+  const at = new Date(ISSUE_AT + k * 1000).toISOString();
+  return {
+    iid: k + 1, project_id: projectId, author_id: 1, title: `Issue ${k}`, description: `Seeded issue ${k}`,
+    state: k % 10 === 0 ? 'closed' : 'opened', confidential: (k % 7 === 0 ? 1 : 0) as 0 | 1, created_at: at, updated_at: at,
+  };
+}
+
+/** The label links of issue k (by issue id): its numbered label and, every third issue, `bug`. */
+function benchIssueLabels(k: number, issueId: number, labelIds: number[]): { label_id: number; issue_id: number }[] {
+  const links = [{ label_id: labelIds[1 + (k % 10)], issue_id: issueId }];
+  if (k % 3 === 0) links.push({ label_id: labelIds[0], issue_id: issueId });
+  return links;
+}
+
+/** The CI project's labels, `issues` issues with their label links, and its issue counter. */
+async function seedIssues(db: Kysely<DB>, file: SQLite.Database | null, projectId: number, issues: number): Promise<void> {
+  const at = new Date(ISSUE_AT).toISOString();
+  const labelIds = (await db.insertInto('labels').values(BENCH_LABELS.map((title, i) => ({
+    project_id: projectId, group_id: null, title, color: `#${(0x336699 + i * 0x1111).toString(16).slice(-6)}`, description: null,
+    created_at: at, updated_at: at,
+  }))).returning('id').execute()).map((r) => r.id);
+  const link = (l: { label_id: number; issue_id: number }) => ({
+    label_id: l.label_id, target_type: 'Issue', target_id: l.issue_id, created_at: at, updated_at: at,
+  });
+  if (file) {
+    const first = (file.prepare('select coalesce(max(id), 0) + 1 as id from issues').get() as { id: number }).id;
+    bulkInsert(file, 'issues', issues, (k) => ({ id: first + k, ...benchIssue(k, projectId) }));
+    const links = Array.from({ length: issues }, (_, k) => benchIssueLabels(k, first + k, labelIds)).flat();
+    bulkInsert(file, 'label_links', links.length, (i) => link(links[i]));
+  } else {
+    await db.transaction().execute(async (trx) => {
+      for (let start = 0; start < issues; start += JOB_CHUNK) {
+        const rows = Array.from({ length: Math.min(JOB_CHUNK, issues - start) }, (_, i) => benchIssue(start + i, projectId));
+        const ids = (await trx.insertInto('issues').values(rows).returning('id').execute()).map((r) => r.id);
+        await trx.insertInto('label_links').values(ids.flatMap((id, i) => benchIssueLabels(start + i, id, labelIds)).map(link)).execute();
+      }
+    });
+  }
+  await db.insertInto('internal_ids').values({ project_id: projectId, namespace_id: null, usage: 'issues', last_value: issues }).execute();
+}
+
 /**
  * Seeds the database; `userToken` becomes an api token of the plain user `bench0`. Returns the
- * id of the CI project with `jobs` jobs.
+ * id of the CI project with `jobs` jobs and `issues` issues.
  */
 export async function seedDatabase(
-  opts: { dataDir: string; databaseUrl: string | null; users: number; jobs: number; rootToken: string; userToken: string },
+  opts: {
+    dataDir: string; databaseUrl: string | null; users: number; jobs: number; issues?: number; rootToken: string; userToken: string;
+  },
 ): Promise<{ ciProjectId: number }> {
   const database = openDatabase({ dataDir: opts.dataDir, databaseUrl: opts.databaseUrl });
   let file: SQLite.Database | null = null;
@@ -189,6 +238,7 @@ export async function seedDatabase(
       userId: plain.id, name: 'bench', tokenDigest: digest(opts.userToken), scopes: 'api', impersonation: false, expiresAt: null,
     });
     const ciProjectId = await createCiProject(database.db);
+    await seedIssues(database.db, file, ciProjectId, opts.issues ?? 0);
     if (!file) {
       await seedCiRows(database.db, ciProjectId, opts.jobs);
       return { ciProjectId };
