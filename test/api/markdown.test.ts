@@ -106,6 +106,11 @@ describe('POST /markdown', () => {
     });
     assert.equal(form.statusCode, 201, form.body);
     assert.match(form.json().html, /<gl-emoji /);
+    // allow_access_with_scope :read_api — a read-only token may render.
+    const readApi = await createToken(t.db, owner, { scopes: ['read_api'] });
+    assert.equal((await render({ text: 'x' }, readApi)).statusCode, 201);
+    const readUser = await createToken(t.db, owner, { scopes: ['read_user'] });
+    assert.equal((await render({ text: 'x' }, readUser)).statusCode, 403);
   });
 
   it('validates its parameters', async () => {
@@ -150,6 +155,11 @@ describe('POST /markdown', () => {
       '<table dir="auto">', '<thead>', '<tr>', '<th align="center">abc</th>', '<th align="right">defghi</th>', '</tr>', '</thead>',
       '<tbody>', '<tr>', '<td align="center">bar</td>', '<td align="right">baz</td>', '</tr>', '</tbody>', '</table>',
     ].join('\n'));
+    assert.equal(
+      await gfm('visit www.commonmark.org/help. (www.example.com/a?q=1) xwww.no.com'),
+      '<p dir="auto">visit <a href="http://www.commonmark.org/help" rel="nofollow noreferrer noopener" target="_blank">www.commonmark.org/help</a>. '
+        + '(<a href="http://www.example.com/a?q=1" rel="nofollow noreferrer noopener" target="_blank">www.example.com/a?q=1</a>) xwww.no.com</p>',
+    );
     assert.equal(await gfm('~~gone~~ ~kept~'), '<p dir="auto"><del>gone</del> ~kept~</p>');
     // Autolinks; links to other hosts open in a new window without referrer (ExternalLinkFilter).
     assert.equal(

@@ -52,13 +52,14 @@ export function replaceWith(node: ChildNode, replacement: ChildNode[]): void {
   if (!parent) return;
   const at = parent.children.indexOf(node);
   if (at < 0) return;
-  parent.children.splice(at, 1, ...replacement);
+  // concat, not splice(...): a text node may become hundreds of thousands of nodes.
+  parent.children = parent.children.slice(0, at).concat(replacement, parent.children.slice(at + 1));
   node.parent = null;
   relink(parent);
 }
 
 export function insertAt(parent: ParentNode, index: number, nodes: ChildNode[]): void {
-  parent.children.splice(index, 0, ...nodes);
+  parent.children = parent.children.slice(0, index).concat(nodes, parent.children.slice(index));
   relink(parent);
 }
 

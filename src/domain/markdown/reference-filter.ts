@@ -19,8 +19,17 @@ interface Resolved {
   users: Map<string, UserReference>;
   all: AllMembersReference | null;
   issues: Map<number, IssueReference>;
-  labels: LabelReference[];
-  milestones: MilestoneReference[];
+  labelsById: Map<number, LabelReference>;
+  labelsByTitle: Map<string, LabelReference>;
+  milestonesByIid: Map<number, MilestoneReference>;
+  milestonesByTitle: Map<string, MilestoneReference>;
+}
+
+/** The first of `rows` for each key: the resolver answers in order of precedence. */
+function firstBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T> {
+  const map = new Map<K, T>();
+  for (const row of rows) if (!map.has(key(row))) map.set(key(row), row);
+  return map;
 }
 
 function capped<T>(values: Iterable<T>): T[] {
@@ -45,8 +54,10 @@ async function resolve(resolver: ReferenceResolver, matches: ReferenceMatch[]): 
   return {
     users: new Map(users.map((u) => [u.username.toLowerCase(), u])),
     issues: new Map(issues.map((i) => [i.iid, i])),
-    labels,
-    milestones,
+    labelsById: firstBy(labels, (l) => l.id),
+    labelsByTitle: firstBy(labels, (l) => l.title),
+    milestonesByIid: firstBy(milestones, (m) => m.iid),
+    milestonesByTitle: firstBy(milestones, (m) => m.title),
     all,
   };
 }
@@ -112,13 +123,11 @@ function linkFor(match: ReferenceMatch, found: Resolved): ChildNode | null {
       }, [new Text(original)]);
     }
     case 'label': {
-      const label = 'id' in ref ? found.labels.find((l) => l.id === ref.id) : found.labels.find((l) => l.title === ref.title);
+      const label = 'id' in ref ? found.labelsById.get(ref.id) : found.labelsByTitle.get(ref.title);
       return label ? labelLink(label, original) : null;
     }
     case 'milestone': {
-      const milestone = 'iid' in ref
-        ? found.milestones.find((m) => m.iid === ref.iid)
-        : found.milestones.find((m) => m.title === ref.title);
+      const milestone = 'iid' in ref ? found.milestonesByIid.get(ref.iid) : found.milestonesByTitle.get(ref.title);
       if (!milestone) return null;
       return el('a', {
         href: milestone.url, ...common('milestone', original, milestone.projectId), 'data-milestone': String(milestone.id),

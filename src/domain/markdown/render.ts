@@ -43,13 +43,32 @@ function escape(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
+const WWW_TAIL = /^[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*(?::\d{1,5})?(?:[/?#][^\s<]*)?/i;
+
+/**
+ * How much after `www.` is the link (GFM's extended www autolink): a domain, port and path, less
+ * trailing punctuation and any `)` that closes no `(` of the link.
+ */
+function wwwLinkLength(tail: string): number {
+  const m = WWW_TAIL.exec(tail);
+  if (!m) return 0;
+  let url = m[0];
+  for (;;) {
+    let next = url.replace(/[?!.,:*_~'"]+$/, '');
+    if (next.endsWith(')') && (next.match(/\)/g) ?? []).length > (next.match(/\(/g) ?? []).length) next = next.slice(0, -1);
+    if (next === url) return url.length;
+    url = next;
+  }
+}
+
 function buildEngine(): MarkdownIt {
   const md = markdownIt('default', {
     html: true, linkify: true, typographer: false, breaks: false, xhtmlOut: false, maxNesting: MAX_MARKDOWN_NESTING,
   });
-  // GFM's autolink extension: URLs with a scheme and email addresses; not bare domains (nor, here,
-  // `www.` without a scheme, which the engine's link finder cannot single out).
+  // GFM's autolink extension: URLs with a scheme, `www.` domains and email addresses; not bare
+  // domains.
   md.linkify.set({ fuzzyLink: false, fuzzyEmail: true, fuzzyIP: false });
+  md.linkify.add('www.', { validate: (text, pos) => wwwLinkLength(text.slice(pos)), normalize: (match) => { match.url = `http://${match.url}`; } });
   // Every URL reaches the sanitiser, which drops unsafe ones from the link as the Service does
   // (`[x](javascript:…)` renders as a link without href, not as literal text).
   md.validateLink = () => true;
