@@ -269,6 +269,26 @@ describe('POST /markdown', () => {
     assert.match(await html({ text: refs, gfm: true, project: 'acme/app' }, ownerToken), /title="First issue"/);
   });
 
+  it('renders long texts in a worker thread with the same result, without holding up short ones', async () => {
+    const text = '# Title\n\n' + 'see #1, #2, ~bug, %v1.0 and @owner :tada:\n\n'.repeat(600);
+    assert.ok(text.length > 16_384);
+    const payload = { text, gfm: true, project: 'acme/app' };
+    const expected = '<p dir="auto">see <a href="http://kiln.test/acme/app/-/issues/1"';
+    const [long, short] = await Promise.all([
+      (async () => { const out = await html({ ...payload, text: 'x'.repeat(10) + text }, strangerToken); return { out, at: performance.now() }; })(),
+      (async () => { const out = await html({ text: 'short #1', gfm: true, project: 'acme/app' }, strangerToken); return { out, at: performance.now() }; })(),
+    ]);
+    assert.ok(short.at < long.at, 'the short text is answered first');
+    assert.match(short.out, /title="First issue"/);
+    assert.ok(long.out.includes(expected));
+    // The confidential issue stays text for the stranger in the worker too.
+    assert.doesNotMatch(long.out, /Hidden issue/);
+    const inWorker = await html(payload, reporterToken);
+    assert.equal((inWorker.match(/title="Hidden issue"/g) ?? []).length, 600);
+    assert.equal((inWorker.match(/<gl-emoji /g) ?? []).length, 600);
+    assert.match(inWorker, /^<h1 dir="auto"><a id="user-content-title"/);
+  });
+
   function depth(node: AnyNode): number {
     return hasChildren(node) ? 1 + Math.max(0, ...node.children.map(depth)) : 0;
   }

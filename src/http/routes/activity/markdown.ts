@@ -14,7 +14,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { renderMarkdown } from '../../../domain/markdown/render.ts';
+import { createMarkdownRenderer } from '../../../domain/markdown/render-pool.ts';
 import { notFound } from '../../errors.ts';
 import { DEFAULT_MAX_STRING, defineParams, P } from '../../input/params.ts';
 import { loadProject } from '../../loaders/containers.ts';
@@ -38,6 +38,9 @@ const MarkdownSchema = Type.Object({ html: Type.String() });
 const markdown: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
   const ownHost = new URL(config.externalUrl).host;
+  // Long texts render in worker threads, so that one does not stall every other request.
+  const renderer = createMarkdownRenderer();
+  app.addHook('onClose', () => renderer.close());
 
   route(app, {
     method: 'POST', url: '/markdown', auth: 'optional', scopes: ['read_api'], params,
@@ -53,7 +56,7 @@ const markdown: FastifyPluginAsync = async (app) => {
     const resolveReferences = referenceResolverFor(db, {
       externalUrl: config.externalUrl, viewer: caller?.user ?? null, ...(project ? { project } : {}),
     });
-    const html = await renderMarkdown(input.text, { gfm: input.gfm === true, resolveReferences, ownHost });
+    const html = await renderer.render(input.text, { gfm: input.gfm === true, resolveReferences, ownHost });
     return reply.code(201).send({ html });
   });
 };
