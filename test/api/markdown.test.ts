@@ -119,6 +119,8 @@ describe('POST /markdown', () => {
     assert.equal(long.statusCode, 400, long.body);
     assert.equal((await render({ text: 'a'.repeat(1_048_576 - 1) }, ownerToken)).statusCode, 201);
     assert.equal((await render({ text: 'x', gfm: 'maybe' }, ownerToken)).statusCode, 400);
+    // requires :text takes an empty text (Grape checks presence, not blankness).
+    assert.deepEqual((await render({ text: '' }, ownerToken)).json(), { html: '' });
   });
 
   it('answers 404 Project Not Found for a missing project and one the caller may not read', async () => {
