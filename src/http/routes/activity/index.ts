@@ -5,8 +5,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { registerFiles } from '../area.ts';
+import markdown from './markdown.ts';
 
 export default async function activityArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'activity', {
+    'markdown': markdown, // /markdown
   });
 }
