@@ -145,6 +145,11 @@ export interface LogQuery {
   until?: string;
   firstParent: boolean;
   topo: boolean;
+  /**
+   * Only commits whose message holds this text, as a fixed string without regard to case (the
+   * search API's commits scope). One `--grep=` argument, so the text is never read as an option.
+   */
+  grep?: string;
 }
 
 function logArgs(q: LogQuery): string[] {
@@ -153,6 +158,7 @@ function logArgs(q: LogQuery): string[] {
     ...(q.until ? [`--until=${q.until}`] : []),
     ...(q.firstParent ? ['--first-parent'] : []),
     ...(q.topo ? ['--topo-order'] : []),
+    ...(q.grep !== undefined ? ['--regexp-ignore-case', '--fixed-strings', `--grep=${q.grep}`] : []),
     ...(q.all ? ['--all'] : ['--end-of-options', q.rev]),
     '--', ...(q.path ? [q.path] : []),
   ];

@@ -5,8 +5,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { registerFiles } from '../area.ts';
+import search from './search.ts';
 
 export default async function activityArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'activity', {
+    search, // /search, /groups/:id/(-/)search, /projects/:id/(-/)search
   });
 }
