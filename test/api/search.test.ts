@@ -240,6 +240,9 @@ describe('search', () => {
       assert.deepEqual((await ok(`/projects/${projectId}/search?scope=blobs&search=${q('-v')}`)).body, []);
       assert.deepEqual((await ok(`/projects/${projectId}/search?scope=commits&search=${q('--all')}`)).body, []);
       assert.deepEqual((await ok(`/projects/${projectId}/search?scope=commits&search=${q('-i')}`)).body, []);
+      // Each line of a text with a line break is not a pattern of its own: no single line holds the text.
+      assert.deepEqual((await ok(`/projects/${projectId}/search?scope=blobs&search=${q('polish\nnothing')}`)).body, []);
+      assert.deepEqual((await ok(`/projects/${projectId}/search?scope=commits&search=${q('polish\nsapphire')}`)).body, []);
     });
 
     it('answers no repository results to a viewer who may not read the code (a guest of a private project)', async () => {

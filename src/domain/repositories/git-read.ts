@@ -164,19 +164,24 @@ function logArgs(q: LogQuery): string[] {
   ];
 }
 
-/** One page of `git log`: `max` commits after skipping `skip`. */
-export async function logPage(gitDir: string, q: LogQuery, skip: number, max: number): Promise<CommitInfo[]> {
+/**
+ * One page of `git log`: `max` commits after skipping `skip`. `timeoutMs` bounds a walk that may
+ * read the whole history without finding much (a message search); past it GitTimedOut.
+ */
+export async function logPage(
+  gitDir: string, q: LogQuery, skip: number, max: number, o: { timeoutMs?: number } = {},
+): Promise<CommitInfo[]> {
   const { stdout } = await runGitBytes(
     ['log', '-z', `--format=${COMMIT_FORMAT}`, `--skip=${skip}`, `--max-count=${max}`, ...logArgs(q)],
-    { gitDir, maxBytes: MAX_LISTING_BYTES },
+    { gitDir, maxBytes: MAX_LISTING_BYTES, ...o },
   );
   return stdout.toString('utf8').split('\0').filter(Boolean).map(parseCommit);
 }
 
-/** How many commits the query selects, counting no further than `cap`. */
-export async function countLog(gitDir: string, q: LogQuery, cap: number): Promise<number> {
-  const { stdout } = await runGit(['rev-list', '--count', `--max-count=${cap}`, ...logArgs(q)], { gitDir });
-  return Number(stdout.trim()) || 0;
+/** How many commits the query selects, counting no further than `cap` (`timeoutMs` as logPage). */
+export async function countLog(gitDir: string, q: LogQuery, cap: number, o: { timeoutMs?: number } = {}): Promise<number> {
+  const { stdout } = await runGitBytes(['rev-list', '--count', `--max-count=${cap}`, ...logArgs(q)], { gitDir, maxBytes: 64, ...o });
+  return Number(stdout.toString('latin1').trim()) || 0;
 }
 
 export interface CommitStats {

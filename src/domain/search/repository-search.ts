@@ -29,7 +29,8 @@ export const MAX_COMMITS = 1000;
 export const MAX_BLOB_RESULTS = 1000;
 const MAX_GREP_BYTES = 8 * 1024 * 1024;
 const MAX_TREE_BYTES = 16 * 1024 * 1024;
-const GREP_TIMEOUT_MS = 10_000;
+/** Longest a repository search runs: past it blobs answer what was found, commits GitTimedOut. */
+export const SEARCH_TIMEOUT_MS = 10_000;
 /** The first lines of a file found by its name (as much as a content match shows). */
 const NAME_MATCH_LINES = CONTEXT_LINES * 2 + 1;
 const NAME_MATCH_READ_BYTES = 64 * 1024;
@@ -119,11 +120,13 @@ function parseGrep(out: Buffer, commit: string): GrepRecord[][] {
 }
 
 async function grepContent(gitDir: string, commit: string, term: string): Promise<FoundBlob[]> {
+  // As for commits: each line of the text would be a pattern of its own, and no line holds a break.
+  if (/[\r\n]/.test(term)) return [];
   const { stdout } = await runGitBytes([
     'grep', '-I', '-i', '-F', '-n', '-z', '--no-color',
     `--before-context=${CONTEXT_LINES}`, `--after-context=${CONTEXT_LINES}`,
     '-e', term, commit, '--',
-  ], { gitDir, maxBytes: MAX_GREP_BYTES, truncate: true, timeoutMs: GREP_TIMEOUT_MS, okExitCodes: [1] });
+  ], { gitDir, maxBytes: MAX_GREP_BYTES, truncate: true, timeoutMs: SEARCH_TIMEOUT_MS, okExitCodes: [1] });
   return parseGrep(stdout, commit).map((run) => ({
     basename: basenameOf(run[0].path),
     data: run.map((r) => `${r.text}\n`).join(''),
@@ -135,7 +138,7 @@ async function grepContent(gitDir: string, commit: string, term: string): Promis
 /** Files of the tree (not submodules), path and blob, in git's order (by path). */
 async function treeFiles(gitDir: string, commit: string): Promise<{ path: string; id: string }[]> {
   const { stdout, truncated } = await runGitBytes(['ls-tree', '-r', '-z', '--full-tree', commit], {
-    gitDir, maxBytes: MAX_TREE_BYTES, truncate: true, timeoutMs: GREP_TIMEOUT_MS,
+    gitDir, maxBytes: MAX_TREE_BYTES, truncate: true, timeoutMs: SEARCH_TIMEOUT_MS,
   });
   const records = stdout.toString('utf8').split('\0');
   // The last record of a cut listing may be a cut path.
@@ -180,11 +183,15 @@ export async function searchBlobs(gitDir: string, commit: string, query: BlobQue
 export async function searchCommits(
   gitDir: string, commit: string, text: string, offset: number, perPage: number,
 ): Promise<{ commits: CommitInfo[]; total: number }> {
-  if (offset >= MAX_COMMITS) return { commits: [], total: await countLog(gitDir, logQuery(commit, text), MAX_COMMITS) };
+  // git would take each line of a text with line breaks as a pattern of its own; a message line
+  // holds none, so such a text matches nothing.
+  if (/[\r\n]/.test(text)) return { commits: [], total: 0 };
   const q = logQuery(commit, text);
+  const bound = { timeoutMs: SEARCH_TIMEOUT_MS };
+  if (offset >= MAX_COMMITS) return { commits: [], total: await countLog(gitDir, q, MAX_COMMITS, bound) };
   const [commits, total] = await Promise.all([
-    logPage(gitDir, q, offset, Math.min(perPage, MAX_COMMITS - offset)),
-    countLog(gitDir, q, MAX_COMMITS),
+    logPage(gitDir, q, offset, Math.min(perPage, MAX_COMMITS - offset), bound),
+    countLog(gitDir, q, MAX_COMMITS, bound),
   ]);
   return { commits, total };
 }

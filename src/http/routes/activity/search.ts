@@ -15,6 +15,7 @@ import { paginationParams } from '../../lists/pagination.ts';
 import { loadGroup, loadProject, type GroupContext, type ProjectContext } from '../../loaders/containers.ts';
 import { compileSerializer, serializeWith } from '../../entities/serializers.ts';
 import { MAX_REF_NAME } from '../../../domain/repositories/ref-names.ts';
+import { GitTimedOut } from '../../../domain/repositories/git-bytes.ts';
 import {
   ELASTICSEARCH_SCOPES, SEARCH_SCOPES, scopeAt, scopeValues, type SearchLevel, type SearchScope, type SearchSort,
 } from '../../search/scopes.ts';
@@ -98,11 +99,19 @@ const search: FastifyPluginAsync = async (app) => {
       throw new ApiError(400, { error: 'scope does not have a valid value' });
     }
     checkTerms(input.search);
-    const results = await scope.run({
-      request, reply, db, externalUrl: config.externalUrl, viewer: caller.user, level,
-      search: input.search, state: input.state === 'all' ? undefined : input.state, confidential: input.confidential,
-      sort: sortOf(input.order_by, input.sort), group: where.group ?? null, project: where.project ?? null, ref: input.ref,
-    });
+    let results: unknown[];
+    try {
+      results = await scope.run({
+        request, reply, db, externalUrl: config.externalUrl, viewer: caller.user, level,
+        search: input.search, state: input.state === 'all' ? undefined : input.state, confidential: input.confidential,
+        sort: sortOf(input.order_by, input.sort), group: where.group ?? null, project: where.project ?? null, ref: input.ref,
+      });
+    } catch (err) {
+      // A commit search walking a long history past its time bound: the answer later versions of
+      // the Service give a search that runs too long (API::Search, `Request timed out`, 408).
+      if (err instanceof GitTimedOut) throw new ApiError(408, { message: { error: 'Request timed out' } });
+      throw err;
+    }
     serializeWith(reply, serializerOf(scope));
     return results;
   }
