@@ -62,6 +62,7 @@ describe('search', () => {
         { action: 'create', file_path: 'README.md', content: 'line one\nline two\nline three\nPolish the gem gently\nline five\nline six\nline seven\n' },
         { action: 'create', file_path: 'lib/polish.rb', content: 'def polish\n  "--force shine"\nend\n' },
         { action: 'create', file_path: 'docs/gemstones.txt', content: 'nothing to see\n' },
+        { action: 'create', file_path: 'images/logo.png', encoding: 'base64', content: Buffer.from('\x89PNG\0polish\0').toString('base64') },
       ],
     });
     commitSha = commit.id as string;
@@ -221,6 +222,9 @@ describe('search', () => {
       ]);
       const byName = await ok(`/projects/${projectId}/search?scope=blobs&search=gemstones`);
       assert.deepEqual(byName.body.map((b) => [b.path, b.startline, b.data]), [['docs/gemstones.txt', 1, 'nothing to see\n']]);
+      // A binary file is never a content match, and found by its name it shows no data.
+      const binary = await ok(`/projects/${projectId}/search?scope=blobs&search=logo`);
+      assert.deepEqual(binary.body.map((b) => [b.path, b.data]), [['images/logo.png', '']]);
       const onRef = await ok(`/projects/${projectId}/search?scope=blobs&search=facets&ref=feature`);
       assert.deepEqual(onRef.body.map((b) => [b.path, b.ref]), [['sapphire.md', 'feature']]);
     });

@@ -5,8 +5,9 @@
  *
  * - blobs: `git grep` for the text as a fixed string without regard to case, text files only
  *   (`-I`), each match with two lines around it (Gitaly's context), one result per run of lines;
- *   and files whose path holds the text, presented from their first lines. A path found by its
- *   content is not listed again by its name. Results are ordered by path.
+ *   and files whose path holds the text, presented from their first lines (a binary file with no
+ *   data), read only for the page shown. A path found by its content is not listed again by its
+ *   name. Results are ordered by path.
  * - the blob search's filters (Gitlab::Search::Query in FileFinder): `filename:` (the path ends
  *   with it), `path:` (the path holds it), `extension:` (the path ends with `.` and it), without
  *   regard to case, `*` standing for any run of characters; the rest of the text is what is
@@ -38,7 +39,10 @@ const NAME_MATCH_READ_BYTES = 64 * 1024;
 export interface FoundBlob {
   /** The path without its extension (FoundBlob's basename). */
   basename: string;
-  data: string;
+  /** The lines shown; null for a file found by its name until withNameMatchData reads it. */
+  data: string | null;
+  /** The blob of a file found by its name. */
+  blobId?: string;
   path: string;
   /** Line number of the first line of `data`. */
   startline: number;
@@ -151,15 +155,31 @@ async function treeFiles(gitDir: string, commit: string): Promise<{ path: string
   return out;
 }
 
-/** The first lines of a text file; null for a binary one (a NUL in its first 8000 bytes, as git's `-I` decides). */
-async function firstLines(gitDir: string, blobId: string): Promise<string | null> {
+/** The first lines of a file; '' for a binary one (a NUL in its first 8000 bytes, as git's `-I` decides). */
+async function firstLines(gitDir: string, blobId: string): Promise<string> {
   const { stdout } = await runGitBytes(['cat-file', 'blob', blobId], { gitDir, maxBytes: NAME_MATCH_READ_BYTES, truncate: true });
-  if (stdout.subarray(0, 8000).includes(0)) return null;
-  const lines = stdout.toString('utf8').split('\n').slice(0, NAME_MATCH_LINES);
-  return lines.join('\n');
+  if (stdout.subarray(0, 8000).includes(0)) return '';
+  return stdout.toString('utf8').split('\n').slice(0, NAME_MATCH_LINES).join('\n');
 }
 
-/** The blobs search of one commit: content matches and path matches, filtered, ordered by path. */
+/** Files read at once for a page's name matches (each is one git process). */
+const READ_PARALLEL = 4;
+
+/** The data of a page's files found by their name: their first lines, read for that page only. */
+export async function withNameMatchData(gitDir: string, page: FoundBlob[]): Promise<(FoundBlob & { data: string })[]> {
+  const out: (FoundBlob & { data: string })[] = [];
+  for (let i = 0; i < page.length; i += READ_PARALLEL) {
+    const batch = page.slice(i, i + READ_PARALLEL);
+    const data = await Promise.all(batch.map((b) => (b.data === null && b.blobId ? firstLines(gitDir, b.blobId) : b.data ?? '')));
+    out.push(...batch.map((b, j) => ({ ...b, data: data[j] })));
+  }
+  return out;
+}
+
+/**
+ * The blobs search of one commit: content matches and path matches, filtered, ordered by path.
+ * Files found by their name come without their data (withNameMatchData reads a page's).
+ */
 export async function searchBlobs(gitDir: string, commit: string, query: BlobQuery): Promise<FoundBlob[]> {
   if (query.term === '') return [];
   const needle = query.term.toLowerCase();
@@ -167,13 +187,10 @@ export async function searchBlobs(gitDir: string, commit: string, query: BlobQue
   const [grepped, files] = await Promise.all([grepContent(gitDir, commit, query.term), treeFiles(gitDir, commit)]);
   const byContent = grepped.filter((b) => kept(b.path));
   const foundByContent = new Set(grepped.map((b) => b.path));
-  const byName = files.filter((f) => !foundByContent.has(f.path) && f.path.toLowerCase().includes(needle) && kept(f.path))
-    .slice(0, MAX_BLOB_RESULTS);
-  const named: FoundBlob[] = [];
-  for (const f of byName) {
-    const data = await firstLines(gitDir, f.id);
-    if (data !== null) named.push({ basename: basenameOf(f.path), data, path: f.path, startline: 1 });
-  }
+  const named: FoundBlob[] = files
+    .filter((f) => !foundByContent.has(f.path) && f.path.toLowerCase().includes(needle) && kept(f.path))
+    .slice(0, MAX_BLOB_RESULTS)
+    .map((f) => ({ basename: basenameOf(f.path), data: null, blobId: f.id, path: f.path, startline: 1 }));
   // Stable: a file's runs keep their order.
   const all = [...byContent, ...named].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return all.slice(0, MAX_BLOB_RESULTS);

@@ -18,7 +18,7 @@ import {
   groupHierarchyIds, groupMembersMatching, projectMembersMatching, snippetTitlesMatching, usersMatching,
 } from '../../domain/search/search.queries.ts';
 import { snippetAuthors } from '../../domain/snippets/snippets.queries.ts';
-import { MAX_COMMITS, parseBlobQuery, searchBlobs, searchCommits } from '../../domain/search/repository-search.ts';
+import { MAX_COMMITS, parseBlobQuery, searchBlobs, searchCommits, withNameMatchData } from '../../domain/search/repository-search.ts';
 import { resolveCommit } from '../../domain/repositories/git-read.ts';
 import { readableRevision } from '../../domain/repositories/ref-names.ts';
 import { projectRepository } from '../../domain/repositories/project-repository.ts';
@@ -188,8 +188,9 @@ export const SEARCH_SCOPES = {
       if (!found) return emptyPage(ctx);
       const blobs = await searchBlobs(found.repo.gitDir, found.commit, parseBlobQuery(ctx.search));
       const projectId = ctx.project!.project.id;
+      const page = await withNameMatchData(found.repo.gitDir, pageOf(ctx, blobs));
       // The basic search's FoundBlob has no blob id; its ref is the ref searched.
-      return pageOf(ctx, blobs).map((b) => ({
+      return page.map((b) => ({
         basename: b.basename, data: b.data, path: b.path, filename: b.path, id: null, ref: found.rev, startline: b.startline,
         project_id: projectId,
       }));
