@@ -159,7 +159,9 @@ async function treeFiles(gitDir: string, commit: string): Promise<{ path: string
 async function firstLines(gitDir: string, blobId: string): Promise<string> {
   const { stdout } = await runGitBytes(['cat-file', 'blob', blobId], { gitDir, maxBytes: NAME_MATCH_READ_BYTES, truncate: true });
   if (stdout.subarray(0, 8000).includes(0)) return '';
-  return stdout.toString('utf8').split('\n').slice(0, NAME_MATCH_LINES).join('\n');
+  const lines = stdout.toString('utf8').split('\n');
+  // Each line kept with its line break, as a content match's lines are.
+  return lines.slice(0, NAME_MATCH_LINES).join('\n') + (lines.length > NAME_MATCH_LINES ? '\n' : '');
 }
 
 /** Files read at once for a page's name matches (each is one git process). */
@@ -182,13 +184,14 @@ export async function withNameMatchData(gitDir: string, page: FoundBlob[]): Prom
  */
 export async function searchBlobs(gitDir: string, commit: string, query: BlobQuery): Promise<FoundBlob[]> {
   if (query.term === '') return [];
-  const needle = query.term.toLowerCase();
+  // Repository#search_files_by_name: leading slashes are no part of a path.
+  const needle = query.term.replace(/^\/+/, '').toLowerCase();
   const kept = (path: string) => query.filters.every((f) => f.pattern.test(path));
   const [grepped, files] = await Promise.all([grepContent(gitDir, commit, query.term), treeFiles(gitDir, commit)]);
   const byContent = grepped.filter((b) => kept(b.path));
   const foundByContent = new Set(grepped.map((b) => b.path));
   const named: FoundBlob[] = files
-    .filter((f) => !foundByContent.has(f.path) && f.path.toLowerCase().includes(needle) && kept(f.path))
+    .filter((f) => needle !== '' && !foundByContent.has(f.path) && f.path.toLowerCase().includes(needle) && kept(f.path))
     .slice(0, MAX_BLOB_RESULTS)
     .map((f) => ({ basename: basenameOf(f.path), data: null, blobId: f.id, path: f.path, startline: 1 }));
   // Stable: a file's runs keep their order.
