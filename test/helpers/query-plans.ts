@@ -25,6 +25,7 @@ interface JsonSchema {
 interface Parameter {
   name: string;
   in: string;
+  required?: boolean;
   schema?: JsonSchema;
 }
 
@@ -95,7 +96,13 @@ export function listRequests(doc: OpenApiDocument, ids: Record<string, number>):
         else variants.push(v);
       }
     }
-    for (const v of variants) out.push({ route, url: v.length > 0 ? `${path}?${v.join('&')}` : path });
+    // A required query parameter (the search API's `scope` and `search`) is in every variant, with
+    // its first value unless the variant varies it: without it the list would answer 400 unread.
+    const required = query.filter((p) => p.required && !PAGING.has(p.name));
+    for (const v of variants) {
+      const full = [...required.filter((p) => !v.some((x) => x.startsWith(`${p.name}=`))).map((p) => values(p, ids)[0][0]), ...v];
+      out.push({ route, url: full.length > 0 ? `${path}?${full.join('&')}` : path });
+    }
   }
   return out;
 }
@@ -157,6 +164,10 @@ function namedColumns(table: string, text: string, schema: Schema): string[] {
 export function fullScans(statement: Statement, plan: Plan, schema: Schema): string[] {
   const found: string[] = [];
   const search = isSearch(statement.sql);
+  // A substring search's capped count (no order, LIMIT 10001) reads as far as its LIMIT whichever
+  // way it reads: no b-tree index serves `LIKE '%text%'`, so PostgreSQL scanning the table stops
+  // at the same bound as a walk of an index would.
+  const cappedCount = !/\border by\b/i.test(statement.sql) && /\blimit 10001\b/i.test(statement.sql);
   if (plan.dialect === 'postgres') {
     const walk = (node: PgPlanNode) => {
       const table = node['Relation Name'] as string | undefined;
@@ -165,7 +176,7 @@ export function fullScans(statement: Statement, plan: Plan, schema: Schema): str
         const filter = node.Filter === undefined ? '' : String(node.Filter);
         // A capped count under only wide conditions reads as far as its LIMIT: no index would help.
         const onlyWide = filter !== '' && namedColumns(table, filter, schema).every((c) => (WIDE_CONDITIONS[table] ?? []).includes(c));
-        if (type === 'Seq Scan' && !onlyWide) found.push(`Seq Scan on ${table}${filter ? ` (Filter: ${filter})` : ''}`);
+        if (type === 'Seq Scan' && !onlyWide && !(search && cappedCount)) found.push(`Seq Scan on ${table}${filter ? ` (Filter: ${filter})` : ''}`);
         else if (/Index/.test(type) && filter && !node['Index Cond'] && !search && unindexedFilters(table, filter, schema).length > 0) {
           found.push(`${type} on ${table} using ${String(node['Index Name'])} with Filter: ${filter}`);
         }

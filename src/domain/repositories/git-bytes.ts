@@ -8,8 +8,24 @@ import { Readable } from 'node:stream';
 import { GitCommandError, gitEnv, type GitOptions } from './git-command.ts';
 
 export class GitOutputTooLarge extends Error {}
+export class GitTimedOut extends Error {}
 
-export function runGitBytes(args: string[], o: GitOptions & { maxBytes: number }): Promise<{ stdout: Buffer; exitCode: number }> {
+export interface BoundedOutput {
+  /** Most bytes of stdout kept; past it the child is ended. */
+  maxBytes: number;
+  /**
+   * Past `maxBytes` or `timeoutMs`, answer with what was read (and `truncated`) instead of
+   * failing: for searches, whose first results are worth answering (the caller drops a cut last
+   * record).
+   */
+  truncate?: boolean;
+  /** Ends the child after this long; without `truncate` that fails with GitTimedOut. */
+  timeoutMs?: number;
+}
+
+export function runGitBytes(
+  args: string[], o: GitOptions & BoundedOutput,
+): Promise<{ stdout: Buffer; exitCode: number; truncated?: boolean }> {
   const full = o.gitDir ? ['--git-dir', o.gitDir, ...args] : args;
   return new Promise((resolve, reject) => {
     const child = spawn('git', full, { env: gitEnv(o.env), stdio: ['pipe', 'pipe', 'pipe'] });
@@ -17,10 +33,17 @@ export function runGitBytes(args: string[], o: GitOptions & { maxBytes: number }
     const err: Buffer[] = [];
     let size = 0;
     let tooLarge = false;
+    let timedOut = false;
+    const timer = o.timeoutMs === undefined ? null : setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, o.timeoutMs);
     child.stdout.on('data', (b: Buffer) => {
+      if (tooLarge) return;
       size += b.length;
       if (size > o.maxBytes) {
         tooLarge = true;
+        if (o.truncate) out.push(b.subarray(0, b.length - (size - o.maxBytes)));
         child.kill('SIGKILL');
         return;
       }
@@ -29,7 +52,10 @@ export function runGitBytes(args: string[], o: GitOptions & { maxBytes: number }
     child.stderr.on('data', (b: Buffer) => { if (err.length < 64) err.push(b); });
     child.on('error', reject);
     child.on('close', (code) => {
+      if (timer) clearTimeout(timer);
+      if ((tooLarge || timedOut) && o.truncate) return resolve({ stdout: Buffer.concat(out), exitCode: 0, truncated: true });
       if (tooLarge) return reject(new GitOutputTooLarge(`git ${args[0]} wrote more than ${o.maxBytes} bytes`));
+      if (timedOut) return reject(new GitTimedOut(`git ${args[0]} ran longer than ${o.timeoutMs} ms`));
       const exitCode = code ?? -1;
       if (exitCode === 0 || o.okExitCodes?.includes(exitCode)) resolve({ stdout: Buffer.concat(out), exitCode });
       else reject(new GitCommandError(full, code, Buffer.concat(err).toString('utf8')));

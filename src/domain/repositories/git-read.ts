@@ -145,6 +145,11 @@ export interface LogQuery {
   until?: string;
   firstParent: boolean;
   topo: boolean;
+  /**
+   * Only commits whose message holds this text, as a fixed string without regard to case (the
+   * search API's commits scope). One `--grep=` argument, so the text is never read as an option.
+   */
+  grep?: string;
 }
 
 function logArgs(q: LogQuery): string[] {
@@ -153,24 +158,30 @@ function logArgs(q: LogQuery): string[] {
     ...(q.until ? [`--until=${q.until}`] : []),
     ...(q.firstParent ? ['--first-parent'] : []),
     ...(q.topo ? ['--topo-order'] : []),
+    ...(q.grep !== undefined ? ['--regexp-ignore-case', '--fixed-strings', `--grep=${q.grep}`] : []),
     ...(q.all ? ['--all'] : ['--end-of-options', q.rev]),
     '--', ...(q.path ? [q.path] : []),
   ];
 }
 
-/** One page of `git log`: `max` commits after skipping `skip`. */
-export async function logPage(gitDir: string, q: LogQuery, skip: number, max: number): Promise<CommitInfo[]> {
+/**
+ * One page of `git log`: `max` commits after skipping `skip`. `timeoutMs` bounds a walk that may
+ * read the whole history without finding much (a message search); past it GitTimedOut.
+ */
+export async function logPage(
+  gitDir: string, q: LogQuery, skip: number, max: number, o: { timeoutMs?: number } = {},
+): Promise<CommitInfo[]> {
   const { stdout } = await runGitBytes(
     ['log', '-z', `--format=${COMMIT_FORMAT}`, `--skip=${skip}`, `--max-count=${max}`, ...logArgs(q)],
-    { gitDir, maxBytes: MAX_LISTING_BYTES },
+    { gitDir, maxBytes: MAX_LISTING_BYTES, ...o },
   );
   return stdout.toString('utf8').split('\0').filter(Boolean).map(parseCommit);
 }
 
-/** How many commits the query selects, counting no further than `cap`. */
-export async function countLog(gitDir: string, q: LogQuery, cap: number): Promise<number> {
-  const { stdout } = await runGit(['rev-list', '--count', `--max-count=${cap}`, ...logArgs(q)], { gitDir });
-  return Number(stdout.trim()) || 0;
+/** How many commits the query selects, counting no further than `cap` (`timeoutMs` as logPage). */
+export async function countLog(gitDir: string, q: LogQuery, cap: number, o: { timeoutMs?: number } = {}): Promise<number> {
+  const { stdout } = await runGitBytes(['rev-list', '--count', `--max-count=${cap}`, ...logArgs(q)], { gitDir, maxBytes: 64, ...o });
+  return Number(stdout.toString('latin1').trim()) || 0;
 }
 
 export interface CommitStats {

@@ -6,9 +6,11 @@
 import type { FastifyInstance } from 'fastify';
 import { registerFiles } from '../area.ts';
 import markdown from './markdown.ts';
+import search from './search.ts';
 
 export default async function activityArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'activity', {
-    'markdown': markdown, // /markdown
+    'markdown': markdown,   // /markdown
+    'search': search,       // /search, /groups/:id/(-/)search, /projects/:id/(-/)search
   });
 }
