@@ -141,5 +141,18 @@ describe('award emoji API', () => {
     assert.equal(movedNote.author_id, ghost.id);
     const movedAward = await t.db.selectFrom('award_emoji').select('user_id').where('id', '=', award.id).executeTakeFirstOrThrow();
     assert.equal(movedAward.user_id, ghost.id);
+
+    // The ghost user already gave that emoji there: one award stays (the unique index), the deletion goes through.
+    const second = await createUser(t.db);
+    const secondToken = await createToken(t.db, second);
+    const duplicate = (await post(secondToken, `/api/v4/projects/${publicProject}/issues/${issue.iid}/award_emoji`, { name: 'wave' })).json();
+    const kept = (await post(secondToken, `/api/v4/projects/${publicProject}/issues/${issue.iid}/award_emoji`, { name: 'heart' })).json();
+    assert.equal((await t.request({ method: 'DELETE', url: `/api/v4/users/${second.id}`, token: ROOT_TOKEN })).statusCode, 204);
+    const awards = await t.db.selectFrom('award_emoji').select(['id', 'name', 'user_id'])
+      .where('awardable_type', '=', 'Issue').where('awardable_id', '=', issue.id).orderBy('id').execute();
+    assert.deepEqual(awards, [
+      { id: award.id, name: 'wave', user_id: ghost.id }, { id: kept.id, name: 'heart', user_id: ghost.id },
+    ]);
+    assert.ok(!awards.some((a) => a.id === duplicate.id));
   });
 });
