@@ -151,6 +151,12 @@ describe('notes API', () => {
     assert.equal((await put(people.tokens.maintainer)).statusCode, 200);
     const del = (token: string) => t.request({ method: 'DELETE', url: notesUrl(issue.iid, `/${note.id}`), token });
     assert.equal((await del(people.tokens.reporter)).statusCode, 403);
+    // destroy_conditionally!: a note changed after If-Unmodified-Since stays.
+    const stale = await t.request({
+      method: 'DELETE', url: notesUrl(issue.iid, `/${note.id}`), token: people.tokens.maintainer,
+      headers: { 'if-unmodified-since': 'Mon, 01 Jan 2001 00:00:00 GMT' },
+    });
+    assert.equal(stale.statusCode, 412);
     assert.equal((await del(people.tokens.maintainer)).statusCode, 204);
   });
 

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import type { UserRow } from '../../src/db/types.ts';
-import type { IssueRow, IssuesTable } from '../../src/db/tables/issues.ts';
+import type { IssueRow } from '../../src/db/tables/issues.ts';
+import type { Flag } from '../../src/db/types.ts';
 import type { SnippetRow } from '../../src/db/tables/snippets.ts';
 import { nextIid } from '../../src/domain/internal-ids/internal-ids.queries.ts';
 import { ROOT_TOKEN, type TestApp } from './app.ts';
@@ -51,7 +52,7 @@ export async function createProject(t: TestApp, people: People, visibility = 'pr
 }
 
 export async function createIssue(
-  t: TestApp, projectId: number, authorId: number, attrs: Partial<Pick<IssuesTable, 'confidential' | 'discussion_locked' | 'title'>> = {},
+  t: TestApp, projectId: number, authorId: number, attrs: { confidential?: Flag; discussion_locked?: Flag | null; title?: string } = {},
 ): Promise<IssueRow> {
   return t.db.transaction().execute(async (trx) => {
     const iid = await nextIid(trx, { project_id: projectId }, 'issues');

@@ -27,6 +27,7 @@ import { loadProject, type ProjectContext } from '../../loaders/containers.ts';
 import { issueSubject } from '../../loaders/issues.ts';
 import { AwardEmojiSchema, presentAwards } from '../../entities/award-emoji.ts';
 import { route } from '../../route.ts';
+import { checkUnmodifiedSince } from '../../unmodified-since.ts';
 
 interface Awardable {
   ref: AwardableRef;
@@ -130,6 +131,7 @@ const awards: FastifyPluginAsync = async (app) => {
         const award = isStorableId(input.award_id) ? await findAward(db, awardable.ref, input.award_id) : undefined;
         if (!award) throw recordNotFound();
         if (award.user_id !== caller.user.id && caller.user.admin !== 1) throw unauthorized();
+        checkUnmodifiedSince(request, award.updated_at);
         await deleteAward(db, award.id);
         return reply.code(204).send();
       });

@@ -22,6 +22,7 @@ import {
 } from '../../loaders/noteables.ts';
 import { DiscussionSchema, NoteSchema, presentDiscussions, presentNotes } from '../../entities/note.ts';
 import { route } from '../../route.ts';
+import { checkUnmodifiedSince } from '../../unmodified-since.ts';
 import type { Caller } from '../../context.ts';
 
 const projectId = P.string({ description: 'ID or URL-encoded full path of the project' });
@@ -122,9 +123,10 @@ const discussions: FastifyPluginAsync = async (app) => {
       if (!result.ok) throw noteRefusal(result.errors);
       return (await presentNotes(db, [result.value], nc.noteable, url))[0];
     },
-    async remove(nc: NoteableContext, input: In<'note'>, reply: FastifyReply) {
+    async remove(nc: NoteableContext, input: In<'note'>, request: FastifyRequest, reply: FastifyReply) {
       const note = await noteOf(nc, input.note_id);
       if (!canAdminNote(nc.ctx.actor, nc.ctx.project, note)) throw forbidden();
+      checkUnmodifiedSince(request, note.updated_at);
       if (!(await destroyNote(db, nc.noteable, note.id))) throw recordNotFound();
       return reply.code(204).send();
     },
@@ -163,7 +165,7 @@ const discussions: FastifyPluginAsync = async (app) => {
     route(app, {
       method: 'DELETE', url: `${path}/:discussion_id/notes/:note_id`, auth: 'required', params: params.note,
       schema: { summary: `Delete a note of a thread of ${k.name}`, tags },
-    }, async ({ request, reply, input }) => handlers.remove(await k.load(request, input), input, reply));
+    }, async ({ request, reply, input }) => handlers.remove(await k.load(request, input), input, request, reply));
   }
 
   for (const kind of PROJECT_NOTEABLES) {

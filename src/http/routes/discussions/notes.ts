@@ -22,6 +22,7 @@ import {
 } from '../../loaders/noteables.ts';
 import { NoteSchema, presentNotes } from '../../entities/note.ts';
 import { route } from '../../route.ts';
+import { checkUnmodifiedSince } from '../../unmodified-since.ts';
 
 const base = { id: P.string({ description: 'ID or URL-encoded full path of the project' }), noteable_id: P.integer() };
 const listParams = defineParams({
@@ -120,6 +121,7 @@ const notes: FastifyPluginAsync = async (app) => {
       const nc = await kind.load(request, input.id, input.noteable_id);
       const note = await noteOf(nc, input.note_id);
       if (!canAdminNote(nc.ctx.actor, nc.ctx.project, note)) throw forbidden();
+      checkUnmodifiedSince(request, note.updated_at);
       if (!(await destroyNote(db, nc.noteable, note.id))) throw recordNotFound();
       return reply.code(204).send();
     });
