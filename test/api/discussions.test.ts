@@ -165,6 +165,7 @@ describe('discussions API', () => {
     assert.equal(missing.statusCode, 404);
     assert.deepEqual(missing.json(), { message: '404 Commit Not Found' });
     const internal = await post(people.tokens.owner, base, { body: 'x', internal: true });
-    assert.equal(internal.statusCode, 400);
+    assert.equal(internal.statusCode, 201);
+    assert.equal(internal.json().notes[0].internal, false);
   });
 });

@@ -20,7 +20,7 @@ import type { SnippetRow } from '../../db/tables/snippets.ts';
 import { readCommit, resolveCommit } from '../../domain/repositories/git-read.ts';
 import { readableRevision } from '../../domain/repositories/ref-names.ts';
 import { projectRepository } from '../../domain/repositories/project-repository.ts';
-import { ApiError, badRequest, forbidden, notFound } from '../errors.ts';
+import { ApiError, badRequest, notFound } from '../errors.ts';
 import { loadProject, type ProjectContext } from './containers.ts';
 import { loadIssue } from './issues.ts';
 
@@ -145,10 +145,10 @@ export function givenCreatedAt(text: string | undefined): string | undefined {
 }
 
 /**
- * Internal notes exist on issues only (Note#confidential validation: `can not be set for this
- * resource`), and only Reporters and up may write one (mark_note_as_internal).
+ * Whether a note asked to be internal is one (Notes::BuildService#new_note): only those who may
+ * mark notes as internal (mark_note_as_internal: Reporters and up, on issues — other noteables
+ * have no internal notes) make one; anyone else's note is silently an ordinary one.
  */
-export function checkInternal(nc: NoteableContext): void {
-  if (nc.noteable.type !== 'Issue') throw noteRefusal({ confidential: ['can not be set for this resource'] });
-  if (!nc.scope.includeInternal) throw forbidden();
+export function internalAsked(nc: NoteableContext, asked: boolean | undefined): boolean {
+  return Boolean(asked) && nc.noteable.type === 'Issue' && nc.scope.includeInternal;
 }

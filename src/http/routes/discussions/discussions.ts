@@ -18,7 +18,7 @@ import { badRequest, forbidden, invalidParams, notFound, recordNotFound, validat
 import { defineParams, INT32_MAX, INT32_MIN, P, type ParamsOf } from '../../input/params.ts';
 import { paginate, paginationParams } from '../../lists/pagination.ts';
 import {
-  checkInternal, givenCreatedAt, loadCommitNoteable, noteRefusal, PROJECT_NOTEABLES, type NoteableContext,
+  givenCreatedAt, internalAsked, loadCommitNoteable, noteRefusal, PROJECT_NOTEABLES, type NoteableContext,
 } from '../../loaders/noteables.ts';
 import { DiscussionSchema, NoteSchema, presentDiscussions, presentNotes } from '../../entities/note.ts';
 import { route } from '../../route.ts';
@@ -78,8 +78,7 @@ const discussions: FastifyPluginAsync = async (app) => {
     },
     async create(nc: NoteableContext, input: In<'create'>, caller: Caller, reply: FastifyReply) {
       if (!nc.canComment) throw forbidden();
-      const internal = Boolean(input.internal || input.confidential);
-      if (internal) checkInternal(nc);
+      const internal = internalAsked(nc, input.internal || input.confidential);
       const mentions = await mentionTodos(db, input.body, caller.user.id, (u) => nc.canUserRead(u, internal));
       const result = await createNote(db, {
         noteable: nc.noteable, authorId: caller.user.id, body: input.body, internal, type: 'DiscussionNote', mentions,

@@ -3,8 +3,9 @@
  * 15.2; doc/api/notes.md): list (order_by created_at|updated_at, sort, activity_filter), one,
  * create, change and delete. Reading follows the noteable (loaders/noteables.ts: a confidential
  * issue the caller may not see is `404 Issue Not Found`); internal notes are read by Reporters and
- * up only; commenting takes create_note and, on a locked issue, the right to comment there (403);
- * changing and deleting take the note's author or admin_note (Maintainers), never on a system note.
+ * up only, and a note asked to be internal by anyone else is an ordinary one; commenting takes
+ * create_note and, on a locked issue, the right to comment there (403); changing and deleting take
+ * the note's author or admin_note (Maintainers), never on a system note.
  * Quick actions in a note's text are kept as text (commands_changes is always `{}`).
  */
 import type { FastifyPluginAsync } from 'fastify';
@@ -18,7 +19,7 @@ import { forbidden, invalidParams, notFound, recordNotFound } from '../../errors
 import { defineParams, P } from '../../input/params.ts';
 import { paginate, paginationParams } from '../../lists/pagination.ts';
 import {
-  checkInternal, givenCreatedAt, noteRefusal, PROJECT_NOTEABLES, type NoteableContext,
+  givenCreatedAt, internalAsked, noteRefusal, PROJECT_NOTEABLES, type NoteableContext,
 } from '../../loaders/noteables.ts';
 import { NoteSchema, presentNotes } from '../../entities/note.ts';
 import { route } from '../../route.ts';
@@ -88,8 +89,7 @@ const notes: FastifyPluginAsync = async (app) => {
     }, async ({ request, reply, input, caller }) => {
       const nc = await kind.load(request, input.id, input.noteable_id);
       if (!nc.canComment) throw forbidden();
-      const internal = Boolean(input.internal || input.confidential);
-      if (internal) checkInternal(nc);
+      const internal = internalAsked(nc, input.internal || input.confidential);
       const mentions = await mentionTodos(db, input.body, caller.user.id, (u) => nc.canUserRead(u, internal));
       const result = await createNote(db, {
         noteable: nc.noteable, authorId: caller.user.id, body: input.body, internal, type: null, mentions,
