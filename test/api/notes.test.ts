@@ -31,7 +31,7 @@ describe('notes API', () => {
     const note = created.json();
     assert.deepEqual(Object.keys(note), [
       'id', 'type', 'body', 'attachment', 'author', 'created_at', 'updated_at', 'system', 'noteable_id', 'noteable_type',
-      'resolvable', 'confidential', 'internal', 'noteable_iid', 'commands_changes',
+      'project_id', 'resolvable', 'confidential', 'internal', 'noteable_iid', 'commands_changes',
     ]);
     assert.equal(note.body, 'First!');
     assert.equal(note.type, null);
@@ -39,6 +39,7 @@ describe('notes API', () => {
     assert.equal(note.noteable_id, issue.id);
     assert.equal(note.noteable_type, 'Issue');
     assert.equal(note.noteable_iid, issue.iid);
+    assert.equal(note.project_id, project);
     assert.equal(note.author.username, people.users.guest.username);
     assert.deepEqual(note.commands_changes, {});
     assert.equal(note.internal, false);

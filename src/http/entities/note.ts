@@ -25,6 +25,7 @@ export const NoteSchema = Type.Object({
   system: Type.Boolean(),
   noteable_id: Nullable(Type.Integer()),
   noteable_type: Type.String(),
+  project_id: Nullable(Type.Integer()),
   resolvable: Type.Boolean(),
   resolved: Type.Optional(Type.Boolean()),
   resolved_by: Type.Optional(Nullable(UserBasicSchema)),
@@ -75,7 +76,7 @@ function presentNote(r: NoteRow, t: NoteableRef, author: (id: number) => UserBas
   const note = {
     id: r.id, type: r.type, body: r.note, attachment: null, author: author(r.author_id),
     created_at: r.created_at, updated_at: r.updated_at, system: r.system === 1,
-    noteable_id: r.noteable_id, noteable_type: r.noteable_type, resolvable: r.resolvable === 1,
+    noteable_id: r.noteable_id, noteable_type: r.noteable_type, project_id: r.project_id, resolvable: r.resolvable === 1,
   } as Note;
   // Only notes that can be resolved say whether and by whom they were.
   if (r.resolvable === 1) {
@@ -121,8 +122,9 @@ export async function presentCommitNotes(db: Kysely<DB>, rows: readonly NoteRow[
   const author = await authorsOf(db, rows, externalUrl);
   return rows.map((r) => {
     const at = r.type === 'LegacyDiffNote' && r.position !== null ? JSON.parse(r.position) as CommitLinePosition : null;
+    // `diff_line.new_line`: a removed line has no place in the new file, so its `line` is null.
     return {
-      note: r.note, path: at?.path ?? null, line: at?.line ?? null, line_type: at?.line_type ?? null,
+      note: r.note, path: at?.path ?? null, line: at?.line_type === 'new' ? at.line : null, line_type: at?.line_type ?? null,
       author: author(r.author_id), created_at: r.created_at,
     };
   });
