@@ -25,6 +25,8 @@ import { snippetsByAuthor } from '../snippets/snippets.queries.ts';
 import { lockContainers, type ContainerKind } from '../storage-moves/storage-moves.queries.ts';
 import { removeAvatar } from './avatar.ts';
 import { ensureGhostUser } from './ghost-user.ts';
+import { moveNotesToUser } from '../notes/notes.queries.ts';
+import { moveAwardsToUser } from '../award-emoji/award-emoji.queries.ts';
 import { USER_TYPES } from './user-kind.ts';
 import { deleteUserRow } from './users.queries.ts';
 
@@ -61,6 +63,9 @@ const GUARDS: DeleteGuard[] = [
 const CONTRIBUTION_MOVERS: ContributionMover[] = [
   // Pipelines and jobs the user started stay with their projects, started by the ghost user.
   (trx, from, ghost) => reassignPipelinesAndJobs(trx, from.id, ghost.id),
+  // Comments stay in their threads and emoji reactions on what they reward, the ghost user's now.
+  (trx, from, ghost) => moveNotesToUser(trx, from.id, ghost.id),
+  (trx, from, ghost) => moveAwardsToUser(trx, from.id, ghost.id),
 ];
 
 /** A repository to remove from disk once the rows naming it are gone. */

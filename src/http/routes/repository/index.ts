@@ -10,6 +10,7 @@ import tags from './tags.ts';
 import commits from './commits.ts';
 import files from './files.ts';
 import tree from './tree.ts';
+import commitComments from './commit-comments.ts';
 
 export default async function repositoryArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'repository', {
@@ -18,5 +19,6 @@ export default async function repositoryArea(api: FastifyInstance): Promise<void
     'commits': commits,                // /projects/:id/repository/commits
     'files': files,                    // /projects/:id/repository/files/:file_path[/raw|/blame]
     'tree': tree,                      // /projects/:id/repository/tree
+    'commit-comments': commitComments, // /projects/:id/repository/commits/:sha/comments
   });
 }

@@ -1,0 +1,154 @@
+/**
+ * Finding the noteable a notes, discussions or award emoji route names — an issue by iid, a
+ * project snippet by id, a commit by sha or ref — as the viewer may see it, and what the viewer
+ * may do with its notes (lib/api/helpers/notes_helpers.rb find_noteable: a noteable the viewer
+ * may not read, or whose notes they may not read, answers the same 404 as a missing one:
+ * `404 Issue Not Found`, `404 Snippet Not Found`, `404 Commit Not Found`).
+ */
+import type { FastifyRequest } from 'fastify';
+import type { UserRow } from '../../db/types.ts';
+import { isStorableId } from '../../db/constraints.ts';
+import { canCommentOnIssue, canReadIssue } from '../../domain/issues/issue.policy.ts';
+import { canReadProjectSnippet, type NoteableRef } from '../../domain/notes/noteable.ts';
+import { canReadInternalNotes } from '../../domain/notes/note.policy.ts';
+import type { NotesScope } from '../../domain/notes/notes.queries.ts';
+import { projectActor } from '../../domain/permissions/actors.ts';
+import type { Actor } from '../../domain/permissions/access.ts';
+import { canOnProject } from '../../domain/permissions/project.policy.ts';
+import { findSnippetById } from '../../domain/snippets/snippets.queries.ts';
+import type { SnippetRow } from '../../db/tables/snippets.ts';
+import { readCommit, resolveCommit } from '../../domain/repositories/git-read.ts';
+import { readableRevision } from '../../domain/repositories/ref-names.ts';
+import { projectRepository } from '../../domain/repositories/project-repository.ts';
+import { ApiError, badRequest, notFound } from '../errors.ts';
+import { loadProject, type ProjectContext } from './containers.ts';
+import { loadIssue } from './issues.ts';
+
+export interface NoteableContext {
+  ctx: ProjectContext;
+  noteable: NoteableRef;
+  /** The noteable's own 404 (`Issue`, `Snippet`, `Commit`). */
+  resource: string;
+  /** create_note on the noteable (a locked issue takes Reporters and up only). */
+  canComment: boolean;
+  /** Which notes the viewer reads (internal ones from Reporters up). */
+  scope: NotesScope;
+  /** Whether another user may read the noteable (and its internal notes when `internal`): who a mention reaches. */
+  canUserRead: (user: UserRow, internal: boolean) => Promise<boolean>;
+}
+
+function readsNotes(actor: Actor, ctx: ProjectContext): boolean {
+  return canOnProject(actor, 'read_note', ctx.project);
+}
+
+/** Another user's standing on the context's project. */
+function actorOf(request: FastifyRequest, ctx: ProjectContext, user: UserRow): Promise<Actor> {
+  return projectActor(request.server.kiln.db, user, ctx.project.id, ctx.lineage);
+}
+
+export async function loadIssueNoteable(request: FastifyRequest, projectId: string, iid: number): Promise<NoteableContext> {
+  const ctx = await loadProject(request, projectId);
+  const { issue, subject } = await loadIssue(request, ctx, iid);
+  if (!readsNotes(ctx.actor, ctx)) throw notFound('Issue');
+  return {
+    ctx, resource: 'Issue',
+    noteable: { type: 'Issue', id: issue.id, commitId: null, projectId: ctx.project.id, iid: issue.iid },
+    canComment: canCommentOnIssue(ctx.actor, ctx.project, subject),
+    scope: { includeInternal: canReadInternalNotes(ctx.actor) },
+    canUserRead: async (user, internal) => {
+      const actor = await actorOf(request, ctx, user);
+      return canReadIssue(actor, ctx.project, subject) && readsNotes(actor, ctx) && (!internal || canReadInternalNotes(actor));
+    },
+  };
+}
+
+export interface SnippetNoteableContext extends NoteableContext {
+  snippet: SnippetRow;
+}
+
+/** A project snippet: a snippets row of this project (a personal snippet's id names none here). */
+export async function loadSnippetNoteable(request: FastifyRequest, projectId: string, snippetId: number): Promise<SnippetNoteableContext> {
+  const ctx = await loadProject(request, projectId);
+  const snippet = isStorableId(snippetId) ? await findSnippetById(request.server.kiln.db, snippetId) : undefined;
+  const readable = (actor: Actor) => canReadProjectSnippet(actor, ctx.project, snippet!) && readsNotes(actor, ctx);
+  if (!snippet || snippet.project_id !== ctx.project.id || !readable(ctx.actor)) throw notFound('Snippet');
+  return {
+    ctx, snippet, resource: 'Snippet',
+    noteable: { type: 'Snippet', id: snippet.id, commitId: null, projectId: ctx.project.id, iid: null },
+    canComment: canOnProject(ctx.actor, 'create_note', ctx.project),
+    scope: { includeInternal: canReadInternalNotes(ctx.actor) },
+    canUserRead: async (user, internal) => {
+      const actor = await actorOf(request, ctx, user);
+      return readable(actor) && (!internal || canReadInternalNotes(actor));
+    },
+  };
+}
+
+/**
+ * A commit of the project's repository (read_commit: download_code), named by sha or by any
+ * revision git resolves; its notes are keyed by the full sha.
+ */
+export async function loadCommitNoteable(request: FastifyRequest, projectId: string, rev: string): Promise<NoteableContext> {
+  const ctx = await loadProject(request, projectId);
+  const readable = (actor: Actor) => canOnProject(actor, 'download_code', ctx.project) && readsNotes(actor, ctx);
+  if (!readable(ctx.actor)) throw notFound('Commit');
+  const gitDir = projectRepository(request.server.kiln.config.storages, ctx.project).gitDir;
+  const sha = readableRevision(rev) ? await resolveCommit(gitDir, rev) : null;
+  const commit = sha ? await readCommit(gitDir, sha) : null;
+  if (!commit) throw notFound('Commit');
+  return {
+    ctx, resource: 'Commit',
+    noteable: { type: 'Commit', id: null, commitId: commit.id, projectId: ctx.project.id, iid: null },
+    canComment: canOnProject(ctx.actor, 'create_note', ctx.project),
+    scope: { includeInternal: canReadInternalNotes(ctx.actor) },
+    canUserRead: async (user, internal) => {
+      const actor = await actorOf(request, ctx, user);
+      return readable(actor) && (!internal || canReadInternalNotes(actor));
+    },
+  };
+}
+
+/** The noteables of a project that notes, discussions and award emoji routes serve alike, by path segment. */
+export interface ProjectNoteableKind {
+  segment: 'issues' | 'snippets';
+  /** For summaries: 'issue', 'snippet'. */
+  name: string;
+  load: (request: FastifyRequest, projectId: string, noteableId: number) => Promise<NoteableContext>;
+}
+
+export const PROJECT_NOTEABLES: readonly ProjectNoteableKind[] = [
+  { segment: 'issues', name: 'issue', load: loadIssueNoteable },
+  { segment: 'snippets', name: 'snippet', load: loadSnippetNoteable },
+];
+
+/** A Ruby string's inspect form (`"can't be blank"`), as the Service's messages print model errors. */
+const rubyString = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+
+/**
+ * A refused note in the Service's words: `bad_request!("Note #{note.errors.messages}")`, the errors
+ * hash printed as Ruby prints it, `400 Bad request - Note {:note=>["can't be blank"]}`.
+ */
+export function noteRefusal(errors: Record<string, string[]>): ApiError {
+  return badRequest(`Note ${errorsInspect(errors)}`);
+}
+
+/** A model's `errors.messages` as Ruby prints the hash: `{:note=>["can't be blank"]}`. */
+export function errorsInspect(errors: Record<string, string[]>): string {
+  return `{${Object.entries(errors).map(([k, v]) => `:${k}=>[${v.map(rubyString).join(', ')}]`).join(', ')}}`;
+}
+
+/** A creation time the caller gave, as kiln stores times; text that is no time is no time (Rails assigns nil). */
+export function givenCreatedAt(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
+
+/**
+ * Whether a note asked to be internal is one (Notes::BuildService#new_note): only those who may
+ * mark notes as internal (mark_note_as_internal: Reporters and up, on issues — other noteables
+ * have no internal notes) make one; anyone else's note is silently an ordinary one.
+ */
+export function internalAsked(nc: NoteableContext, asked: boolean | undefined): boolean {
+  return Boolean(asked) && nc.noteable.type === 'Issue' && nc.scope.includeInternal;
+}
