@@ -2,10 +2,10 @@
  * What a viewer may do with one issue (IssuePolicy of the Service 15.2) on top of the project's
  * table (project.policy.ts): a confidential issue is visible only to Reporters and up, its author
  * and its assignees — in lists, counts, search, notes and todos alike (issue 29); its author and
- * assignees may also edit it, as Reporters may; a locked discussion takes comments from Reporters
- * and up only.
+ * assignees may also edit it, as Reporters may; a locked discussion takes comments from project
+ * members only (IssuablePolicy: `locked & ~is_project_member` prevents create_note).
  */
-import type { Actor } from '../permissions/access.ts';
+import { ACCESS_LEVELS, type Actor } from '../permissions/access.ts';
 import { canOnProject, type ProjectSubject } from '../permissions/project.policy.ts';
 
 export interface IssueSubject {
@@ -35,5 +35,5 @@ export function canUpdateIssue(actor: Actor, project: ProjectSubject, issue: Iss
 
 export function canCommentOnIssue(actor: Actor, project: ProjectSubject, issue: IssueSubject): boolean {
   if (!canReadIssue(actor, project, issue) || !canOnProject(actor, 'create_note', project)) return false;
-  return !issue.discussion_locked || canOnProject(actor, 'admin_issue', project);
+  return !issue.discussion_locked || actor.accessLevel >= ACCESS_LEVELS.guest || Boolean(actor.user?.admin);
 }
