@@ -97,14 +97,18 @@ export async function createIssue(db: Kysely<DB>, req: CreateIssueRequest): Prom
         await linkLabels(trx, row.id, labels.map((l) => l.id), now);
         await recordLabelEvents(trx, row.id, author.id, { added: labels.map((l) => l.id), removed: [] }, createdAt);
       }
-      if (milestone) await recordMilestoneEvent(trx, row.id, author.id, { milestoneId: milestone.id, action: 'add', issueState: 'opened' }, createdAt);
+      if (milestone) {
+        await recordMilestoneEvent(trx, row.id, author.id, { milestoneId: milestone.id, action: 'add', issueState: 'opened' }, createdAt);
+      }
       if (row.due_date !== null) {
         await addSystemNote(trx, {
           project_id: where.project.id, noteable_type: 'Issue', noteable_id: row.id, author_id: author.id,
           note: dueDateChangeNote(row.due_date), action: 'due_date',
         }, createdAt);
       }
-      await recordEvent(trx, { project_id: where.project.id, author_id: author.id, action: 'created', target_type: 'Issue', target_id: row.id });
+      await recordEvent(trx, {
+        project_id: where.project.id, author_id: author.id, action: 'created', target_type: 'Issue', target_id: row.id,
+      });
       const todo = (user_id: number, action: NewTodo['action']): NewTodo => ({
         user_id, author_id: author.id, project_id: where.project.id, target_type: 'Issue', target_id: row.id, action,
       });

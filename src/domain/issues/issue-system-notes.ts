@@ -50,7 +50,8 @@ export function dueDateChangeNote(dueDate: string | null): string {
   return `changed due date to ${MONTHS[m - 1]} ${d}, ${y}`;
 }
 
-export const confidentialityNote = (confidential: boolean) => (confidential ? 'made the issue confidential' : 'made the issue visible to everyone');
+export const confidentialityNote = (confidential: boolean) =>
+  (confidential ? 'made the issue confidential' : 'made the issue visible to everyone');
 
 export const discussionLockNote = (locked: boolean) => `${locked ? 'locked' : 'unlocked'} this issue`;
 

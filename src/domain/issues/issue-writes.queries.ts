@@ -67,7 +67,8 @@ export async function deleteIssueRow(trx: Transaction<DB>, id: number): Promise<
 
 export async function replaceAssignees(trx: Transaction<DB>, issueId: number, userIds: readonly number[]): Promise<void> {
   await trx.deleteFrom('issue_assignees').where('issue_id', '=', issueId).execute();
-  if (userIds.length > 0) await trx.insertInto('issue_assignees').values(userIds.map((user_id) => ({ issue_id: issueId, user_id }))).execute();
+  if (userIds.length === 0) return;
+  await trx.insertInto('issue_assignees').values(userIds.map((user_id) => ({ issue_id: issueId, user_id }))).execute();
 }
 
 export async function linkLabels(trx: Transaction<DB>, issueId: number, labelIds: readonly number[], now: string): Promise<void> {
@@ -99,7 +100,8 @@ export async function recordLabelEvents(
  * records `state` from the resource.
  */
 export async function recordMilestoneEvent(
-  trx: Transaction<DB>, issueId: number, userId: number, e: { milestoneId: number; action: 'add' | 'remove'; issueState: string }, now: string,
+  trx: Transaction<DB>, issueId: number, userId: number,
+  e: { milestoneId: number; action: 'add' | 'remove'; issueState: string }, now: string,
 ): Promise<void> {
   await trx.insertInto('resource_milestone_events').values({
     issue_id: issueId, merge_request_id: null, milestone_id: e.milestoneId, user_id: userId, action: e.action, state: e.issueState,

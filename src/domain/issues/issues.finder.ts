@@ -20,7 +20,7 @@ type EB = ExpressionBuilder<DB, 'issues'>;
 
 /** Where the list looks: one project the viewer may read (checked by the caller), a group's projects, or the instance. */
 export type IssueContainer =
-  | { project: { id: number; canReadConfidential: boolean } }
+  | { project: { id: number; canRead: boolean; canReadConfidential: boolean } }
   | { namespaceIds: number[] }
   | { instance: true };
 
@@ -108,15 +108,21 @@ function involvement(eb: EB, viewer: UserRow | null): Expression<SqlBool>[] {
 }
 
 /** The issues the viewer may see in the container, before the request's filters. */
-export async function visibleIssues(db: Kysely<DB>, viewer: UserRow | null, container: IssueContainer, nonArchived: boolean): Promise<IssuesQuery> {
+export async function visibleIssues(
+  db: Kysely<DB>, viewer: UserRow | null, container: IssueContainer, nonArchived: boolean,
+): Promise<IssuesQuery> {
   let qb: IssuesQuery = db.selectFrom('issues').selectAll('issues');
   if ('project' in container) {
     qb = qb.where('issues.project_id', '=', container.project.id);
+    // A project whose issues the viewer may not read lists none (Project.with_issues_available_for_user).
+    if (!container.project.canRead) return qb.where(never);
     if (!container.project.canReadConfidential) {
       qb = qb.where((eb) => eb.or([eb('issues.confidential', '=', 0), ...involvement(eb, viewer)]));
     }
     return qb;
   }
+  // Administrators read every issue: across the instance, with archived projects included, no project condition is needed.
+  if (viewer?.admin && 'instance' in container && !nonArchived) return qb;
   const r = await readableProjects(db, viewer, container, nonArchived);
   qb = qb.where('issues.project_id', 'in', r.projects);
   if (viewer?.admin) return qb;
@@ -164,6 +170,10 @@ function upcomingMilestone(eb: EB, today: string): Expression<SqlBool> {
   ]));
 }
 
+const startedMilestone = (eb: EB, today: string) => milestoneWhere(eb, (ms) => ms.and([
+  ms('milestones.state', '=', 'active'), ms('milestones.start_date', '<=', today),
+]));
+
 function byScope(qb: IssuesQuery, f: IssueFilters, viewer: UserRow | null): IssuesQuery {
   if (!f.scope || f.scope === 'all') return qb;
   if (!viewer) return qb.where(never);
@@ -190,17 +200,18 @@ function byMilestone(qb: IssuesQuery, f: IssueFilters): IssuesQuery {
   else if (m && 'any' in m) qb = qb.where('issues.milestone_id', 'is not', null);
   else if (m && 'upcoming' in m) qb = qb.where((eb) => upcomingMilestone(eb, today));
   else if (m && 'started' in m) {
-    qb = qb.where((eb) => milestoneWhere(eb, (ms) => ms.and([ms('milestones.state', '=', 'active'), ms('milestones.start_date', '<=', today)])));
+    qb = qb.where((eb) => startedMilestone(eb, today));
   } else if (m) qb = qb.where((eb) => milestoneWhere(eb, (ms) => ms('milestones.title', '=', m.value)));
   const not = f.not?.milestone;
   if (not !== undefined) {
     const lower = not.toLowerCase();
     if (lower === 'upcoming') qb = qb.where((eb) => eb.or([eb('issues.milestone_id', 'is', null), eb.not(upcomingMilestone(eb, today))]));
     else if (lower === 'started') {
-      qb = qb.where((eb) => eb.or([eb('issues.milestone_id', 'is', null), eb.not(milestoneWhere(eb, (ms) => ms.and([
-        ms('milestones.state', '=', 'active'), ms('milestones.start_date', '<=', today)])))]));
+      qb = qb.where((eb) => eb.or([eb('issues.milestone_id', 'is', null), eb.not(startedMilestone(eb, today))]));
     } else {
-      qb = qb.where((eb) => eb.or([eb('issues.milestone_id', 'is', null), eb.not(milestoneWhere(eb, (ms) => ms('milestones.title', '=', not)))]));
+      qb = qb.where((eb) => eb.or([
+        eb('issues.milestone_id', 'is', null), eb.not(milestoneWhere(eb, (ms) => ms('milestones.title', '=', not))),
+      ]));
     }
   }
   return qb;
@@ -349,7 +360,8 @@ export function orderIssues(qb: IssuesQuery, order: IssueOrder, dir: 'asc' | 'de
 /** Opened and closed issues among those the query finds (Gitlab::IssuablesCountForState). */
 export async function countIssuesByState(db: Kysely<DB>, qb: IssuesQuery): Promise<{ opened: number; closed: number }> {
   const inner = qb.clearSelect().clearOrderBy().select('issues.state').as('found');
-  const rows = await db.selectFrom(inner).select(['found.state', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('found.state').execute();
+  const rows = await db.selectFrom(inner).select(['found.state', (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy('found.state').execute();
   const of = (s: string) => Number(rows.find((r) => r.state === s)?.n ?? 0);
   return { opened: of('opened'), closed: of('closed') };
 }

@@ -147,7 +147,9 @@ export async function updateIssue(db: Kysely<DB>, req: UpdateIssueRequest): Prom
     }
     if (set.confidential !== undefined) await note(confidentialityNote(set.confidential === 1), 'confidential');
     if (set.due_date !== undefined) await note(dueDateChangeNote(set.due_date), 'due_date');
-    if (set.discussion_locked !== undefined) await note(discussionLockNote(set.discussion_locked === 1), set.discussion_locked ? 'locked' : 'unlocked');
+    if (set.discussion_locked !== undefined) {
+      await note(discussionLockNote(set.discussion_locked === 1), set.discussion_locked ? 'locked' : 'unlocked');
+    }
     if (set.issue_type !== undefined) await note(issueTypeNote(set.issue_type), 'issue_type');
 
     await unlinkLabels(trx, issue.id, removedLabels);
@@ -161,7 +163,8 @@ export async function updateIssue(db: Kysely<DB>, req: UpdateIssueRequest): Prom
     if (closing || reopening) {
       await recordStateEvent(trx, issue.id, user.id, closing ? 'closed' : 'reopened', now);
       await recordEvent(trx, {
-        project_id: where.project.id, author_id: user.id, action: closing ? 'closed' : 'reopened', target_type: 'Issue', target_id: issue.id,
+        project_id: where.project.id, author_id: user.id, action: closing ? 'closed' : 'reopened',
+        target_type: 'Issue', target_id: issue.id,
       }, now);
       if (closing) await resolveTodosOf(trx, issue.id, user.id, now);
     }
@@ -169,7 +172,9 @@ export async function updateIssue(db: Kysely<DB>, req: UpdateIssueRequest): Prom
       user_id, author_id: user.id, project_id: where.project.id, target_type: 'Issue', target_id: issue.id, action,
     });
     await createTodos(trx, [
-      ...(assigneesChanged ? newAssignees.filter((id) => id !== user.id && !oldAssignees.includes(id)).map((id) => todo(id, 'assigned')) : []),
+      ...(assigneesChanged
+        ? newAssignees.filter((id) => id !== user.id && !oldAssignees.includes(id)).map((id) => todo(id, 'assigned'))
+        : []),
       ...mentioned.map((u) => todo(u.id, 'mentioned')),
     ], now);
     return row;

@@ -5,8 +5,10 @@
  * for labels, `not[…]` for the negated ones.
  */
 import {
-  DUE_DATE_FILTERS, ISSUE_ORDERS, type IssueFilters, type Special,
+  DUE_DATE_FILTERS, ISSUE_ORDERS, type IssueContainer, type IssueFilters, type Special,
 } from '../../../domain/issues/issues.finder.ts';
+import { canOnProject } from '../../../domain/permissions/project.policy.ts';
+import type { ProjectContext } from '../../loaders/containers.ts';
 import { ISSUE_TYPES } from '../../../domain/issues/create-issue.ts';
 import { invalidParams } from '../../errors.ts';
 import { P } from '../../input/params.ts';
@@ -59,7 +61,22 @@ export const issueListParams = {
 };
 
 /** Group and instance lists leave archived projects' issues out unless told otherwise. */
-export const nonArchivedParam = { non_archived: P.optional(P.boolean({ default: true, description: "leave archived projects' issues out" })) };
+export const nonArchivedParam = {
+  non_archived: P.optional(P.boolean({ default: true, description: "leave archived projects' issues out" })),
+};
+
+/**
+ * A project's lists: its issues, the confidential ones only for Reporters and up (and their
+ * authors and assignees); none, with 200, when its issues are closed to the viewer.
+ */
+export function projectContainer(ctx: ProjectContext): IssueContainer {
+  return {
+    project: {
+      id: ctx.project.id, canRead: canOnProject(ctx.actor, 'read_issue', ctx.project),
+      canReadConfidential: canOnProject(ctx.actor, 'read_confidential_issues', ctx.project),
+    },
+  };
+}
 
 type FilterInput = {
   labels?: string[]; milestone?: string; milestone_id?: string; iids?: number[]; search?: string; in?: ('title' | 'description')[];

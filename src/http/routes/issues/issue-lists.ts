@@ -24,7 +24,7 @@ import { notFound, unauthorized } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { paginate, paginationParams } from '../../lists/pagination.ts';
 import { route } from '../../route.ts';
-import { issueFilters, issueListParams, nonArchivedParam } from './issue-list-params.ts';
+import { issueFilters, issueListParams, nonArchivedParam, projectContainer } from './issue-list-params.ts';
 
 const projectListParams = defineParams({ id: P.string(), ...issueListParams, ...paginationParams });
 const groupListParams = defineParams({ id: P.string(), ...issueListParams, ...nonArchivedParam, ...paginationParams });
@@ -43,7 +43,10 @@ const issueLists: FastifyPluginAsync = async (app) => {
 
   async function page(
     request: FastifyRequest, reply: FastifyReply, qb: IssuesQuery,
-    o: { order: IssueOrder; sort: 'asc' | 'desc'; from: ReferenceContext; withLabelsDetails: boolean; single?: ReturnType<typeof contextProjectPath> },
+    o: {
+      order: IssueOrder; sort: 'asc' | 'desc'; from: ReferenceContext; withLabelsDetails: boolean;
+      single?: ReturnType<typeof contextProjectPath>;
+    },
   ) {
     const rows = await paginate(db, request, reply, orderIssues(qb, o.order, o.sort));
     const projects = o.single ?? await issueProjectPaths(db, rows.map((r) => r.project_id));
@@ -63,10 +66,9 @@ const issueLists: FastifyPluginAsync = async (app) => {
     schema: { summary: "A project's issues", tags: ['issues'], response: { 200: IssueList } },
   }, async ({ request, reply, input }) => {
     const ctx = await loadProject(request, input.id);
-    if (!canOnProject(ctx.actor, 'read_issue', ctx.project)) throw notFound('Project');
     const viewer = request.caller?.user ?? null;
     const f = issueFilters(input, 'all');
-    const container = { project: { id: ctx.project.id, canReadConfidential: canOnProject(ctx.actor, 'read_confidential_issues', ctx.project) } };
+    const container = projectContainer(ctx);
     const qb = await filtered(request, viewer, container, f);
     return page(request, reply, qb, {
       order: input.order_by, sort: input.sort, from: { project: ctx.project.id }, withLabelsDetails: input.with_labels_details,
@@ -109,10 +111,8 @@ const issueLists: FastifyPluginAsync = async (app) => {
     if (!milestone || milestone.project_id !== ctx.project.id) throw notFound('Milestone');
     const viewer = request.caller?.user ?? null;
     // Issues of the milestone in this project the viewer may see (IssuesFinder with milestone_title).
-    const container = { project: { id: ctx.project.id, canReadConfidential: canOnProject(ctx.actor, 'read_confidential_issues', ctx.project) } };
-    let qb = (await visibleIssues(db, viewer, container, false)).where('issues.milestone_id', '=', milestone.id);
-    // With the issues feature closed to the viewer the milestone shows none.
-    if (!canOnProject(ctx.actor, 'read_issue', ctx.project)) qb = qb.where('issues.id', '<', 0);
+    const container = projectContainer(ctx);
+    const qb = (await visibleIssues(db, viewer, container, false)).where('issues.milestone_id', '=', milestone.id);
     return page(request, reply, qb, {
       order: 'relative_position', sort: 'asc', from: { project: ctx.project.id }, withLabelsDetails: false, single: contextProjectPath(ctx),
     });

@@ -6,16 +6,15 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { UserRow } from '../../../db/types.ts';
-import { canOnProject } from '../../../domain/permissions/project.policy.ts';
 import {
   countIssuesByState, filterIssues, visibleIssues, type IssueContainer, type IssueFilters,
 } from '../../../domain/issues/issues.finder.ts';
 import { loadGroup, loadProject } from '../../loaders/containers.ts';
 import { checkSearchRateLimit } from '../../search-rate-limit.ts';
-import { notFound, unauthorized } from '../../errors.ts';
+import { unauthorized } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { route } from '../../route.ts';
-import { issueFilterParams, issueFilters, nonArchivedParam } from './issue-list-params.ts';
+import { issueFilterParams, issueFilters, nonArchivedParam, projectContainer } from './issue-list-params.ts';
 import { groupAndDescendants } from './issue-lists.ts';
 
 const StatisticsSchema = Type.Object({
@@ -59,8 +58,7 @@ const issueStatistics: FastifyPluginAsync = async (app) => {
     schema: { summary: "Counts of a project's issues", tags: ['issues'], response: { 200: StatisticsSchema } },
   }, async ({ request, input }) => {
     const ctx = await loadProject(request, input.id);
-    if (!canOnProject(ctx.actor, 'read_issue', ctx.project)) throw notFound('Project');
-    const container = { project: { id: ctx.project.id, canReadConfidential: canOnProject(ctx.actor, 'read_confidential_issues', ctx.project) } };
+    const container = projectContainer(ctx);
     return statistics(request, request.caller?.user ?? null, container, issueFilters(input, 'all'));
   });
 };

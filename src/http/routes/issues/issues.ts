@@ -23,7 +23,9 @@ import { defineParams, P } from '../../input/params.ts';
 import { route } from '../../route.ts';
 
 const labelsParam = (description: string) => P.optional(P.array(P.name(), { commaSeparated: true, description }));
-const assigneeIds = P.optional(P.array(P.integer({ minimum: 0 }), { commaSeparated: true, description: 'one user id (Free tier); [] or 0 clears' }));
+const assigneeIds = P.optional(P.array(P.integer({ minimum: 0 }), {
+  commaSeparated: true, description: 'one user id (Free tier); [] or 0 clears',
+}));
 
 const createParams = defineParams({
   id: P.string(),
@@ -81,7 +83,9 @@ const assigneesOf = (input: { assignee_ids?: number[]; assignee_id?: number }) =
 const issues: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
 
-  async function presentOne(request: FastifyRequest, issue: IssueRow, projects: Awaited<ReturnType<typeof issueProjectPaths>>, from: ReferenceContext) {
+  async function presentOne(
+    request: FastifyRequest, issue: IssueRow, projects: Awaited<ReturnType<typeof issueProjectPaths>>, from: ReferenceContext,
+  ) {
     const [one] = await presentIssues(db, [issue], {
       externalUrl: config.externalUrl, projects, viewerId: request.caller?.user.id ?? null, from, includeSubscribed: true,
     });
