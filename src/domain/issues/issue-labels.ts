@@ -5,11 +5,10 @@
  * same title meet at the (project_id, title) unique index: the loser's insert does nothing and
  * both read the one row back.
  *
- * Scoped labels (`scope::value`) are ordinary labels here: their exclusivity — adding one removes
- * the issue's other labels of the same scope — is the Service's licensed `scoped_labels` feature
- * (ee/app/models/ee/label.rb `scoped_label?` asks `scoped_labels_available?`, and
- * ee/app/services/ee/issuable_base_service.rb filters mutually exclusive labels only then), which
- * the Free tier kiln serves does not have.
+ * Scoped labels (`scope::value`) are ordinary labels here: Label#scoped_label? exists only in the
+ * Service's EE module (ee/app/models/ee/label.rb), and the rule that adding one removes the
+ * issue's other labels of the same scope (EE::IssuableBaseService) applies only where the
+ * licensed `scoped_labels` feature is available, which the Free tier kiln serves is not.
  */
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/types.ts';

@@ -125,10 +125,12 @@ export async function updateIssue(db: Kysely<DB>, req: UpdateIssueRequest): Prom
     }
     if (milestoneId !== issue.milestone_id) set.milestone_id = milestoneId;
 
-    const changed = Object.keys(set).length > 0 || assigneesChanged || addedLabels.length > 0 || removedLabels.length > 0;
+    // An owner's updated_at is a change of its own (set_issue_updated_at).
+    const ownUpdatedAt = isProjectOwner(actor) ? p.updatedAt : undefined;
+    const changed = Object.keys(set).length > 0 || assigneesChanged || addedLabels.length > 0 || removedLabels.length > 0
+      || ownUpdatedAt !== undefined;
     if (!changed) return issue;
-    const owner = isProjectOwner(actor);
-    set.updated_at = owner && p.updatedAt ? p.updatedAt : now;
+    set.updated_at = ownUpdatedAt ?? now;
     set.updated_by_id = user.id;
     const row = await updateIssueRow(trx, issue.id, set);
 

@@ -229,7 +229,8 @@ export async function presentIssues(db: Kysely<DB>, rows: readonly IssueRow[], o
       service_desk_reply_to: null,
     };
     if (tasks.count > 0) issue.task_status = `${tasks.completed} of ${tasks.count} ${tasks.count === 1 ? 'task' : 'tasks'} completed`;
-    if (subscribed) issue.subscribed = subscribed.has(r.id);
+    // Subscribable#subscribed? answers false for an anonymous reader.
+    if (o.includeSubscribed) issue.subscribed = subscribed?.has(r.id) ?? false;
     return issue;
   });
 }

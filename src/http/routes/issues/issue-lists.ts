@@ -10,7 +10,6 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { UserRow } from '../../../db/types.ts';
 import { canOnProject } from '../../../domain/permissions/project.policy.ts';
-import { canOnGroup } from '../../../domain/permissions/group.policy.ts';
 import { descendantGroupIds } from '../../../domain/namespaces/namespaces.queries.ts';
 import {
   filterIssues, orderIssues, visibleIssues, type IssueContainer, type IssueFilters, type IssueOrder, type IssuesQuery,
@@ -123,7 +122,6 @@ const issueLists: FastifyPluginAsync = async (app) => {
     schema: { summary: 'The issues of a group milestone', tags: ['issues'], response: { 200: IssueList } },
   }, async ({ request, reply, input }) => {
     const ctx = await loadGroup(request, input.id);
-    if (!canOnGroup(ctx.actor, 'read_group', ctx.group)) throw notFound('Group');
     const milestone = await findMilestoneById(db, input.milestone_id);
     if (!milestone || milestone.group_id !== ctx.group.id) throw notFound('Milestone');
     const viewer = request.caller?.user ?? null;
