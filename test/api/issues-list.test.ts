@@ -143,4 +143,34 @@ describe('issue lists', () => {
     assert.deepEqual(res[0].labels.map((l: { name: string }) => l.name), ['bug', 'ui']);
     assert.equal(res[0].labels[0].color, '#6699cc');
   });
+
+  it('orders by label priority and milestone, and leaves archived projects out of group lists unless asked', async () => {
+    const bug = await t.db.selectFrom('labels').select('id').where('title', '=', 'ui').executeTakeFirstOrThrow();
+    await t.db.insertInto('label_priorities').values({ project_id: project.id, label_id: bug.id, priority: 1 }).execute();
+    const byPriority = await titles(`/projects/${project.id}/issues?order_by=label_priority&sort=asc&state=opened`, reporterToken);
+    assert.equal(byPriority[0], 'beta');
+    const byMilestone = await titles(`/projects/${project.id}/issues?order_by=priority&sort=asc&state=opened`, reporterToken);
+    assert.equal(byMilestone[0], 'alpha');
+    const archived = await t.request({ method: 'POST', url: `/api/v4/projects/${other.id}/archive`, token: ROOT_TOKEN });
+    assert.equal(archived.statusCode, 201, archived.body);
+    assert.ok(!(await titles(`/groups/${group.id}/issues`, outsiderToken)).includes('epsilon'));
+    assert.ok((await titles(`/groups/${group.id}/issues?non_archived=false`, outsiderToken)).includes('epsilon'));
+    await t.request({ method: 'POST', url: `/api/v4/projects/${other.id}/unarchive`, token: ROOT_TOKEN });
+  });
+
+  it('counts searches against the search rate limit', async () => {
+    const set = await t.request({ method: 'PUT', url: '/api/v4/application/settings', token: ROOT_TOKEN, payload: { search_rate_limit: 2 } });
+    assert.equal(set.statusCode, 200, set.body);
+    try {
+      // A caller who has not searched this minute.
+      const searcher = await createToken(t.db, await createUser(t.db, { username: 'searcher' }));
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i += 1) statuses.push((await api(`/projects/${project.id}/issues?search=alpha`, searcher)).statusCode);
+      assert.deepEqual(statuses, [200, 200, 429]);
+      // Lists without a search are not limited.
+      assert.equal((await api(`/projects/${project.id}/issues`, searcher)).statusCode, 200);
+    } finally {
+      await t.request({ method: 'PUT', url: '/api/v4/application/settings', token: ROOT_TOKEN, payload: { search_rate_limit: 30 } });
+    }
+  });
 });

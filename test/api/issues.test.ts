@@ -186,4 +186,43 @@ describe('issues', () => {
     assert.equal(after.statusCode, 200);
     assert.equal(after.json().author.username, 'ghost');
   });
+
+  it('clears the milestone with 0, takes a group milestone, ignores a foreign one, and lets owners set updated_at', async () => {
+    const created = (await api('POST', `/projects/${project.id}/issues`, devToken, { title: 'planned' })).json();
+    const url = `/projects/${project.id}/issues/${created.iid}`;
+    const now = new Date().toISOString();
+    const foreign = (await api('POST', '/projects', ROOT_TOKEN, { name: 'elsewhere' })).json();
+    const foreignMs = await t.db.insertInto('milestones').values({
+      iid: 1, project_id: foreign.id, group_id: null, title: 'theirs', description: null, state: 'active', due_date: null,
+      start_date: null, created_at: now, updated_at: now,
+    }).returning('id').executeTakeFirstOrThrow();
+    const own = await t.db.insertInto('milestones').values({
+      iid: 2, project_id: project.id, group_id: null, title: 'ours', description: null, state: 'active', due_date: null,
+      start_date: null, created_at: now, updated_at: now,
+    }).returning('id').executeTakeFirstOrThrow();
+    assert.equal((await api('PUT', url, devToken, { milestone_id: own.id })).json().milestone.title, 'ours');
+    assert.equal((await api('PUT', url, devToken, { milestone_id: foreignMs.id })).json().milestone, null);
+    await api('PUT', url, devToken, { milestone_id: own.id });
+    assert.equal((await api('PUT', url, devToken, { milestone_id: 0 })).json().milestone, null);
+    const events = await t.db.selectFrom('resource_milestone_events').select(['action', 'milestone_id']).where('issue_id', '=', created.id)
+      .orderBy('id').execute();
+    assert.deepEqual(events.map((e) => e.action), ['add', 'remove', 'add', 'remove']);
+    const devStamp = await api('PUT', url, devToken, { title: 'planned 2', updated_at: '2021-01-01T00:00:00Z' });
+    assert.notEqual(devStamp.json().updated_at.slice(0, 4), '2021');
+    const rootStamp = await api('PUT', url, ROOT_TOKEN, { updated_at: '2021-01-01T00:00:00Z' });
+    assert.equal(rootStamp.json().updated_at.slice(0, 10), '2021-01-01');
+  });
+
+  it('gives newly mentioned readers a todo on update, once', async () => {
+    const created = (await api('POST', `/projects/${project.id}/issues`, devToken, { title: 'mentions' })).json();
+    const url = `/projects/${project.id}/issues/${created.iid}`;
+    await api('PUT', url, devToken, { description: 'cc @guest1' });
+    await api('PUT', url, devToken, { description: 'cc @guest1 again' });
+    const todos = await t.db.selectFrom('todos').select(['user_id', 'action']).where('target_id', '=', created.id).execute();
+    assert.deepEqual(todos, [{ user_id: guest.id, action: 2 }]);
+    // Neither author, assignee nor commenter: not subscribed.
+    const bystander = await api('GET', `/projects/${project.id}/issues/${created.iid}`, ROOT_TOKEN);
+    assert.equal(bystander.json().subscribed, false);
+  });
 });
+
