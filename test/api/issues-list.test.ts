@@ -173,4 +173,17 @@ describe('issue lists', () => {
       await t.request({ method: 'PUT', url: '/api/v4/application/settings', token: ROOT_TOKEN, payload: { search_rate_limit: 30 } });
     }
   });
+
+  it("takes a group's milestone, shows its group web_url, and lists it among the group milestone's issues", async () => {
+    const now = new Date().toISOString();
+    const gm = await t.db.insertInto('milestones').values({
+      iid: 1, project_id: null, group_id: group.id, title: 'g1', description: null, state: 'active', due_date: null, start_date: null,
+      created_at: now, updated_at: now,
+    }).returning('id').executeTakeFirstOrThrow();
+    const created = (await post(`/projects/${project.id}/issues`, ROOT_TOKEN, { title: 'theta', milestone_id: gm.id })).json();
+    assert.equal(created.milestone.group_id, group.id);
+    assert.match(created.milestone.web_url, /\/groups\/team\/-\/milestones\/1$/);
+    assert.deepEqual(await titles(`/groups/${group.id}/milestones/${gm.id}/issues`, outsiderToken), ['theta']);
+  });
 });
+
