@@ -79,7 +79,9 @@ async function readableProjects(db: Kysely<DB>, viewer: UserRow | null, containe
   let q = db.selectFrom('projects').select('projects.id').where('projects.pending_delete', '=', 0);
   if ('namespaceIds' in container) q = q.where('projects.namespace_id', 'in', container.namespaceIds);
   if (nonArchived) q = q.where('projects.archived', '=', 0);
-  if (!viewer?.admin) {
+  // A disabled issues feature withholds them from administrators too (ProjectPolicy issues_disabled).
+  if (viewer?.admin) q = q.where('projects.issues_access_level', '>', 0);
+  else {
     const minVisible = !viewer ? VISIBILITY_LEVELS.public : viewer.external ? VISIBILITY_LEVELS.public : VISIBILITY_LEVELS.internal;
     const memberProjects = direct.map((m) => m.source_id);
     const memberGroups = [...groupLevels.keys()];
@@ -121,7 +123,9 @@ export async function visibleIssues(
     }
     return qb;
   }
-  // Administrators read every issue: across the instance, with archived projects included, no project condition is needed.
+  // Administrators across the instance with archived projects included: no project condition (the
+  // one list that walks issues alone, in their order; issues of a project with the feature
+  // disabled stay listed there).
   if (viewer?.admin && 'instance' in container && !nonArchived) return qb;
   const r = await readableProjects(db, viewer, container, nonArchived);
   qb = qb.where('issues.project_id', 'in', r.projects);
