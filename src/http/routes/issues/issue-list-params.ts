@@ -5,8 +5,9 @@
  * for labels, `not[…]` for the negated ones.
  */
 import {
-  DUE_DATE_FILTERS, ISSUE_ORDERS, type IssueContainer, type IssueFilters, type Special,
+  DUE_DATE_FILTERS, type IssueContainer, type IssueFilters, type Special,
 } from '../../../domain/issues/issues.finder.ts';
+import { ISSUE_ORDERS } from '../../../domain/issues/issue-orders.ts';
 import { canOnProject } from '../../../domain/permissions/project.policy.ts';
 import type { ProjectContext } from '../../loaders/containers.ts';
 import { ISSUE_TYPES } from '../../../domain/issues/create-issue.ts';

@@ -12,8 +12,9 @@ import type { UserRow } from '../../../db/types.ts';
 import { canOnProject } from '../../../domain/permissions/project.policy.ts';
 import { descendantGroupIds } from '../../../domain/namespaces/namespaces.queries.ts';
 import {
-  filterIssues, orderIssues, visibleIssues, type IssueContainer, type IssueFilters, type IssueOrder, type IssuesQuery,
+  filterIssues, visibleIssues, type IssueContainer, type IssueFilters, type IssuesQuery,
 } from '../../../domain/issues/issues.finder.ts';
+import { orderIssues, type IssueOrder } from '../../../domain/issues/issue-orders.ts';
 import { findMilestoneById } from '../../../domain/issues/issue-writes.queries.ts';
 import { IssueSchema, presentIssues, type ReferenceContext } from '../../entities/issue.ts';
 import { contextProjectPath, issueProjectPaths } from '../../loaders/issues.ts';
