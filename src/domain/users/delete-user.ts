@@ -18,6 +18,7 @@ import type { StorageShard } from '../../config/schema.ts';
 import { deleteGroupsWithProjects, groupTrees } from '../groups/groups.queries.ts';
 import { deleteMembersOf, groupsSolelyOwnedBy } from '../members/members.queries.ts';
 import { reassignPipelinesAndJobs } from '../pipelines/pipelines.queries.ts';
+import { reassignIssues } from '../issues/issue-writes.queries.ts';
 import { personalProjectRepositories } from '../projects/projects.queries.ts';
 import { removeRepository } from '../repositories/repositories.ts';
 import { repositoryPath } from '../repositories/storage.ts';
@@ -66,6 +67,8 @@ const CONTRIBUTION_MOVERS: ContributionMover[] = [
   // Comments stay in their threads and emoji reactions on what they reward, the ghost user's now.
   (trx, from, ghost) => moveNotesToUser(trx, from.id, ghost.id),
   (trx, from, ghost) => moveAwardsToUser(trx, from.id, ghost.id),
+  // Issues they opened (and closed) stay in their projects, the ghost user's.
+  (trx, from, ghost) => reassignIssues(trx, from.id, ghost.id),
 ];
 
 /** A repository to remove from disk once the rows naming it are gone. */

@@ -11,6 +11,7 @@ import type { DB, UserRow } from '../../db/types.ts';
 import type { IssueRow } from '../../db/tables/issues.ts';
 import type { LabelRow, MilestoneRow } from '../../db/tables/labels.ts';
 import { findUsersByIds } from '../../domain/users/users-batch.queries.ts';
+import { namespacePathsById } from '../../domain/namespaces/namespaces.queries.ts';
 import {
   assigneeIdsOf, issueCounts, labelsOfTargets, milestonesByIds, subscribedIssueIds,
 } from '../../domain/issues/issues.queries.ts';
@@ -131,14 +132,24 @@ export function labelTextColor(color: string): string {
   return r + g + b > 500 ? '#333333' : '#FFFFFF';
 }
 
-function presentMilestone(m: MilestoneRow, externalUrl: string, projects: ReadonlyMap<number, IssueProjectPath>, today: string) {
+/** Where a page's milestones live: their projects' and groups' full paths (for web_url). */
+interface MilestonePaths {
+  projects: ReadonlyMap<number, IssueProjectPath>;
+  groups: ReadonlyMap<number, string>;
+}
+
+function presentMilestone(m: MilestoneRow, externalUrl: string, paths: MilestonePaths, today: string) {
   const owner = m.project_id !== null ? { project_id: m.project_id } : { group_id: m.group_id! };
-  const projectPath = m.project_id !== null ? projects.get(m.project_id)?.fullPath : undefined;
+  const ownerPath = m.project_id !== null ? paths.projects.get(m.project_id)?.fullPath : undefined;
+  const groupPath = m.group_id !== null ? paths.groups.get(m.group_id) : undefined;
   return {
     id: m.id, iid: m.iid, ...owner, title: m.title, description: m.description, state: m.state,
     created_at: m.created_at, updated_at: m.updated_at, due_date: m.due_date, start_date: m.start_date,
     expired: m.due_date !== null && m.due_date < today,
-    web_url: projectPath !== undefined ? `${externalUrl}/${projectPath}/-/milestones/${m.iid}` : `${externalUrl}/groups/-/milestones/${m.iid}`,
+    // Milestone#web_url: a project's under the project, a group's under /groups/<full path>.
+    web_url: ownerPath !== undefined
+      ? `${externalUrl}/${ownerPath}/-/milestones/${m.iid}`
+      : `${externalUrl}/groups/${groupPath ?? ''}/-/milestones/${m.iid}`,
   };
 }
 
@@ -177,6 +188,11 @@ export async function presentIssues(db: Kysely<DB>, rows: readonly IssueRow[], o
     for (const a of assignees.get(r.id) ?? []) userIds.add(a);
   }
   const users = new Map((await findUsersByIds(db, [...userIds])).map((u) => [u.id, u]));
+  const milestoneGroups = [...new Set([...milestones.values()].flatMap((m) => (m.group_id === null ? [] : [m.group_id])))];
+  const groupPaths = milestoneGroups.length > 0 ? await namespacePathsById(db, milestoneGroups) : new Map();
+  const milestonePaths: MilestonePaths = {
+    projects: o.projects, groups: new Map([...groupPaths].map(([id, p]) => [id, p.fullPath as string])),
+  };
   const userOpts = { externalUrl: o.externalUrl, canReadProfile: false };
   const basic = (u: UserRow | undefined) => (u ? presentUserBasic(u, {}, userOpts) : null);
   const today = new Date().toISOString().slice(0, 10);
@@ -194,7 +210,7 @@ export async function presentIssues(db: Kysely<DB>, rows: readonly IssueRow[], o
       created_at: r.created_at, updated_at: r.updated_at, closed_at: r.closed_at,
       closed_by: r.closed_by_id !== null ? basic(users.get(r.closed_by_id)) : null,
       labels: o.withLabelsDetails ? issueLabels.map(presentLabelBasic) : issueLabels.map((l) => l.title),
-      milestone: milestone ? presentMilestone(milestone, o.externalUrl, o.projects, today) : null,
+      milestone: milestone ? presentMilestone(milestone, o.externalUrl, milestonePaths, today) : null,
       assignees: issueAssignees,
       author: basic(users.get(r.author_id))!,
       type: r.issue_type.toUpperCase(),
@@ -229,7 +245,8 @@ export async function presentIssues(db: Kysely<DB>, rows: readonly IssueRow[], o
       service_desk_reply_to: null,
     };
     if (tasks.count > 0) issue.task_status = `${tasks.completed} of ${tasks.count} ${tasks.count === 1 ? 'task' : 'tasks'} completed`;
-    if (subscribed) issue.subscribed = subscribed.has(r.id);
+    // Subscribable#subscribed? answers false for an anonymous reader.
+    if (o.includeSubscribed) issue.subscribed = subscribed?.has(r.id) ?? false;
     return issue;
   });
 }
