@@ -6,8 +6,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { registerFiles } from '../area.ts';
+import issueLinks from './issue-links.ts';
 
 export default async function issuesArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'issues', {
+    'issue-links': issueLinks, // /projects/:id/issues/:issue_iid/links[/:issue_link_id]
   });
 }
