@@ -131,7 +131,7 @@ export function labelTextColor(color: string): string {
   return r + g + b > 500 ? '#333333' : '#FFFFFF';
 }
 
-function presentMilestone(m: MilestoneRow, externalUrl: string, projects: ReadonlyMap<number, IssueProjectPath>, today: string) {
+export function presentMilestone(m: MilestoneRow, externalUrl: string, projects: ReadonlyMap<number, IssueProjectPath>, today: string) {
   const owner = m.project_id !== null ? { project_id: m.project_id } : { group_id: m.group_id! };
   const projectPath = m.project_id !== null ? projects.get(m.project_id)?.fullPath : undefined;
   return {
@@ -142,7 +142,7 @@ function presentMilestone(m: MilestoneRow, externalUrl: string, projects: Readon
   };
 }
 
-function presentLabelBasic(l: LabelRow) {
+export function presentLabelBasic(l: LabelRow) {
   return {
     id: l.id, name: l.title, color: l.color, description: l.description, description_html: l.description ?? '',
     text_color: labelTextColor(l.color),
