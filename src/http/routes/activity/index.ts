@@ -5,8 +5,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { registerFiles } from '../area.ts';
+import todos from './todos.ts';
 
 export default async function activityArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'activity', {
+    todos, // /todos, /todos/:id/mark_as_done, /todos/mark_as_done, /projects/:id/issues/:issue_iid/todo
   });
 }
