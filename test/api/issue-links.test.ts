@@ -79,6 +79,8 @@ describe('issue links', () => {
     assert.equal(row.link_type, 'blocks');
     assert.equal((await links(ownerToken, p1.id, a.iid)).json()[0].link_type, 'is_blocked_by');
     assert.equal((await links(ownerToken, p1.id, b.iid)).json()[0].link_type, 'blocks');
+    assert.deepEqual(await systemNotesOf(t.db, a.id), [`marked this issue as blocked by #${b.iid}`]);
+    assert.deepEqual(await systemNotesOf(t.db, b.id), [`marked this issue as blocking #${a.iid}`]);
     // a is blocked by an open issue.
     const shown = (await links(ownerToken, p1.id, b.iid)).json()[0];
     assert.equal(shown.blocking_issues_count, 1);

@@ -10,7 +10,7 @@ import type { IssueRow } from '../../../db/tables/issues.ts';
 import { canReadIssue } from '../../../domain/issues/issue.policy.ts';
 import { canAdminIssueLink } from '../../../domain/issues/issue-link.policy.ts';
 import {
-  createIssueLink, destroyIssueLink, findLinkOfIssue, LINK_TYPES, relatedIssues, type IssueLinkRow,
+  createIssueLink, destroyIssueLink, findLinkOfIssue, LINK_TYPES, relatedIssues, type IssueLinkRow, type LinkType,
 } from '../../../domain/issues/issue-links.queries.ts';
 import { findIssueById } from '../../../domain/issues/issues.queries.ts';
 import { issueReference } from '../../../domain/issues/issue-reference.ts';
@@ -36,6 +36,17 @@ const createParams = defineParams({
 });
 
 const apiError = (status: number, message: string) => new ApiError(status, { message });
+
+/**
+ * What the system notes on the source and the target say of a new link: SystemNoteService
+ * relate_issuable for `relates_to`, and block_issuable / blocked_by_issuable for a blocking link
+ * (written from the blocking issue's side and the blocked one's).
+ */
+const RELATION_WORDS: Record<LinkType, [string, string]> = {
+  relates_to: ['related to', 'related to'],
+  blocks: ['blocking', 'blocked by'],
+  is_blocked_by: ['blocked by', 'blocking'],
+};
 
 const issueLinks: FastifyPluginAsync = async (app) => {
   const { db } = app.kiln;
@@ -103,10 +114,12 @@ const issueLinks: FastifyPluginAsync = async (app) => {
       // The link model's own validation, reported as the service reports a link it could not save.
       throw apiError(422, `${issueReference(target.issue.iid, targetRef, sourceRef)} cannot be added: cannot be related to itself`);
     }
+    const linkType = input.link_type ?? 'relates_to';
+    const [sourceSays, targetSays] = RELATION_WORDS[linkType];
     const result = await createIssueLink(db, {
-      source: source.issue, target: target.issue, linkType: input.link_type ?? 'relates_to', userId: caller.user.id,
-      sourceNote: `marked this issue as related to ${issueReference(target.issue.iid, targetRef, sourceRef)}`,
-      targetNote: `marked this issue as related to ${issueReference(source.issue.iid, sourceRef, targetRef)}`,
+      source: source.issue, target: target.issue, linkType, userId: caller.user.id,
+      sourceNote: `marked this issue as ${sourceSays} ${issueReference(target.issue.iid, targetRef, sourceRef)}`,
+      targetNote: `marked this issue as ${targetSays} ${issueReference(source.issue.iid, sourceRef, targetRef)}`,
     });
     if (!result.ok) throw apiError(409, 'Issue(s) already assigned');
     reply.code(201);
