@@ -13,6 +13,13 @@ import { findUsersByUsernames } from '../users/users-batch.queries.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
+/** Issues by id (a page of todos' targets), in no particular order. */
+export async function findIssuesByIds(db: Db, ids: readonly number[]): Promise<IssueRow[]> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return [];
+  return db.selectFrom('issues').selectAll().where('id', 'in', unique).execute();
+}
+
 /** Subscribes or unsubscribes the user explicitly (an explicit row overrides taking part). */
 export async function setIssueSubscription(db: Db, userId: number, issue: IssueRow, subscribed: boolean): Promise<void> {
   const now = nowIso();

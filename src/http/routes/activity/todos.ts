@@ -10,7 +10,8 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { IssueRow } from '../../../db/tables/issues.ts';
 import { canReadIssue } from '../../../domain/issues/issue.policy.ts';
-import { findIssueById } from '../../../domain/issues/issues.queries.ts';
+import { assigneeIdsOf } from '../../../domain/issues/issues.queries.ts';
+import { findIssuesByIds } from '../../../domain/issues/issue-actions.queries.ts';
 import { projectActor } from '../../../domain/permissions/actors.ts';
 import { findProjectsByIds } from '../../../domain/projects/projects-batch.queries.ts';
 import { namespacePathsById } from '../../../domain/namespaces/namespaces.queries.ts';
@@ -23,7 +24,7 @@ import { recordNotFound } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { paginate, paginationParams } from '../../lists/pagination.ts';
 import { loadProject } from '../../loaders/containers.ts';
-import { issueSubject, loadIssue } from '../../loaders/issues.ts';
+import { loadIssue } from '../../loaders/issues.ts';
 import { presentIssuesFor } from '../../loaders/issue-presenting.ts';
 import { presentNamespaceBasic, presentProjectIdentity } from '../../entities/project.ts';
 import { presentUserBasic } from '../../entities/user.ts';
@@ -51,8 +52,9 @@ const todos: FastifyPluginAsync = async (app) => {
 
   /** The todos whose target the caller may read, as the Todo entity, in the order given. */
   async function present(request: FastifyRequest, rows: readonly TodoRow[]): Promise<Todo[]> {
-    const issueRows = (await Promise.all(rows.map((r) => (r.target_type === 'Issue' && r.target_id !== null
-      ? findIssueById(db, r.target_id) : undefined)))).filter((i): i is IssueRow => i !== undefined);
+    const issueIds = rows.flatMap((r) => (r.target_type === 'Issue' && r.target_id !== null ? [r.target_id] : []));
+    const issueRows = await findIssuesByIds(db, issueIds);
+    const assignees = await assigneeIdsOf(db, issueRows.map((i) => i.id));
     const projectIds = new Set([...issueRows.map((i) => i.project_id), ...rows.flatMap((r) => r.project_id ?? [])]);
     const projects = await findProjectsByIds(db, [...projectIds]);
     const namespaces = await namespacePathsById(db, [...new Set([
@@ -64,7 +66,8 @@ const todos: FastifyPluginAsync = async (app) => {
       const project = projectById.get(issue.project_id);
       if (!project) continue;
       const actor = await projectActor(db, request.caller?.user ?? null, project.id, namespaces.get(project.namespace_id)?.lineage ?? []);
-      if (canReadIssue(actor, project, await issueSubject(db, issue))) readable.push(issue);
+      const subject = { ...issue, assignee_ids: assignees.get(issue.id) ?? [] };
+      if (canReadIssue(actor, project, subject)) readable.push(issue);
     }
     const presented = new Map((await presentIssuesFor(request, readable, null)).map((i) => [i.id, i]));
     const issuesById = new Map(readable.map((i) => [i.id, i]));
