@@ -12,6 +12,7 @@ import type { IssueRow } from '../../db/tables/issues.ts';
 import type { LabelRow, MilestoneRow } from '../../db/tables/labels.ts';
 import { findUsersByIds } from '../../domain/users/users-batch.queries.ts';
 import { namespacePathsById } from '../../domain/namespaces/namespaces.queries.ts';
+import { findProjectsByIds } from '../../domain/projects/projects-batch.queries.ts';
 import {
   assigneeIdsOf, issueCounts, labelsOfTargets, milestonesByIds, subscribedIssueIds,
 } from '../../domain/issues/issues.queries.ts';
@@ -133,12 +134,28 @@ export function labelTextColor(color: string): string {
 }
 
 /** Where a page's milestones live: their projects' and groups' full paths (for web_url). */
-interface MilestonePaths {
+export interface MilestonePaths {
   projects: ReadonlyMap<number, IssueProjectPath>;
   groups: ReadonlyMap<number, string>;
 }
 
-function presentMilestone(m: MilestoneRow, externalUrl: string, paths: MilestonePaths, today: string) {
+/** The paths a set of milestones' web_urls need: their groups' (and projects' beyond those already known). */
+export async function milestonePathsOf(
+  db: Kysely<DB>, milestones: readonly MilestoneRow[], known: ReadonlyMap<number, IssueProjectPath> = new Map(),
+): Promise<MilestonePaths> {
+  const groupIds = [...new Set(milestones.flatMap((m) => (m.group_id === null ? [] : [m.group_id])))];
+  const projectIds = [...new Set(milestones.flatMap((m) => (m.project_id === null || known.has(m.project_id) ? [] : [m.project_id])))];
+  const [groupPaths, projectPaths] = await Promise.all([
+    groupIds.length > 0 ? namespacePathsById(db, groupIds) : new Map(),
+    projectIds.length > 0 ? issueProjectPaths(db, projectIds) : new Map<number, IssueProjectPath>(),
+  ]);
+  return {
+    projects: new Map([...known, ...projectPaths]),
+    groups: new Map([...groupPaths].map(([id, p]) => [id, p.fullPath as string])),
+  };
+}
+
+export function presentMilestone(m: MilestoneRow, externalUrl: string, paths: MilestonePaths, today: string) {
   const owner = m.project_id !== null ? { project_id: m.project_id } : { group_id: m.group_id! };
   const ownerPath = m.project_id !== null ? paths.projects.get(m.project_id)?.fullPath : undefined;
   const groupPath = m.group_id !== null ? paths.groups.get(m.group_id) : undefined;
@@ -153,7 +170,7 @@ function presentMilestone(m: MilestoneRow, externalUrl: string, paths: Milestone
   };
 }
 
-function presentLabelBasic(l: LabelRow) {
+export function presentLabelBasic(l: LabelRow) {
   return {
     id: l.id, name: l.title, color: l.color, description: l.description, description_html: l.description ?? '',
     text_color: labelTextColor(l.color),
@@ -188,11 +205,7 @@ export async function presentIssues(db: Kysely<DB>, rows: readonly IssueRow[], o
     for (const a of assignees.get(r.id) ?? []) userIds.add(a);
   }
   const users = new Map((await findUsersByIds(db, [...userIds])).map((u) => [u.id, u]));
-  const milestoneGroups = [...new Set([...milestones.values()].flatMap((m) => (m.group_id === null ? [] : [m.group_id])))];
-  const groupPaths = milestoneGroups.length > 0 ? await namespacePathsById(db, milestoneGroups) : new Map();
-  const milestonePaths: MilestonePaths = {
-    projects: o.projects, groups: new Map([...groupPaths].map(([id, p]) => [id, p.fullPath as string])),
-  };
+  const milestonePaths = await milestonePathsOf(db, [...milestones.values()], o.projects);
   const userOpts = { externalUrl: o.externalUrl, canReadProfile: false };
   const basic = (u: UserRow | undefined) => (u ? presentUserBasic(u, {}, userOpts) : null);
   const today = new Date().toISOString().slice(0, 10);
@@ -249,4 +262,13 @@ export async function presentIssues(db: Kysely<DB>, rows: readonly IssueRow[], o
     if (o.includeSubscribed) issue.subscribed = subscribed?.has(r.id) ?? false;
     return issue;
   });
+}
+
+/** Paths of the projects of a page of issues from many projects (group and instance lists). */
+export async function issueProjectPaths(db: Kysely<DB>, projectIds: readonly number[]): Promise<Map<number, IssueProjectPath>> {
+  const projects = await findProjectsByIds(db, [...new Set(projectIds)]);
+  const namespaces = await namespacePathsById(db, [...new Set(projects.map((p) => p.namespace_id))]);
+  return new Map(projects.map((p) => [p.id, {
+    fullPath: `${namespaces.get(p.namespace_id)!.fullPath}/${p.path}`, path: p.path, namespaceId: p.namespace_id,
+  }]));
 }

@@ -10,8 +10,6 @@ import type { DB } from '../../db/types.ts';
 import type { IssueRow } from '../../db/tables/issues.ts';
 import { assigneeIdsOf, findIssueByIid } from '../../domain/issues/issues.queries.ts';
 import { canReadIssue, type IssueSubject } from '../../domain/issues/issue.policy.ts';
-import { findProjectsByIds } from '../../domain/projects/projects-batch.queries.ts';
-import { namespacePathsById } from '../../domain/namespaces/namespaces.queries.ts';
 import { isStorableId } from '../../db/constraints.ts';
 import { notFound } from '../errors.ts';
 import type { IssueProjectPath } from '../entities/issue.ts';
@@ -45,11 +43,4 @@ export function contextProjectPath(ctx: ProjectContext): Map<number, IssueProjec
   return new Map([[ctx.project.id, { fullPath: `${ctx.namespace.fullPath}/${ctx.project.path}`, path: ctx.project.path, namespaceId: ctx.project.namespace_id }]]);
 }
 
-/** Paths of the projects of a page of issues from many projects (group and instance lists). */
-export async function issueProjectPaths(db: Kysely<DB>, projectIds: readonly number[]): Promise<Map<number, IssueProjectPath>> {
-  const projects = await findProjectsByIds(db, [...new Set(projectIds)]);
-  const namespaces = await namespacePathsById(db, [...new Set(projects.map((p) => p.namespace_id))]);
-  return new Map(projects.map((p) => [p.id, {
-    fullPath: `${namespaces.get(p.namespace_id)!.fullPath}/${p.path}`, path: p.path, namespaceId: p.namespace_id,
-  }]));
-}
+export { issueProjectPaths } from '../entities/issue.ts';

@@ -9,11 +9,21 @@ import { registerFiles } from '../area.ts';
 import issues from './issues.ts';
 import issueLists from './issue-lists.ts';
 import issueStatistics from './issue-statistics.ts';
+import issueActions from './issue-actions.ts';
+import issueLinks from './issue-links.ts';
+import issueMove from './issue-move.ts';
+import issueTimeTracking from './issue-time-tracking.ts';
+import resourceEvents from './resource-events.ts';
 
 export default async function issuesArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'issues', {
     'issues': issues,                       // /projects/:id/issues[/:issue_iid], /issues/:id
     'issue-lists': issueLists,              // /projects/:id/issues, /groups/:id/issues, /issues, …/milestones/:milestone_id/issues
     'issue-statistics': issueStatistics,    // /issues_statistics, /groups/:id/issues_statistics, /projects/:id/issues_statistics
+    'issue-actions': issueActions, // …/{subscribe,unsubscribe,participants,closed_by,related_merge_requests,user_agent_detail,reorder}
+    'issue-move': issueMove, // /projects/:id/issues/:issue_iid/{move,clone}
+    'issue-links': issueLinks, // /projects/:id/issues/:issue_iid/links[/:issue_link_id]
+    'issue-time-tracking': issueTimeTracking, // …/:issue_iid/{time_estimate,add_spent_time,reset_*,time_stats}
+    'resource-events': resourceEvents, // /projects/:id/issues/:issue_iid/resource_{label,milestone,state}_events[/:event_id]
   });
 }
