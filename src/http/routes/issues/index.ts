@@ -6,8 +6,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { registerFiles } from '../area.ts';
+import labels from './labels.ts';
 
 export default async function issuesArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'issues', {
+    'labels': labels,                  // /projects/:id/labels[/:label_id[/promote|subscribe|unsubscribe]], /groups/:id/labels[…]
   });
 }

@@ -1,0 +1,51 @@
+/**
+ * A label's attributes as the Service's Label model validates them (app/models/label.rb, 15.2):
+ * title and colour stripped of surrounding blanks; the title present, without a comma, at most
+ * 255 characters; the colour a valid colour code; the description at most 512 KiB
+ * (Label::DESCRIPTION_LENGTH_MAX). Errors are keyed by attribute, as render_validation_error! shows them.
+ */
+import { COLOR_MAX, parseColor } from './color.ts';
+
+export const LABEL_TITLE_MAX = 255;
+export const LABEL_DESCRIPTION_MAX = 512 * 1024;
+
+export type ValidationErrors = Record<string, string[]>;
+
+export interface LabelInput {
+  title?: string;
+  color?: string;
+  description?: string | null;
+}
+
+export interface CleanLabel {
+  title?: string;
+  color?: string;
+  description?: string | null;
+}
+
+export function validateLabel(input: LabelInput): { ok: true; value: CleanLabel } | { ok: false; errors: ValidationErrors } {
+  const errors: ValidationErrors = {};
+  const add = (k: string, m: string) => { (errors[k] ??= []).push(m); };
+  const value: CleanLabel = {};
+  if (input.title !== undefined) {
+    const title = input.title.trim();
+    if (title === '') add('title', "can't be blank");
+    else if (title.includes(',')) add('title', 'is invalid');
+    if ([...title].length > LABEL_TITLE_MAX) add('title', `is too long (maximum is ${LABEL_TITLE_MAX} characters)`);
+    value.title = title;
+  }
+  if (input.color !== undefined) {
+    const color = input.color.length > COLOR_MAX ? null : parseColor(input.color);
+    if (color === null) add('color', 'must be a valid color code');
+    else value.color = color;
+  }
+  if (input.description !== undefined) {
+    // The Service keeps a blank description as none (Label#description= writes only present values).
+    const description = input.description === null || input.description.trim() === '' ? null : input.description;
+    if (description !== null && [...description].length > LABEL_DESCRIPTION_MAX) {
+      add('description', `is too long (maximum is ${LABEL_DESCRIPTION_MAX} characters)`);
+    }
+    value.description = description;
+  }
+  return Object.keys(errors).length ? { ok: false, errors } : { ok: true, value };
+}
