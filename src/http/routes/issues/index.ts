@@ -7,9 +7,11 @@
 import type { FastifyInstance } from 'fastify';
 import { registerFiles } from '../area.ts';
 import labels from './labels.ts';
+import milestones from './milestones.ts';
 
 export default async function issuesArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'issues', {
     'labels': labels,                  // /projects/:id/labels[/:label_id[/promote|subscribe|unsubscribe]], /groups/:id/labels[…]
+    'milestones': milestones,          // /projects/:id/milestones[/:milestone_id[/promote|merge_requests]], /groups/:id/milestones[…]
   });
 }
