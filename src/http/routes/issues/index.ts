@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { registerFiles } from '../area.ts';
+import boards from './boards.ts';
 import labels from './labels.ts';
 import milestones from './milestones.ts';
 
@@ -13,5 +14,6 @@ export default async function issuesArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'issues', {
     'labels': labels,                  // /projects/:id/labels[/:label_id[/promote|subscribe|unsubscribe]], /groups/:id/labels[…]
     'milestones': milestones,          // /projects/:id/milestones[/:milestone_id[/promote|merge_requests]], /groups/:id/milestones[…]
+    'boards': boards,                  // /projects/:id/boards[/:board_id[/lists[/:list_id]]], /groups/:id/boards[…]
   });
 }
