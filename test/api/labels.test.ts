@@ -111,6 +111,11 @@ describe('labels', () => {
     assert.equal(res.statusCode, 403);
     res = await req('PUT', `/projects/${project.id}/labels`, reporterToken, { name: 'defect', description: 'via the old form' });
     assert.equal(res.json().description, 'via the old form');
+    // Blank values are not written (Label#title= and #description= take present values only).
+    res = await req('PUT', `/projects/${project.id}/labels/defect`, reporterToken, { new_name: ' ', description: '' });
+    assert.deepEqual([res.statusCode, res.json().name, res.json().description], [200, 'defect', 'via the old form']);
+    res = await req('POST', `/projects/${project.id}/labels`, reporterToken, { name: ' ', color: '#fff' });
+    assert.deepEqual([res.statusCode, res.json()], [400, { message: { title: ["can't be blank"] } }]);
     res = await req('DELETE', `/projects/${project.id}/labels/named`, reporterToken);
     assert.equal(res.statusCode, 204);
     res = await req('DELETE', `/projects/${project.id}/labels`, reporterToken, { name: 'named' });

@@ -30,9 +30,10 @@ export type CreateLabelResult =
 export async function createLabel(
   db: Kysely<DB>, owner: LabelOwner, visible: LabelScope, input: CreateLabelInput,
 ): Promise<CreateLabelResult> {
-  const checked = validateLabel({ title: input.title, color: input.color, description: input.description ?? null });
+  const checked = validateLabel({ title: input.title, color: input.color, description: input.description ?? null }, true);
   if (!checked.ok) return { ok: false, reason: 'invalid', errors: checked.errors };
-  const { title, color, description } = checked.value as Required<typeof checked.value>;
+  const { title, color } = checked.value as Required<typeof checked.value>;
+  const description = checked.value.description ?? null;
   if (await labelsQuery(db, visible, { title }).executeTakeFirst()) return { ok: false, reason: 'exists' };
   try {
     const label = await db.transaction().execute(async (trx) => {

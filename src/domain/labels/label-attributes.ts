@@ -23,11 +23,15 @@ export interface CleanLabel {
   description?: string | null;
 }
 
-export function validateLabel(input: LabelInput): { ok: true; value: CleanLabel } | { ok: false; errors: ValidationErrors } {
+export type LabelValidation = { ok: true; value: CleanLabel } | { ok: false; errors: ValidationErrors };
+
+export function validateLabel(input: LabelInput, creating: boolean): LabelValidation {
   const errors: ValidationErrors = {};
   const add = (k: string, m: string) => { (errors[k] ??= []).push(m); };
   const value: CleanLabel = {};
-  if (input.title !== undefined) {
+  // Label#title= and #description= write only present values: a blank one given to an update
+  // leaves the attribute as it was (a creation's blank title is then "can't be blank").
+  if (input.title !== undefined && (creating || input.title.trim() !== '')) {
     const title = input.title.trim();
     if (title === '') add('title', "can't be blank");
     else if (title.includes(',')) add('title', 'is invalid');
@@ -39,13 +43,11 @@ export function validateLabel(input: LabelInput): { ok: true; value: CleanLabel 
     if (color === null) add('color', 'must be a valid color code');
     else value.color = color;
   }
-  if (input.description !== undefined) {
-    // The Service keeps a blank description as none (Label#description= writes only present values).
-    const description = input.description === null || input.description.trim() === '' ? null : input.description;
-    if (description !== null && [...description].length > LABEL_DESCRIPTION_MAX) {
+  if (input.description !== undefined && input.description !== null && input.description.trim() !== '') {
+    if ([...input.description].length > LABEL_DESCRIPTION_MAX) {
       add('description', `is too long (maximum is ${LABEL_DESCRIPTION_MAX} characters)`);
     }
-    value.description = description;
+    value.description = input.description;
   }
   return Object.keys(errors).length ? { ok: false, errors } : { ok: true, value };
 }

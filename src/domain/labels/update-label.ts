@@ -22,7 +22,7 @@ export interface UpdateLabelInput {
 export type UpdateLabelResult = { ok: true; label: LabelRow } | { ok: false; reason: 'invalid'; errors: ValidationErrors };
 
 export async function updateLabel(db: Kysely<DB>, label: LabelRow, input: UpdateLabelInput): Promise<UpdateLabelResult> {
-  const checked = validateLabel({ title: input.title, color: input.color, description: input.description });
+  const checked = validateLabel({ title: input.title, color: input.color, description: input.description }, false);
   if (!checked.ok) return { ok: false, reason: 'invalid', errors: checked.errors };
   const set: CleanLabel = checked.value;
   try {
