@@ -114,6 +114,9 @@ describe('labels', () => {
     // Blank values are not written (Label#title= and #description= take present values only).
     res = await req('PUT', `/projects/${project.id}/labels/defect`, reporterToken, { new_name: ' ', description: '' });
     assert.deepEqual([res.statusCode, res.json().name, res.json().description], [200, 'defect', 'via the old form']);
+    res = await req('POST', `/projects/${project.id}/labels`, reporterToken, { name: '<b>tagged</b> &amp; co', color: '#fff' });
+    assert.deepEqual([res.statusCode, res.json().name], [201, 'tagged & co']);
+    await req('DELETE', `/projects/${project.id}/labels/${res.json().id}`, reporterToken);
     res = await req('POST', `/projects/${project.id}/labels`, reporterToken, { name: ' ', color: '#fff' });
     assert.deepEqual([res.statusCode, res.json()], [400, { message: { title: ["can't be blank"] } }]);
     res = await req('DELETE', `/projects/${project.id}/labels/named`, reporterToken);

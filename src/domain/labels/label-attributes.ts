@@ -4,7 +4,23 @@
  * 255 characters; the colour a valid colour code; the description at most 512 KiB
  * (Label::DESCRIPTION_LENGTH_MAX). Errors are keyed by attribute, as render_validation_error! shows them.
  */
+import sanitizeHtml from 'sanitize-html';
 import { COLOR_MAX, parseColor } from './color.ts';
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/**
+ * The Service stores a label's title and description as Sanitize.clean leaves them, HTML entities
+ * then unescaped (Label#sanitize_value): tags go, script and style contents with them, text stays.
+ */
+export function sanitizeLabelText(value: string): string {
+  const text = sanitizeHtml(value, { allowedTags: [], allowedAttributes: {} });
+  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
+    if (name[0] !== '#') return ENTITIES[name.toLowerCase()] ?? whole;
+    const code = name[1].toLowerCase() === 'x' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+  });
+}
 
 export const LABEL_TITLE_MAX = 255;
 export const LABEL_DESCRIPTION_MAX = 512 * 1024;
@@ -32,7 +48,7 @@ export function validateLabel(input: LabelInput, creating: boolean): LabelValida
   // Label#title= and #description= write only present values: a blank one given to an update
   // leaves the attribute as it was (a creation's blank title is then "can't be blank").
   if (input.title !== undefined && (creating || input.title.trim() !== '')) {
-    const title = input.title.trim();
+    const title = sanitizeLabelText(input.title).trim();
     if (title === '') add('title', "can't be blank");
     else if (title.includes(',')) add('title', 'is invalid');
     if ([...title].length > LABEL_TITLE_MAX) add('title', `is too long (maximum is ${LABEL_TITLE_MAX} characters)`);
@@ -46,8 +62,9 @@ export function validateLabel(input: LabelInput, creating: boolean): LabelValida
   if (input.description !== undefined && input.description !== null && input.description.trim() !== '') {
     if ([...input.description].length > LABEL_DESCRIPTION_MAX) {
       add('description', `is too long (maximum is ${LABEL_DESCRIPTION_MAX} characters)`);
+    } else {
+      value.description = sanitizeLabelText(input.description);
     }
-    value.description = input.description;
   }
   return Object.keys(errors).length ? { ok: false, errors } : { ok: true, value };
 }
