@@ -7,7 +7,8 @@
 import { ACCESS_LEVELS, type Actor, visibleWithoutMembership } from './access.ts';
 
 export type GroupAction =
-  | 'read_group' | 'create_projects' | 'create_subgroup' | 'admin_group_member' | 'admin_group' | 'read_group_audit_events';
+  | 'read_group' | 'create_projects' | 'create_subgroup' | 'admin_group_member' | 'admin_group' | 'read_group_audit_events'
+  | 'admin_label' | 'admin_milestone' | 'admin_issue_board';
 
 const GROUP_RULES: Record<GroupAction, { minLevel: number; byVisibility: boolean }> = {
   read_group: { minLevel: ACCESS_LEVELS.guest, byVisibility: true },
@@ -17,6 +18,10 @@ const GROUP_RULES: Record<GroupAction, { minLevel: number; byVisibility: boolean
   admin_group: { minLevel: ACCESS_LEVELS.owner, byVisibility: false },
   // EE GroupPolicy: developers read audit events (below Owner, only their own).
   read_group_audit_events: { minLevel: ACCESS_LEVELS.developer, byVisibility: false },
+  // GroupPolicy 15.2: Reporters triage — group labels, milestones and boards are theirs to manage.
+  admin_label: { minLevel: ACCESS_LEVELS.reporter, byVisibility: false },
+  admin_milestone: { minLevel: ACCESS_LEVELS.reporter, byVisibility: false },
+  admin_issue_board: { minLevel: ACCESS_LEVELS.reporter, byVisibility: false },
 };
 
 export function canOnGroup(actor: Actor, action: GroupAction, group: { visibility_level: number }): boolean {

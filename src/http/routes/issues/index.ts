@@ -14,16 +14,23 @@ import issueLinks from './issue-links.ts';
 import issueMove from './issue-move.ts';
 import issueTimeTracking from './issue-time-tracking.ts';
 import resourceEvents from './resource-events.ts';
+import boards from './boards.ts';
+import labels from './labels.ts';
+import milestones from './milestones.ts';
 
 export default async function issuesArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'issues', {
     'issues': issues,                       // /projects/:id/issues[/:issue_iid], /issues/:id
     'issue-lists': issueLists,              // /projects/:id/issues, /groups/:id/issues, /issues, …/milestones/:milestone_id/issues
     'issue-statistics': issueStatistics,    // /issues_statistics, /groups/:id/issues_statistics, /projects/:id/issues_statistics
-    'issue-actions': issueActions, // …/{subscribe,unsubscribe,participants,closed_by,related_merge_requests,user_agent_detail,reorder}
-    'issue-move': issueMove, // /projects/:id/issues/:issue_iid/{move,clone}
-    'issue-links': issueLinks, // /projects/:id/issues/:issue_iid/links[/:issue_link_id]
+    // …/:issue_iid/{subscribe,unsubscribe,participants,closed_by,related_merge_requests,user_agent_detail,reorder}
+    'issue-actions': issueActions,
+    'issue-move': issueMove,                // /projects/:id/issues/:issue_iid/{move,clone}
+    'issue-links': issueLinks,              // /projects/:id/issues/:issue_iid/links[/:issue_link_id]
     'issue-time-tracking': issueTimeTracking, // …/:issue_iid/{time_estimate,add_spent_time,reset_*,time_stats}
-    'resource-events': resourceEvents, // /projects/:id/issues/:issue_iid/resource_{label,milestone,state}_events[/:event_id]
+    'resource-events': resourceEvents,      // /projects/:id/issues/:issue_iid/resource_{label,milestone,state}_events[/:event_id]
+    'labels': labels,                       // /projects/:id/labels[/:label_id[/promote|subscribe|unsubscribe]], /groups/:id/labels[…]
+    'milestones': milestones,               // /projects/:id/milestones[/:milestone_id[/promote|merge_requests]], /groups/:id/milestones[…]
+    'boards': boards,                       // /projects/:id/boards[/:board_id[/lists[/:list_id]]], /groups/:id/boards[…]
   });
 }
