@@ -9,7 +9,7 @@ import { Type, type Static } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { DB, UserRow } from '../../db/types.ts';
 import type { IssueRow } from '../../db/tables/issues.ts';
-import type { LabelRow, MilestoneRow } from '../../db/tables/labels.ts';
+import type { MilestoneRow } from '../../db/tables/labels.ts';
 import { findUsersByIds } from '../../domain/users/users-batch.queries.ts';
 import { namespacePathsById } from '../../domain/namespaces/namespaces.queries.ts';
 import { findProjectsByIds } from '../../domain/projects/projects-batch.queries.ts';
@@ -19,33 +19,10 @@ import {
 import { formatDuration } from '../../domain/issues/time-tracking.ts';
 import { taskCompletion } from '../../domain/issues/task-list.ts';
 import { presentUserBasic, UserBasicSchema } from './user.ts';
+import { LabelBasicSchema, presentLabelBasic } from './label.ts';
+import { MilestoneSchema, presentMilestone } from './milestone.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
-
-export const IssueMilestoneSchema = Type.Object({
-  id: Type.Integer(),
-  iid: Type.Integer(),
-  project_id: Type.Optional(Type.Integer()),
-  group_id: Type.Optional(Type.Integer()),
-  title: Type.String(),
-  description: Nullable(Type.String()),
-  state: Type.String(),
-  created_at: Type.String(),
-  updated_at: Type.String(),
-  due_date: Nullable(Type.String()),
-  start_date: Nullable(Type.String()),
-  expired: Type.Boolean(),
-  web_url: Type.String(),
-}, { title: 'Milestone' });
-
-export const LabelBasicSchema = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  color: Type.String(),
-  description: Nullable(Type.String()),
-  description_html: Type.String(),
-  text_color: Type.String(),
-}, { title: 'LabelBasic' });
 
 export const TimeStatsSchema = Type.Object({
   time_estimate: Type.Integer(),
@@ -66,7 +43,7 @@ export const IssueBasicSchema = Type.Object({
   closed_at: Nullable(Type.String()),
   closed_by: Nullable(UserBasicSchema),
   labels: Type.Union([Type.Array(Type.String()), Type.Array(LabelBasicSchema)]),
-  milestone: Nullable(IssueMilestoneSchema),
+  milestone: Nullable(MilestoneSchema),
   assignees: Type.Array(UserBasicSchema),
   author: UserBasicSchema,
   type: Type.String(),
@@ -125,14 +102,6 @@ export interface PresentIssuesOptions {
   includeSubscribed?: boolean;
 }
 
-/** A label's text colour on its background (Label#text_color: dark text on light colours). */
-export function labelTextColor(color: string): string {
-  const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(color);
-  if (!m) return '#FFFFFF';
-  const [r, g, b] = [m[1], m[2], m[3]].map((h) => parseInt(h, 16));
-  return r + g + b > 500 ? '#333333' : '#FFFFFF';
-}
-
 /** Where a page's milestones live: their projects' and groups' full paths (for web_url). */
 export interface MilestonePaths {
   projects: ReadonlyMap<number, IssueProjectPath>;
@@ -155,26 +124,10 @@ export async function milestonePathsOf(
   };
 }
 
-export function presentMilestone(m: MilestoneRow, externalUrl: string, paths: MilestonePaths, today: string) {
-  const owner = m.project_id !== null ? { project_id: m.project_id } : { group_id: m.group_id! };
-  const ownerPath = m.project_id !== null ? paths.projects.get(m.project_id)?.fullPath : undefined;
-  const groupPath = m.group_id !== null ? paths.groups.get(m.group_id) : undefined;
-  return {
-    id: m.id, iid: m.iid, ...owner, title: m.title, description: m.description, state: m.state,
-    created_at: m.created_at, updated_at: m.updated_at, due_date: m.due_date, start_date: m.start_date,
-    expired: m.due_date !== null && m.due_date < today,
-    // Milestone#web_url: a project's under the project, a group's under /groups/<full path>.
-    web_url: ownerPath !== undefined
-      ? `${externalUrl}/${ownerPath}/-/milestones/${m.iid}`
-      : `${externalUrl}/groups/${groupPath ?? ''}/-/milestones/${m.iid}`,
-  };
-}
-
-export function presentLabelBasic(l: LabelRow) {
-  return {
-    id: l.id, name: l.title, color: l.color, description: l.description, description_html: l.description ?? '',
-    text_color: labelTextColor(l.color),
-  };
+/** Milestone#web_url's owner part: a project's milestone under its project, a group's under /groups/<full path>. */
+export function milestoneOwnerUrl(m: MilestoneRow, externalUrl: string, paths: MilestonePaths): string {
+  if (m.project_id !== null) return `${externalUrl}/${paths.projects.get(m.project_id)?.fullPath ?? ''}`;
+  return `${externalUrl}/groups/${paths.groups.get(m.group_id!) ?? ''}`;
 }
 
 /** `#iid`, relative to where the issue is shown from, and the full `group/project#iid` (Issue#to_reference). */
@@ -208,7 +161,6 @@ export async function presentIssues(db: Kysely<DB>, rows: readonly IssueRow[], o
   const milestonePaths = await milestonePathsOf(db, [...milestones.values()], o.projects);
   const userOpts = { externalUrl: o.externalUrl, canReadProfile: false };
   const basic = (u: UserRow | undefined) => (u ? presentUserBasic(u, {}, userOpts) : null);
-  const today = new Date().toISOString().slice(0, 10);
   const api = `${o.externalUrl}/api/v4`;
 
   return rows.map((r) => {
@@ -223,7 +175,7 @@ export async function presentIssues(db: Kysely<DB>, rows: readonly IssueRow[], o
       created_at: r.created_at, updated_at: r.updated_at, closed_at: r.closed_at,
       closed_by: r.closed_by_id !== null ? basic(users.get(r.closed_by_id)) : null,
       labels: o.withLabelsDetails ? issueLabels.map(presentLabelBasic) : issueLabels.map((l) => l.title),
-      milestone: milestone ? presentMilestone(milestone, o.externalUrl, milestonePaths, today) : null,
+      milestone: milestone ? presentMilestone(milestone, milestoneOwnerUrl(milestone, o.externalUrl, milestonePaths)) : null,
       assignees: issueAssignees,
       author: basic(users.get(r.author_id))!,
       type: r.issue_type.toUpperCase(),

@@ -5,7 +5,8 @@
  */
 import { Type, type Static } from 'typebox';
 import { UserBasicSchema } from './user.ts';
-import { IssueMilestoneSchema, LabelBasicSchema } from './issue.ts';
+import { LabelBasicSchema } from './label.ts';
+import { MilestoneSchema } from './milestone.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -22,7 +23,7 @@ export const ResourceLabelEventSchema = Type.Object({
 }, { title: 'ResourceLabelEvent' });
 
 export const ResourceMilestoneEventSchema = Type.Object({
-  ...common, milestone: Nullable(IssueMilestoneSchema), action: Type.String(), state: Type.String(),
+  ...common, milestone: Nullable(MilestoneSchema), action: Type.String(), state: Type.String(),
 }, { title: 'ResourceMilestoneEvent' });
 
 export const ResourceStateEventSchema = Type.Object({ ...common, state: Type.String() }, { title: 'ResourceStateEvent' });

@@ -16,7 +16,9 @@ import { defineParams, P } from '../../input/params.ts';
 import { paginate, paginationParams } from '../../lists/pagination.ts';
 import { loadProject } from '../../loaders/containers.ts';
 import { loadIssue } from '../../loaders/issues.ts';
-import { milestonePathsOf, presentLabelBasic, presentMilestone } from '../../entities/issue.ts';
+import { milestoneOwnerUrl, milestonePathsOf } from '../../entities/issue.ts';
+import { presentLabelBasic } from '../../entities/label.ts';
+import { presentMilestone } from '../../entities/milestone.ts';
 import {
   ResourceLabelEventSchema, ResourceMilestoneEventSchema, ResourceStateEventSchema,
   type ResourceLabelEvent, type ResourceMilestoneEvent, type ResourceStateEvent,
@@ -69,10 +71,9 @@ const resourceEvents: FastifyPluginAsync = async (app) => {
       commons(rows), milestonesByIds(db, idsOf(rows, 'milestone_id')),
     ]);
     const paths = await milestonePathsOf(db, [...milestones.values()]);
-    const today = new Date().toISOString().slice(0, 10);
     return rows.map((r) => {
       const m = r.milestone_id !== null ? milestones.get(r.milestone_id) : undefined;
-      const milestone = m ? presentMilestone(m, config.externalUrl, paths, today) : null;
+      const milestone = m ? presentMilestone(m, milestoneOwnerUrl(m, config.externalUrl, paths)) : null;
       return { ...base(r), milestone, action: r.action, state: r.state };
     });
   }
