@@ -5,8 +5,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { registerFiles } from '../area.ts';
+import events from './events.ts';
 
 export default async function activityArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'activity', {
+    'events': events,                  // /events, /users/:id/events, /projects/:id/events
   });
 }
