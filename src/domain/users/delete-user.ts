@@ -21,7 +21,7 @@ import { reassignPipelinesAndJobs } from '../pipelines/pipelines.queries.ts';
 import { personalProjectRepositories } from '../projects/projects.queries.ts';
 import { removeRepository } from '../repositories/repositories.ts';
 import { repositoryPath } from '../repositories/storage.ts';
-import { snippetsByAuthor } from '../snippets/snippets.queries.ts';
+import { moveProjectSnippets, snippetsByAuthor } from '../snippets/snippets.queries.ts';
 import { lockContainers, type ContainerKind } from '../storage-moves/storage-moves.queries.ts';
 import { removeAvatar } from './avatar.ts';
 import { ensureGhostUser } from './ghost-user.ts';
@@ -61,6 +61,8 @@ const GUARDS: DeleteGuard[] = [
 const CONTRIBUTION_MOVERS: ContributionMover[] = [
   // Pipelines and jobs the user started stay with their projects, started by the ghost user.
   (trx, from, ghost) => reassignPipelinesAndJobs(trx, from.id, ghost.id),
+  // Project snippets stay with their projects (migrate_snippets); only personal ones go with the account.
+  (trx, from, ghost) => moveProjectSnippets(trx, from.id, ghost.id),
 ];
 
 /** A repository to remove from disk once the rows naming it are gone. */
