@@ -75,7 +75,7 @@ const projectSnippets: FastifyPluginAsync = async (app) => {
 
   async function present(ctx: ProjectContext, s: SnippetRow & { project_id: number }) {
     const author = (await findUserById(db, s.author_id))!;
-    return presentProjectSnippet(s, author, externalUrl, ctx.namespace.fullPath);
+    return presentProjectSnippet(s, author, externalUrl, fullPathOf(ctx));
   }
 
   route(app, {
@@ -90,7 +90,7 @@ const projectSnippets: FastifyPluginAsync = async (app) => {
     const query = projectSnippetsQuery(db, ctx.project.id, member ? 'all' : { levels, authorId: caller.user.id });
     const rows = await paginate(db, request, reply, query.orderBy('id', 'desc'));
     const authors = await snippetAuthors(db, rows);
-    const at = ctx.namespace.fullPath;
+    const at = fullPathOf(ctx);
     return rows.map((s) => presentProjectSnippet({ ...s, project_id: ctx.project.id }, authors.get(s.author_id)!, externalUrl, at));
   });
 
@@ -193,6 +193,9 @@ const projectSnippets: FastifyPluginAsync = async (app) => {
     return { user_agent: detail.user_agent, ip_address: detail.ip_address, akismet_submitted: detail.submitted === 1 };
   });
 };
+
+/** The project's `path_with_namespace`. */
+const fullPathOf = (ctx: ProjectContext) => `${ctx.namespace.fullPath}/${ctx.project.path}`;
 
 /** The snippet's first file as text (the Service's content_for), as the personal snippets' /raw answers. */
 function sendText(reply: FastifyReply, snippet: SnippetRow) {
