@@ -190,6 +190,23 @@ describe('project snippets', () => {
     assert.ok(own.every((p) => p.id !== s.id));
   });
 
+  it("hands a deleted user's project snippets to the ghost user, and removes their events", async () => {
+    const leaver = await createUser(t.db);
+    const leaverToken = await createToken(t.db, leaver);
+    await req('POST', `/api/v4/projects/${projectId}/members`, tokens.owner, { user_id: leaver.id, access_level: 20 });
+    const s = await create(leaverToken, 'public');
+    const personal = await req('POST', '/api/v4/snippets', leaverToken, { title: 'mine', file_name: 'm.txt', content: 'm', visibility: 'public' });
+    assert.equal(personal.statusCode, 201);
+    assert.equal((await req('DELETE', `/api/v4/users/${leaver.id}`, tokens.admin)).statusCode, 204);
+    const ghost = await t.db.selectFrom('users').select('id').where('user_type', '=', 5).executeTakeFirstOrThrow();
+    const kept = await req('GET', `${base()}/${s.id}`, tokens.owner);
+    assert.equal(kept.statusCode, 200);
+    assert.equal((kept.json() as ApiSnippet).author.id, ghost.id);
+    assert.equal(await t.db.selectFrom('snippets').select('id').where('id', '=', (personal.json() as { id: number }).id).executeTakeFirst(), undefined);
+    // Users::MigrateToGhostUserService moves no events: the user's 'joined' goes with the account.
+    assert.deepEqual(await t.db.selectFrom('events').select('id').where('author_id', '=', leaver.id).execute(), []);
+  });
+
   it("serves the snippet's repository under the project's path, to those who may read it", async () => {
     const pub = await create(tokens.reporter, 'public');
     const priv = await create(tokens.reporter, 'private');
