@@ -7,6 +7,11 @@
  * `404 Snippet Not Found`); changing and deleting take the author or an administrator (403).
  * Administrators also see `repository_storage`. While the snippet's repository moves to another
  * storage (read-only), changing its file and deleting it are refused.
+ *
+ * A project's snippets are served under their project only (project-snippets.ts), where the
+ * project's policy and snippets feature level are asked: here they are 404 and `GET /snippets`
+ * lists the caller's personal snippets (the Service's list also holds the caller's project
+ * snippets in projects they can see).
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
