@@ -175,6 +175,13 @@ describe('events', () => {
     assert.equal(left.target_type, null);
     const ownJoined = await get(`/users/${member.id}/events?action=joined`, strangerToken);
     assert.deepEqual(ownJoined.body.map((e) => e.id), [joined.id]);
+    // A project access token's bot joins as members do.
+    const token = await t.request({
+      method: 'POST', url: `/api/v4/projects/${p.project.id}/access_tokens`, token: p.ownerToken, payload: { name: 'bot', scopes: ['api'] },
+    });
+    assert.equal(token.statusCode, 201, token.body);
+    const [botJoined] = await projectEvents('?action=joined&per_page=1');
+    assert.equal(botJoined.author_id, (token.json() as { user_id: number }).user_id);
   });
 
   it('filters by action, target type and day, sorts, paginates, and refuses unknown values', async () => {

@@ -84,17 +84,20 @@ export async function insertMember(
  * added as the project is created).
  */
 export async function addMember(db: Kysely<DB>, m: Parameters<typeof insertMember>[1]): Promise<MemberRow> {
-  return db.transaction().execute(async (trx) => {
-    const row = await insertMember(trx, m);
-    if (m.sourceType === 'Project') {
-      const holder = await trx.selectFrom('projects').innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
-        .select('namespaces.owner_id').where('projects.id', '=', m.sourceId).where('namespaces.kind', '=', 'user').executeTakeFirst();
-      if (holder?.owner_id !== m.userId) {
-        await recordEvent(trx, { project_id: m.sourceId, author_id: m.userId, action: 'joined', target_type: null, target_id: null });
-      }
+  return db.transaction().execute((trx) => insertMemberWithEvent(trx, m));
+}
+
+/** addMember inside the caller's transaction. */
+export async function insertMemberWithEvent(trx: Transaction<DB>, m: Parameters<typeof insertMember>[1]): Promise<MemberRow> {
+  const row = await insertMember(trx, m);
+  if (m.sourceType === 'Project') {
+    const holder = await trx.selectFrom('projects').innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
+      .select('namespaces.owner_id').where('projects.id', '=', m.sourceId).where('namespaces.kind', '=', 'user').executeTakeFirst();
+    if (holder?.owner_id !== m.userId) {
+      await recordEvent(trx, { project_id: m.sourceId, author_id: m.userId, action: 'joined', target_type: null, target_id: null });
     }
-    return row;
-  });
+  }
+  return row;
 }
 
 export async function updateMember(db: Db, id: number, set: { accessLevel?: number; expiresAt?: string | null }): Promise<void> {
