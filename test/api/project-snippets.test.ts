@@ -161,6 +161,8 @@ describe('project snippets', () => {
       assert.equal((await req('GET', `${base()}/${s.id}`)).statusCode, 403);
       assert.equal((await req('GET', `${base()}/${s.id}`, tokens.guest)).statusCode, 200);
       await setLevel('disabled');
+      const own = (await req('GET', '/api/v4/snippets?per_page=100', tokens.reporter)).json() as ApiSnippet[];
+      assert.ok(own.every((p) => p.id !== s.id), "a disabled feature hides them from their author's list too");
       for (const role of ['owner', 'admin', 'guest']) assert.equal((await req('GET', base(), tokens[role])).statusCode, 403, role);
       assert.equal((await req('POST', base(), tokens.owner, { title: 'x', visibility: 'public', file_name: 'a', content: 'a' })).statusCode, 403);
     } finally {
@@ -178,7 +180,7 @@ describe('project snippets', () => {
     assert.deepEqual([read.statusCode, read.json()], [404, { message: '404 Project Not Found' }]);
   });
 
-  it('keeps project snippets out of the personal snippet routes', async () => {
+  it("keeps project snippets out of the personal snippet routes but in their author's list", async () => {
     const s = await create(tokens.reporter, 'public');
     assert.equal((await req('GET', `/api/v4/snippets/${s.id}`, tokens.reporter)).statusCode, 404);
     assert.equal((await req('GET', `/api/v4/snippets/${s.id}/raw`, tokens.reporter)).statusCode, 404);
@@ -186,8 +188,12 @@ describe('project snippets', () => {
     assert.equal((await req('DELETE', `/api/v4/snippets/${s.id}`, tokens.reporter)).statusCode, 404);
     const publicList = (await req('GET', '/api/v4/snippets/public?per_page=100', tokens.reporter)).json() as ApiSnippet[];
     assert.ok(publicList.every((p) => p.id !== s.id));
+    // The caller's own list holds them (SnippetsFinder with `author`), at their project's URLs.
     const own = (await req('GET', '/api/v4/snippets?per_page=100', tokens.reporter)).json() as ApiSnippet[];
-    assert.ok(own.every((p) => p.id !== s.id));
+    const listed = own.find((p) => p.id === s.id);
+    assert.equal(listed?.project_id, projectId);
+    assert.equal(listed?.web_url, `${t.url}/${fullPath}/-/snippets/${s.id}`);
+    assert.equal(listed?.http_url_to_repo, `${t.url}/${fullPath}/snippets/${s.id}.git`);
   });
 
   it("hands a deleted user's project snippets to the ghost user, and removes their events", async () => {

@@ -1,5 +1,5 @@
 /** Every Kysely call about snippets: personal ones (no project) and a project's. */
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB, UserRow } from '../../db/types.ts';
 import type { SnippetRow, SnippetsTable } from '../../db/tables/snippets.ts';
 import { nowIso } from '../clock.ts';
@@ -16,9 +16,28 @@ export function snippetsByAuthor(db: Db, authorId: number) {
   return db.selectFrom('snippets').selectAll().where('author_id', '=', authorId);
 }
 
-/** The user's personal snippets (no project), served by snippets_author. */
-export function personalSnippetsByAuthor(db: Db, authorId: number) {
-  return snippetsByAuthor(db, authorId).where('project_id', 'is', null);
+/** Which projects' snippets a viewer reaches: everything but a disabled feature (administrators), or by visibility and membership. */
+export type SnippetProjectsReach = 'admin' | { minVisible: number; projectIds: number[]; groupIds: number[] };
+
+/**
+ * The user's snippets as `GET /snippets` lists them (SnippetsFinder with `author`): their personal
+ * ones, and those they wrote in projects whose snippets the viewer may read — the snippets feature
+ * on and the project public or internal to them, or the feature on or private and the viewer a
+ * member (direct, or through a group). One EXISTS per row keeps it on snippets_author and the
+ * projects' primary key.
+ */
+export function authorSnippetsQuery(db: Db, authorId: number, reach: SnippetProjectsReach) {
+  return snippetsByAuthor(db, authorId).where((eb) => eb.or([
+    eb('snippets.project_id', 'is', null),
+    eb.exists(eb.selectFrom('projects').select(sql.lit(1).as('one'))
+      .whereRef('projects.id', '=', 'snippets.project_id')
+      .where('projects.snippets_access_level', '>', 0)
+      .where((p) => (reach === 'admin' ? p.lit(true) : p.or([
+        p.and([p('projects.snippets_access_level', '>=', 20), p('projects.visibility_level', '>=', reach.minVisible)]),
+        ...(reach.projectIds.length ? [p('projects.id', 'in', reach.projectIds)] : []),
+        ...(reach.groupIds.length ? [p('projects.namespace_id', 'in', reach.groupIds)] : []),
+      ])))),
+  ]));
 }
 
 /** Public personal snippets (the Service's `only_personal_snippets.are_public`), served by snippets_visibility. */

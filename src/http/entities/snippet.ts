@@ -19,7 +19,8 @@ export const SnippetSchema = Type.Object({
   author: UserBasicSchema,
   created_at: Type.String(),
   updated_at: Type.String(),
-  project_id: Type.Null(),
+  // Set for the caller's project snippets in their list (GET /snippets).
+  project_id: Type.Union([Type.Integer(), Type.Null()]),
   web_url: Type.String(),
   raw_url: Type.String(),
   ssh_url_to_repo: Type.String(),
@@ -75,9 +76,13 @@ function presentAt(s: SnippetRow, author: UserRow, externalUrl: string, home: Sn
   };
 }
 
-export function presentSnippet(s: SnippetRow, author: UserRow, externalUrl: string): Snippet {
-  const { web_url: webUrl, ...rest } = presentAt(s, author, externalUrl, { webBase: externalUrl, repoPath: `snippets/${s.id}` });
-  return { ...rest, project_id: null, web_url: webUrl };
+/** `projectFullPath`: the project's `path_with_namespace`, for a project's snippet in a personal list. */
+export function presentSnippet(s: SnippetRow, author: UserRow, externalUrl: string, projectFullPath?: string): Snippet {
+  const home = projectFullPath !== undefined && s.project_id !== null
+    ? { webBase: `${externalUrl}/${projectFullPath}`, repoPath: `${projectFullPath}/snippets/${s.id}` }
+    : { webBase: externalUrl, repoPath: `snippets/${s.id}` };
+  const { web_url: webUrl, ...rest } = presentAt(s, author, externalUrl, home);
+  return { ...rest, project_id: home.webBase === externalUrl ? null : s.project_id, web_url: webUrl };
 }
 
 /** `projectFullPath`: the project's `path_with_namespace`. */
@@ -90,6 +95,8 @@ export function presentProjectSnippet(
   return { ...rest, project_id: s.project_id, web_url: webUrl };
 }
 
-export function presentSnippetWithAdmin(s: SnippetRow, author: UserRow, externalUrl: string): SnippetWithAdmin {
-  return { ...presentSnippet(s, author, externalUrl), repository_storage: s.repository_storage };
+export function presentSnippetWithAdmin(
+  s: SnippetRow, author: UserRow, externalUrl: string, projectFullPath?: string,
+): SnippetWithAdmin {
+  return { ...presentSnippet(s, author, externalUrl, projectFullPath), repository_storage: s.repository_storage };
 }

@@ -9,18 +9,20 @@
  * storage (read-only), changing its file and deleting it are refused.
  *
  * A project's snippets are served under their project only (project-snippets.ts), where the
- * project's policy and snippets feature level are asked: here they are 404 and `GET /snippets`
- * lists the caller's personal snippets (the Service's list also holds the caller's project
- * snippets in projects they can see).
+ * project's policy and snippets feature level are asked: here they are 404. `GET /snippets` lists
+ * them with the caller's personal snippets, as the Service does, where the caller can read them.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { SnippetRow } from '../../../db/tables/snippets.ts';
 import { findUserById } from '../../../domain/users/users.queries.ts';
-import { findSnippetById, personalSnippetsByAuthor } from '../../../domain/snippets/snippets.queries.ts';
+import { authorSnippetsQuery, findSnippetById } from '../../../domain/snippets/snippets.queries.ts';
+import { reachOf } from '../../../domain/projects/project.finder.ts';
+import { findProjectsByIds } from '../../../domain/projects/projects-batch.queries.ts';
+import { namespacePathsById } from '../../../domain/namespaces/namespaces.queries.ts';
 import { canOnSnippet } from '../../../domain/snippets/snippet.policy.ts';
 import { createSnippet, deleteSnippet, updateSnippet } from '../../../domain/snippets/create-snippet.ts';
-import { visibilityLevel } from '../../../domain/permissions/access.ts';
+import { VISIBILITY_LEVELS, visibilityLevel } from '../../../domain/permissions/access.ts';
 import { conflict, forbidden, notFound, validationFailed } from '../../errors.ts';
 import { READ_ONLY_MESSAGE } from '../../../domain/repositories/repositories.ts';
 import { compileSerializer, serializeWith } from '../../entities/serializers.ts';
@@ -98,9 +100,20 @@ const snippets: FastifyPluginAsync = async (app) => {
       response: { 200: Type.Union([Type.Array(SnippetWithAdminSchema), Type.Array(SnippetSchema)]) },
     },
   }, async ({ request, reply, caller }) => {
-    const rows = await paginate(db, request, reply, personalSnippetsByAuthor(db, caller.user.id).orderBy('id', 'desc'));
+    const user = caller.user;
+    const reach = user.admin === 1 ? 'admin' as const : await reachOf(db, user).then((r) => ({
+      minVisible: user.external ? VISIBILITY_LEVELS.public : VISIBILITY_LEVELS.internal,
+      projectIds: [...r.projects.keys()], groupIds: [...r.groups.keys()],
+    }));
+    const rows = await paginate(db, request, reply, authorSnippetsQuery(db, user.id, reach).orderBy('id', 'desc'));
+    // The project snippets among them are shown at their project's URLs.
+    const projects = await findProjectsByIds(db, [...new Set(rows.map((s) => s.project_id).filter((id) => id !== null))]);
+    const namespaces = await namespacePathsById(db, [...new Set(projects.map((p) => p.namespace_id))]);
+    const fullPaths = new Map(projects.map((p) => [p.id, `${namespaces.get(p.namespace_id)?.fullPath}/${p.path}`]));
     serializeWith(reply, isAdmin(request) ? serialize.SnippetsWithAdmin : serialize.Snippets);
-    return Promise.all(rows.map((s) => presentOne(request, s)));
+    return rows.map((s) => (isAdmin(request) ? presentSnippetWithAdmin : presentSnippet)(
+      s, user, externalUrl, s.project_id === null ? undefined : fullPaths.get(s.project_id),
+    ));
   });
 
   route(app, {
