@@ -1,13 +1,15 @@
 /**
  * Which repository a smart-HTTP path names, and what the client may do with it:
- * `/<namespace…>/<project>.git` (a project), `/<group…>.wiki.git` (a group wiki) and
- * `/snippets/<id>.git` (a personal snippet).
+ * `/<namespace…>/<project>.git` (a project), `/<group…>.wiki.git` (a group wiki),
+ * `/snippets/<id>.git` (a personal snippet) and `/<namespace…>/<project>/snippets/<id>.git` (a
+ * project's snippet, read by ProjectSnippetPolicy).
  */
 import type { Kysely } from 'kysely';
 import type { DB, UserRow } from '../db/types.ts';
 import { findNamespaceById, findNamespaceByFullPath, namespacePaths } from '../domain/namespaces/namespaces.queries.ts';
 import { findProjectByIdOrPath } from '../domain/projects/projects.queries.ts';
-import { findSnippetById } from '../domain/snippets/snippets.queries.ts';
+import { findProjectSnippet, findSnippetById } from '../domain/snippets/snippets.queries.ts';
+import { canOnProjectSnippet } from '../domain/snippets/project-snippet.policy.ts';
 import { groupActor, projectActor } from '../domain/permissions/actors.ts';
 import { canOnProject } from '../domain/permissions/project.policy.ts';
 import { canOnGroup } from '../domain/permissions/group.policy.ts';
@@ -33,7 +35,7 @@ export async function findRepositoryTarget(db: Kysely<DB>, fullPath: string): Pr
     // PostgreSQL would refuse to compare it with an `integer` column rather than find nothing.
     const id = Number(snippet[1]);
     const row = isStorableId(id) ? await findSnippetById(db, id) : undefined;
-    if (!row) return null;
+    if (!row || row.project_id !== null) return null;
     return {
       kind: 'snippet', id: row.id, storage: row.repository_storage, diskPath: row.disk_path, readOnly: row.read_only === 1, archived: false,
       // Snippet content changes through the API, which keeps the row and the repository in step.
@@ -43,6 +45,8 @@ export async function findRepositoryTarget(db: Kysely<DB>, fullPath: string): Pr
       },
     };
   }
+  const projectSnippet = /^(.+)\/snippets\/(\d+)\.git$/.exec(fullPath);
+  if (projectSnippet) return projectSnippetTarget(db, projectSnippet[1], Number(projectSnippet[2]));
   if (fullPath.endsWith('.wiki.git')) {
     const group = await findNamespaceByFullPath(db, fullPath.slice(0, -'.wiki.git'.length));
     if (group && group.kind === 'group' && group.wiki_disk_path && group.repository_storage) {
@@ -75,6 +79,22 @@ export async function findRepositoryTarget(db: Kysely<DB>, fullPath: string): Pr
         download: canOnProject(actor, 'download_code', project),
         push: canOnProject(actor, 'push_code', { ...project, archived: 0 }),
       };
+    },
+  };
+}
+
+async function projectSnippetTarget(db: Kysely<DB>, projectPath: string, id: number): Promise<RepositoryTarget | null> {
+  const project = /^\d+$/.test(projectPath) ? undefined : await findProjectByIdOrPath(db, projectPath);
+  const row = project && isStorableId(id) ? await findProjectSnippet(db, project.id, id) : undefined;
+  const ns = project && row ? await findNamespaceById(db, project.namespace_id) : undefined;
+  if (!project || !row || !ns) return null;
+  const lineage = (await namespacePaths(db, [ns])).get(ns.id)!.lineage;
+  return {
+    kind: 'snippet', id: row.id, storage: row.repository_storage, diskPath: row.disk_path, readOnly: row.read_only === 1, archived: false,
+    permissions: async (user) => {
+      const actor = await projectActor(db, user, project.id, lineage);
+      const read = canOnProjectSnippet(actor, 'read_snippet', project, row);
+      return { read, download: read, push: false };
     },
   };
 }

@@ -25,6 +25,7 @@ import { inspectRepository, READ_ONLY_MESSAGE } from '../domain/repositories/rep
 import { findProjectById, recordPush } from '../domain/projects/projects.queries.ts';
 import { createPushPipelines, refUpdates, snapshotRefs } from '../domain/pipelines/push-pipelines.ts';
 import { ciEnvFrom } from '../domain/pipelines/ci-env.ts';
+import { recordPushEvents } from '../domain/events/push-events.ts';
 import { appliedCommands, pushOptionSniffer, type PushCommand, type PushOptionSniffer } from './push-options.ts';
 import { MAX_NAMESPACE_DEPTH } from '../domain/namespaces/namespaces.queries.ts';
 import { beginRepositoryWrite } from '../domain/repository-writes/repository-writes.ts';
@@ -166,7 +167,7 @@ const smartHttp: FastifyPluginAsync = async (app) => {
     }, reply.raw);
   }
 
-  /** Pipelines for the pushed refs, in the background: the push's answer never waits for them. */
+  /** Events and pipelines for the pushed refs, in the background: the push's answer never waits for them. */
   function startPushPipelines(
     request: FastifyRequest, target: RepositoryTarget, refsBefore: Map<string, string>, commands: PushCommand[] | null,
     userId: number, pushOptions: string[],
@@ -178,7 +179,11 @@ const smartHttp: FastifyPluginAsync = async (app) => {
       const updates = commands ? appliedCommands(commands, refsAfter) : refUpdates(refsBefore, refsAfter);
       if (updates.length === 0) return;
       const project = await findProjectById(db, target.id);
-      if (project) await createPushPipelines(ciEnvFrom(db, config), project, updates, userId, { pushOptions });
+      if (!project) return;
+      // The push's activity first (EventCreateService#push); a failure there never keeps its pipelines from starting.
+      await recordPushEvents(db, { gitDir, project, authorId: userId, updates })
+        .catch((err: unknown) => request.log.error({ err }, 'could not record the events of a push'));
+      await createPushPipelines(ciEnvFrom(db, config), project, updates, userId, { pushOptions });
     };
     work().catch((err: unknown) => request.log.error({ err }, 'could not create the pipelines of a push'));
   }

@@ -124,8 +124,12 @@ describe('project permission table', () => {
         'update_project', 'admin_project', 'archive_project', 'delete_project', 'destroy_pipeline', 'read_project_audit_events',
         'read_issue', 'create_issue', 'admin_issue', 'read_confidential_issues', 'destroy_issue', 'read_issue_board',
         'admin_issue_board', 'read_label', 'admin_label', 'read_milestone', 'admin_milestone', 'read_note', 'create_note',
-        'admin_note', 'award_emoji',
+        'admin_note', 'award_emoji', 'read_snippet', 'create_snippet', 'admin_snippet',
       ]);
+      // Project snippets (ProjectPolicy 15.2): read with the project, written by Reporters, anyone's changed by Maintainers.
+      assert.deepEqual(allowed(20)('read_snippet'), Object.keys(EXPECTED));
+      assert.deepEqual(allowed(20)('create_snippet'), ['reporter', 'developer', 'maintainer', 'owner', 'administrator']);
+      assert.deepEqual(allowed(20)('admin_snippet'), ['maintainer', 'owner', 'administrator']);
     });
 
     it('gives the collaboration abilities of ProjectPolicy: triage to Reporters, removal to Owners (issue 29)', () => {

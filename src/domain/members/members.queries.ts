@@ -9,6 +9,7 @@ import { param, prepared, type Prepared } from '../../db/prepared.ts';
 import { cachedRead } from '../../db/read-cache.ts';
 import type { MemberRow, MemberSourceType } from '../../db/tables/projects.ts';
 import { nowIso } from '../clock.ts';
+import { recordEvent } from '../events/events.queries.ts';
 import { descendantGroupIds, MAX_NAMESPACE_DEPTH, namespacePathsById } from '../namespaces/namespaces.queries.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -77,6 +78,28 @@ export async function insertMember(
   }).returningAll().executeTakeFirstOrThrow();
 }
 
+/**
+ * A new member, with the event the Service's ProjectMember#post_create_hook records: the member's
+ * own 'joined' on a project, except for the holder of a personal project's namespace (its owner,
+ * added as the project is created).
+ */
+export async function addMember(db: Kysely<DB>, m: Parameters<typeof insertMember>[1]): Promise<MemberRow> {
+  return db.transaction().execute((trx) => insertMemberWithEvent(trx, m));
+}
+
+/** addMember inside the caller's transaction. */
+export async function insertMemberWithEvent(trx: Transaction<DB>, m: Parameters<typeof insertMember>[1]): Promise<MemberRow> {
+  const row = await insertMember(trx, m);
+  if (m.sourceType === 'Project') {
+    const holder = await trx.selectFrom('projects').innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
+      .select('namespaces.owner_id').where('projects.id', '=', m.sourceId).where('namespaces.kind', '=', 'user').executeTakeFirst();
+    if (holder?.owner_id !== m.userId) {
+      await recordEvent(trx, { project_id: m.sourceId, author_id: m.userId, action: 'joined', target_type: null, target_id: null });
+    }
+  }
+  return row;
+}
+
 export async function updateMember(db: Db, id: number, set: { accessLevel?: number; expiresAt?: string | null }): Promise<void> {
   await db.updateTable('members').set({
     ...(set.accessLevel !== undefined ? { access_level: set.accessLevel } : {}),
@@ -119,8 +142,17 @@ export async function changeMemberKeepingAnOwner(
         .where('id', '!=', member.id).executeTakeFirstOrThrow();
       if (Number(others.n) === 0) return false;
     }
-    if (set === null) await deleteMember(trx, member.id);
-    else await updateMember(trx, member.id, set);
+    if (set === null) {
+      await deleteMember(trx, member.id);
+      // ProjectMember#post_destroy_hook: the member's own 'left' event on the project.
+      if (member.source_type === 'Project') {
+        await recordEvent(trx, {
+          project_id: member.source_id, author_id: member.user_id, action: 'left', target_type: null, target_id: null,
+        });
+      }
+    } else {
+      await updateMember(trx, member.id, set);
+    }
     return true;
   });
 }

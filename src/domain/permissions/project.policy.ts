@@ -37,7 +37,11 @@ export type ProjectAction =
   | 'admin_note'
   | 'award_emoji'
   | 'read_issue_board'
-  | 'admin_issue_board';
+  | 'admin_issue_board'
+  // Project snippets (ProjectPolicy 15.2 with ProjectSnippetPolicy on top, project-snippet.policy.ts).
+  | 'read_snippet'
+  | 'create_snippet'
+  | 'admin_snippet';
 
 interface Rule {
   /** Lowest member access level that grants the action. */
@@ -50,7 +54,7 @@ interface Rule {
    * The project feature the action belongs to (ProjectFeature): 'disabled' withholds it from
    * everyone, administrators included; 'private' from everyone but members and administrators.
    */
-  feature?: 'issues';
+  feature?: 'issues' | 'snippets';
 }
 
 export const PROJECT_RULES: Record<ProjectAction, Rule> = {
@@ -96,6 +100,11 @@ export const PROJECT_RULES: Record<ProjectAction, Rule> = {
   create_note: { minLevel: ACCESS_LEVELS.guest, byVisibility: true, blockedWhenArchived: true },
   admin_note: { minLevel: ACCESS_LEVELS.maintainer, byVisibility: false, blockedWhenArchived: true },
   award_emoji: { minLevel: ACCESS_LEVELS.guest, byVisibility: true, blockedWhenArchived: true },
+  // Snippets: readable with the project (each snippet's own visibility is asked as well); Reporters
+  // write them (create_snippet), Maintainers change anyone's (admin_snippet).
+  read_snippet: { minLevel: ACCESS_LEVELS.guest, byVisibility: true, blockedWhenArchived: false, feature: 'snippets' },
+  create_snippet: { minLevel: ACCESS_LEVELS.reporter, byVisibility: false, blockedWhenArchived: true, feature: 'snippets' },
+  admin_snippet: { minLevel: ACCESS_LEVELS.maintainer, byVisibility: false, blockedWhenArchived: true, feature: 'snippets' },
 };
 
 // ProjectFeature levels (domain/projects/project-attributes.ts FEATURE_LEVELS), here to keep permissions free of projects.
@@ -110,6 +119,8 @@ export interface ProjectSubject {
   public_builds?: number | boolean;
   /** ProjectFeature level of issues (0 disabled, 10 private, 20 enabled); absent counts as enabled. */
   issues_access_level?: number;
+  /** ProjectFeature level of snippets, as issues_access_level. */
+  snippets_access_level?: number;
 }
 
 export function canOnProject(actor: Actor, action: ProjectAction, project: ProjectSubject): boolean {

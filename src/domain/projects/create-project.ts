@@ -3,6 +3,7 @@
  * picks the storage shard, inserts the row (and, in a personal namespace, the owner's membership)
  * in one transaction, then creates the repository, optionally with a README commit.
  */
+import { recordEvent } from '../events/events.queries.ts';
 import { isValidRefName } from '../repositories/ref-name.ts';
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -93,6 +94,8 @@ export async function createProject(db: Kysely<DB>, shards: StorageShard[], inpu
           accessLevel: ACCESS_LEVELS.owner, createdById: input.creator.id,
         });
       }
+      // EventCreateService#create_project: the creator's 'created' event, without a target.
+      await recordEvent(trx, { project_id: row.id, author_id: input.creator.id, action: 'created', target_type: null, target_id: null });
       return row;
     });
   } catch (err) {

@@ -33,7 +33,7 @@ export function containsPattern(s: string): string {
   return `%${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-interface Reach {
+export interface Reach {
   /** Project ids the user is a direct member of, with levels. */
   projects: Map<number, number>;
   /** Group ids the user reaches (inherited), with levels. */
@@ -41,7 +41,7 @@ interface Reach {
   personalNamespaceId: number | null;
 }
 
-async function reachOf(db: Kysely<DB>, user: UserRow): Promise<Reach> {
+export async function reachOf(db: Kysely<DB>, user: UserRow): Promise<Reach> {
   const [direct, groups, personal] = await Promise.all([
     db.selectFrom('members').select(['source_id', 'access_level']).where('user_id', '=', user.id).where(
       'source_type', '=', 'Project',

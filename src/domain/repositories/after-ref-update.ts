@@ -1,7 +1,7 @@
 /**
  * What follows every ref change made through the API (a commit, a new branch or tag, a
  * deletion), as after a push (src/git/smart-http.ts): the project records its default branch,
- * README and activity, and the push pipelines start (the Service runs Git::BranchPushService for
+ * README and activity, the push events are recorded and the push pipelines start (the Service runs Git::BranchPushService for
  * commits made through the API too). `updates` carries each ref's old and new value (ZERO_ID for
  * a created or deleted ref).
  */
@@ -11,6 +11,7 @@ import { inspectRepository } from './repositories.ts';
 import { projectRepository, type RefUpdate } from './project-repository.ts';
 import type { CiEnv } from '../pipelines/ci-env.ts';
 import { createPushPipelines } from '../pipelines/push-pipelines.ts';
+import { recordPushEvents } from '../events/push-events.ts';
 
 /**
  * `userId` changed the refs and is the push pipelines' user. The pipelines are created after the
@@ -26,6 +27,10 @@ export async function afterRefUpdate(
   const state = await inspectRepository(repo.gitDir, project.default_branch);
   await recordPush(env.db, project.id, state);
   setImmediate(() => {
-    createPushPipelines(env, project, updates, userId).catch(onPipelineError);
+    // The write's push events (the Service runs the same post-receive for API writes), then its pipelines.
+    recordPushEvents(env.db, { gitDir: repo.gitDir, project, authorId: userId, updates })
+      .catch(onPipelineError)
+      .then(() => createPushPipelines(env, project, updates, userId))
+      .catch(onPipelineError);
   });
 }

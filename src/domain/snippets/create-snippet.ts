@@ -1,5 +1,5 @@
 /**
- * Writes of personal snippets (Snippets::CreateService, Snippets::UpdateService,
+ * Writes of snippets, personal and of a project (Snippets::CreateService, Snippets::UpdateService,
  * Snippets::DestroyService): the row and the snippet's own bare repository `@snippets/<id>.git`
  * on the shard the storage weights pick, where every change of its files is one real commit on
  * `main` ("Initial commit", then "Update snippet"). The row keeps what presenting a snippet needs
@@ -15,6 +15,7 @@ import type { DB, UserRow } from '../../db/types.ts';
 import type { SnippetRow, SnippetsTable } from '../../db/tables/snippets.ts';
 import type { StorageShard } from '../../config/schema.ts';
 import { deleteSnippetRow, findSnippetById, insertSnippet, updateSnippetRow } from './snippets.queries.ts';
+import { deleteUserAgentDetail, recordUserAgentDetail, type RequestOrigin } from '../spam/user-agent-details.queries.ts';
 import { lockContainers, type LockedContainer } from '../storage-moves/storage-moves.queries.ts';
 import { pickStorage, repositoryPath } from '../repositories/storage.ts';
 import { createBareRepository, INITIAL_BRANCH, removeRepository } from '../repositories/repositories.ts';
@@ -36,6 +37,10 @@ export interface NewSnippet {
   visibilityLevel: number;
   /** `create` actions, at least one (the older `file_name` + `content` is one of them). */
   files: SnippetFileAction[];
+  /** The project of a project snippet; absent for a personal one. */
+  projectId?: number;
+  /** Where the request came from, kept for administrators (user_agent_details). */
+  origin?: RequestOrigin;
 }
 
 export interface SnippetChange {
@@ -109,7 +114,7 @@ export async function createSnippet(
   // The row first, named by the first file as the Service's create_params do; the commit then says what is first.
   const snippet = await db.transaction().execute((trx) => insertSnippet(trx, {
     title: input.title, description: input.description, file_name: input.files[0].filePath ?? '', content: input.files[0].content ?? '',
-    author_id: author.id, visibility_level: input.visibilityLevel, repository_storage: storage,
+    author_id: author.id, visibility_level: input.visibilityLevel, repository_storage: storage, project_id: input.projectId ?? null,
   }));
   const absPath = repositoryPath(shards, storage, snippet.disk_path);
   const undo = async () => {
@@ -123,7 +128,11 @@ export async function createSnippet(
       await undo();
       return { ok: false, reason: 'repository' };
     }
-    return { ok: true, value: await updateSnippetRow(db, snippet.id, committed.row) };
+    const created = await db.transaction().execute(async (trx) => {
+      if (input.origin) await recordUserAgentDetail(trx, 'Snippet', snippet.id, input.origin);
+      return updateSnippetRow(trx, snippet.id, committed.row);
+    });
+    return { ok: true, value: created };
   } catch (err) {
     await undo();
     throw err;
@@ -187,6 +196,7 @@ export async function deleteSnippet(db: Kysely<DB>, shards: StorageShard[], id: 
     if (!locked) return { ok: false, reason: 'not_found' };
     if (locked.read_only === 1) return { ok: false, reason: 'read_only' };
     await deleteSnippetRow(trx, id);
+    await deleteUserAgentDetail(trx, 'Snippet', id);
     return { ok: true, value: locked };
   });
   if (!found.ok) return found;

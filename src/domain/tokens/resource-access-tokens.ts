@@ -14,7 +14,7 @@ import type { DB, UserRow } from '../../db/types.ts';
 import { isUniqueViolation } from '../../db/constraints.ts';
 import { formatScopes, REPOSITORY_SCOPES } from '../auth/scopes.ts';
 import { nowIso } from '../clock.ts';
-import { insertMember } from '../members/members.queries.ts';
+import { insertMemberWithEvent } from '../members/members.queries.ts';
 import { hashPassword, randomPassword } from '../users/password.ts';
 import { USER_TYPES } from '../users/user-kind.ts';
 import { findUserById, insertUserWithNamespace, rootPathTakenByOther, usernameTaken } from '../users/users.queries.ts';
@@ -109,7 +109,8 @@ export async function createResourceToken(
           user_type: USER_TYPES.project_bot, state: 'active', confirmed_at: now, created_by_id: creator.id,
           projects_limit: 0, can_create_group: 0,
         });
-        await insertMember(trx, {
+        // The bot joins as any member does (a project's 'joined' event, ProjectMember#post_create_hook).
+        await insertMemberWithEvent(trx, {
           sourceType: resource.sourceType,
           sourceId: resource.id,
           userId: bot.id,

@@ -22,7 +22,7 @@ import { reassignIssues } from '../issues/issue-writes.queries.ts';
 import { personalProjectRepositories } from '../projects/projects.queries.ts';
 import { removeRepository } from '../repositories/repositories.ts';
 import { repositoryPath } from '../repositories/storage.ts';
-import { snippetsByAuthor } from '../snippets/snippets.queries.ts';
+import { moveProjectSnippets, snippetsByAuthor } from '../snippets/snippets.queries.ts';
 import { lockContainers, type ContainerKind } from '../storage-moves/storage-moves.queries.ts';
 import { removeAvatar } from './avatar.ts';
 import { ensureGhostUser } from './ghost-user.ts';
@@ -69,6 +69,8 @@ const CONTRIBUTION_MOVERS: ContributionMover[] = [
   (trx, from, ghost) => moveAwardsToUser(trx, from.id, ghost.id),
   // Issues they opened (and closed) stay in their projects, the ghost user's.
   (trx, from, ghost) => reassignIssues(trx, from.id, ghost.id),
+  // Project snippets stay with their projects (migrate_snippets); only personal ones go with the account.
+  (trx, from, ghost) => moveProjectSnippets(trx, from.id, ghost.id),
 ];
 
 /** A repository to remove from disk once the rows naming it are gone. */

@@ -19,7 +19,8 @@ export const SnippetSchema = Type.Object({
   author: UserBasicSchema,
   created_at: Type.String(),
   updated_at: Type.String(),
-  project_id: Type.Null(),
+  // Set for the caller's project snippets in their list (GET /snippets).
+  project_id: Type.Union([Type.Integer(), Type.Null()]),
   web_url: Type.String(),
   raw_url: Type.String(),
   ssh_url_to_repo: Type.String(),
@@ -33,7 +34,14 @@ export const SnippetWithAdminSchema = Type.Object({
   repository_storage: Type.String(),
 }, { title: 'PersonalSnippetWithAdmin' });
 
+/** A project's snippet (Entities::ProjectSnippet): the same fields, with its project and the project's URLs. */
+export const ProjectSnippetSchema = Type.Object({
+  ...SnippetSchema.properties,
+  project_id: Type.Integer(),
+}, { title: 'ProjectSnippet' });
+
 export type Snippet = Static<typeof SnippetSchema>;
+export type ProjectSnippet = Static<typeof ProjectSnippetSchema>;
 export type SnippetWithAdmin = Static<typeof SnippetWithAdminSchema>;
 
 /**
@@ -45,8 +53,11 @@ export function escapePath(path: string): string {
   return path.split('/').map(segment).join('/');
 }
 
-export function presentSnippet(s: SnippetRow, author: UserRow, externalUrl: string): Snippet {
-  const webUrl = `${externalUrl}/-/snippets/${s.id}`;
+/** Where a snippet lives on the web and in git: `/-/snippets/:id` of the instance, or of its project. */
+interface SnippetHome { webBase: string; repoPath: string }
+
+function presentAt(s: SnippetRow, author: UserRow, externalUrl: string, home: SnippetHome) {
+  const webUrl = `${home.webBase}/-/snippets/${s.id}`;
   return {
     id: s.id,
     title: s.title,
@@ -55,17 +66,37 @@ export function presentSnippet(s: SnippetRow, author: UserRow, externalUrl: stri
     author: presentUserBasic(author, {}, { externalUrl, canReadProfile: true }),
     created_at: s.created_at,
     updated_at: s.updated_at,
-    project_id: null,
     web_url: webUrl,
     raw_url: `${webUrl}/raw`,
-    ssh_url_to_repo: `git@${new URL(externalUrl).hostname}:snippets/${s.id}.git`,
-    http_url_to_repo: `${externalUrl}/snippets/${s.id}.git`,
+    ssh_url_to_repo: `git@${new URL(externalUrl).hostname}:${home.repoPath}.git`,
+    http_url_to_repo: `${externalUrl}/${home.repoPath}.git`,
     // file_name_on_repo: the repository's first file (the row keeps it with every commit).
     file_name: s.file_name,
     files: snippetFilePaths(s).map((path) => ({ path, raw_url: `${webUrl}/raw/${INITIAL_BRANCH}/${escapePath(path)}` })),
   };
 }
 
-export function presentSnippetWithAdmin(s: SnippetRow, author: UserRow, externalUrl: string): SnippetWithAdmin {
-  return { ...presentSnippet(s, author, externalUrl), repository_storage: s.repository_storage };
+/** `projectFullPath`: the project's `path_with_namespace`, for a project's snippet in a personal list. */
+export function presentSnippet(s: SnippetRow, author: UserRow, externalUrl: string, projectFullPath?: string): Snippet {
+  const home = projectFullPath !== undefined && s.project_id !== null
+    ? { webBase: `${externalUrl}/${projectFullPath}`, repoPath: `${projectFullPath}/snippets/${s.id}` }
+    : { webBase: externalUrl, repoPath: `snippets/${s.id}` };
+  const { web_url: webUrl, ...rest } = presentAt(s, author, externalUrl, home);
+  return { ...rest, project_id: home.webBase === externalUrl ? null : s.project_id, web_url: webUrl };
+}
+
+/** `projectFullPath`: the project's `path_with_namespace`. */
+export function presentProjectSnippet(
+  s: SnippetRow & { project_id: number }, author: UserRow, externalUrl: string, projectFullPath: string,
+): ProjectSnippet {
+  const { web_url: webUrl, ...rest } = presentAt(s, author, externalUrl, {
+    webBase: `${externalUrl}/${projectFullPath}`, repoPath: `${projectFullPath}/snippets/${s.id}`,
+  });
+  return { ...rest, project_id: s.project_id, web_url: webUrl };
+}
+
+export function presentSnippetWithAdmin(
+  s: SnippetRow, author: UserRow, externalUrl: string, projectFullPath?: string,
+): SnippetWithAdmin {
+  return { ...presentSnippet(s, author, externalUrl, projectFullPath), repository_storage: s.repository_storage };
 }

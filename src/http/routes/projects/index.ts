@@ -9,6 +9,7 @@ import projects from './projects.ts';
 import members from './members.ts';
 import snippets from './snippets.ts';
 import snippetReads from './snippet-reads.ts';
+import projectSnippets from './project-snippets.ts';
 import accessTokens from './access-tokens.ts';
 
 export default async function projectsArea(api: FastifyInstance): Promise<void> {
@@ -17,6 +18,7 @@ export default async function projectsArea(api: FastifyInstance): Promise<void> 
     'members': members,                // /projects/:id/members, /groups/:id/members
     'snippets': snippets,              // /snippets[/:id[/raw]]
     'snippet-reads': snippetReads,     // /snippets/public, /snippets/:id/files/:ref/:file_path/raw
+    'project-snippets': projectSnippets, // /projects/:id/snippets[/:snippet_id[/raw|/files/:ref/:file_path/raw|/user_agent_detail]]
     'access-tokens': accessTokens,     // /projects/:id/access_tokens, /groups/:id/access_tokens
   });
 }

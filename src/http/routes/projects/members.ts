@@ -11,7 +11,7 @@ import { Type } from 'typebox';
 import type { MemberSourceType } from '../../../db/tables/projects.ts';
 import { ACCESS_LEVELS, MEMBER_ACCESS_LEVELS, type Actor } from '../../../domain/permissions/access.ts';
 import {
-  allMembersQuery, changeMemberKeepingAnOwner, countOwners, findMember, insertMember, membersQuery,
+  addMember, allMembersQuery, changeMemberKeepingAnOwner, countOwners, findMember, membersQuery,
 } from '../../../domain/members/members.queries.ts';
 import { findUserById } from '../../../domain/users/users.queries.ts';
 import { canOnProject } from '../../../domain/permissions/project.policy.ts';
@@ -193,7 +193,7 @@ const members: FastifyPluginAsync = async (app) => {
       if (!user) throw notFound('User');
       if (await findMember(db, source.type, source.id, user.id)) throw conflict('Member already exists');
       try {
-        await insertMember(db, {
+        await addMember(db, {
           sourceType: source.type, sourceId: source.id, userId: user.id, accessLevel: input.access_level,
           expiresAt: input.expires_at ?? null, createdById: caller.user.id,
         });

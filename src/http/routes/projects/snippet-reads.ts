@@ -10,11 +10,8 @@ import { Type } from 'typebox';
 import type { SnippetRow } from '../../../db/tables/snippets.ts';
 import { findSnippetById, publicSnippets, snippetAuthors } from '../../../domain/snippets/snippets.queries.ts';
 import { canOnSnippet } from '../../../domain/snippets/snippet.policy.ts';
-import { repositoryPath } from '../../../domain/repositories/storage.ts';
-import { entryAt, resolveCommit } from '../../../domain/repositories/git-read.ts';
-import { streamBlob } from '../../../domain/repositories/git-bytes.ts';
-import { readableRevision } from '../../../domain/repositories/ref-names.ts';
-import { MAX_FILE_PATH_BYTES, normaliseFilePath } from '../../../domain/repositories/file-paths.ts';
+import { MAX_FILE_PATH_BYTES } from '../../../domain/repositories/file-paths.ts';
+import { sendSnippetFile } from './snippet-files.ts';
 import { invalidParams, notFound } from '../../errors.ts';
 import { INVALID_FILE_PATH, validFilePathParam } from '../../input/file-path-param.ts';
 import { compileSerializer, serializeWith } from '../../entities/serializers.ts';
@@ -63,20 +60,8 @@ const snippetReads: FastifyPluginAsync = async (app) => {
   }, async ({ reply, input, caller }) => {
     if (!validFilePathParam(input.file_path)) throw invalidParams([`file_path ${INVALID_FILE_PATH}`]);
     const snippet = await findSnippetById(db, input.id);
-    if (!snippet || !canOnSnippet(caller?.user ?? null, 'read_snippet', snippet)) throw notFound('Snippet');
-    const gitDir = repositoryPath(config.storages, snippet.repository_storage, snippet.disk_path);
-    const commit = readableRevision(input.ref) ? await resolveCommit(gitDir, input.ref) : null;
-    if (!commit) throw notFound('Reference');
-    const path = normaliseFilePath(input.file_path);
-    const entry = path.ok ? await entryAt(gitDir, commit, path.path) : null;
-    if (!entry || entry.type !== 'blob') throw notFound('File');
-    // Streamed, as the project files' raw answer; git's own binary test picks the type.
-    const blob = await streamBlob(gitDir, entry.id, 8000);
-    reply.raw.on('close', blob.abort);
-    if (entry.size !== null) reply.header('content-length', String(entry.size));
-    reply.header('content-disposition', `inline; filename="${entry.name.replace(/["\\\r\n]/g, '_')}"`);
-    reply.type(blob.head.includes(0) ? 'application/octet-stream' : 'text/plain; charset=utf-8');
-    return reply.send(blob.body);
+    if (!snippet || snippet.project_id !== null || !canOnSnippet(caller?.user ?? null, 'read_snippet', snippet)) throw notFound('Snippet');
+    return sendSnippetFile(reply, config.storages, snippet, input.ref, input.file_path);
   });
 };
 
