@@ -224,5 +224,22 @@ describe('issues', () => {
     const bystander = await api('GET', `/projects/${project.id}/issues/${created.iid}`, ROOT_TOKEN);
     assert.equal(bystander.json().subscribed, false);
   });
-});
 
+  it('keeps one label per scope, the one applied last (scoped labels, issue 29)', async () => {
+    const created = await api('POST', `/projects/${project.id}/issues`, devToken, {
+      title: 'scoped', labels: 'workflow::doing,priority::high,workflow::review,plain',
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    assert.deepEqual(created.json().labels, ['plain', 'priority::high', 'workflow::review']);
+    const url = `/projects/${project.id}/issues/${created.json().iid}`;
+    const added = await api('PUT', url, devToken, { add_labels: 'workflow::done' });
+    assert.deepEqual(added.json().labels, ['plain', 'priority::high', 'workflow::done']);
+    // A nested scope is its own scope: `a::b::c` is scoped by `a::b`, not by `a`.
+    const nested = await api('PUT', url, devToken, { add_labels: 'workflow::done::fast' });
+    assert.deepEqual(nested.json().labels, ['plain', 'priority::high', 'workflow::done', 'workflow::done::fast']);
+    const replaced = await api('PUT', url, devToken, { labels: 'priority::low,priority::high' });
+    assert.deepEqual(replaced.json().labels, ['priority::high']);
+    const events = await api('GET', `${url}/resource_label_events?per_page=100`, devToken);
+    assert.ok(events.json().some((e: { action: string; label: { name: string } }) => e.action === 'remove' && e.label.name === 'workflow::review'));
+  });
+});

@@ -26,6 +26,7 @@ import {
   availableMilestone, insertIssue, insertUserAgentDetail, linkLabels, recordLabelEvents, recordMilestoneEvent, replaceAssignees,
   type LabelOwners,
 } from './issue-writes.queries.ts';
+import { onePerScope } from '../labels/scoped.ts';
 import { findOrCreateLabels } from './issue-labels.ts';
 import { keptAssignees, mentionedReaders, type IssueProject } from './issue-people.ts';
 import { dueDateChangeNote } from './issue-system-notes.ts';
@@ -93,7 +94,7 @@ export async function createIssue(db: Kysely<DB>, req: CreateIssueRequest): Prom
       });
       await replaceAssignees(trx, row.id, assignees);
       if (triage && p.labels && p.labels.length > 0) {
-        const labels = await findOrCreateLabels(trx, owners, p.labels, now);
+        const labels = onePerScope(await findOrCreateLabels(trx, owners, p.labels, now));
         await linkLabels(trx, row.id, labels.map((l) => l.id), now);
         await recordLabelEvents(trx, row.id, author.id, { added: labels.map((l) => l.id), removed: [] }, createdAt);
       }

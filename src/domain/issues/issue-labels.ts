@@ -5,10 +5,10 @@
  * same title meet at the (project_id, title) unique index: the loser's insert does nothing and
  * both read the one row back.
  *
- * Scoped labels (`scope::value`) are ordinary labels here: Label#scoped_label? exists only in the
- * Service's EE module (ee/app/models/ee/label.rb), and the rule that adding one removes the
- * issue's other labels of the same scope (EE::IssuableBaseService) applies only where the
- * licensed `scoped_labels` feature is available, which the Free tier kiln serves is not.
+ * Scoped labels (`scope::value`): an issue keeps at most one label per scope, the one applied
+ * last (src/domain/labels/scoped.ts onePerScope). In the Service that is an EE rule behind the
+ * licensed `scoped_labels` feature; issue 29 asks it of kiln, and clients that use scoped labels
+ * expect it.
  */
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/types.ts';

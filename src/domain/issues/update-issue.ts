@@ -25,8 +25,9 @@ import { findUsersByIds } from '../users/users-batch.queries.ts';
 import { assigneeIdsOf } from './issues.queries.ts';
 import {
   availableLabelsByTitle, availableMilestone, labelIdsOfIssue, linkLabels, recordLabelEvents, recordMilestoneEvent, recordStateEvent,
-  replaceAssignees, resolveTodosOf, unlinkLabels, updateIssueRow, type IssueUpdate,
+  replaceAssignees, resolveTodosOf, unlinkLabels, updateIssueRow, type IssueUpdate, labelsByIds,
 } from './issue-writes.queries.ts';
+import { onePerScope } from '../labels/scoped.ts';
 import { findOrCreateLabels } from './issue-labels.ts';
 import { keptAssignees, mentionedReaders, type IssueProject } from './issue-people.ts';
 import { isProjectOwner, labelOwners, type IssueType } from './create-issue.ts';
@@ -114,6 +115,9 @@ export async function updateIssue(db: Kysely<DB>, req: UpdateIssueRequest): Prom
         const removed = new Set((await availableLabelsByTitle(trx, owners, p.removeLabels)).map((l) => l.id));
         labelIds = labelIds.filter((id) => !removed.has(id));
       }
+      // One label per scope, the one applied last winning: `labels` in their given order, then `add_labels`.
+      const rows = new Map((await labelsByIds(trx, labelIds)).map((l) => [l.id, l]));
+      labelIds = onePerScope(labelIds.flatMap((id) => { const l = rows.get(id); return l ? [l] : []; })).map((l) => l.id);
     }
     const addedLabels = labelIds.filter((id) => !oldLabelIds.includes(id));
     const removedLabels = oldLabelIds.filter((id) => !labelIds.includes(id));

@@ -13,3 +13,21 @@ export function scopeOf(title: string): string | null {
   const at = title.lastIndexOf(SCOPED_LABEL_SEPARATOR);
   return at < 0 ? null : title.slice(0, at);
 }
+
+/**
+ * The labels an issue keeps when `labels` are applied in this order: of several labels of one
+ * scope the last wins, so adding `workflow::done` to an issue labelled `workflow::doing` replaces
+ * it (EE::IssuableBaseService's scoped label handling, which issue 29 asks of kiln's Free tier too).
+ * Ordinary labels are all kept, in their first order.
+ */
+export function onePerScope<L extends { title: string }>(labels: readonly L[]): L[] {
+  const lastOfScope = new Map<string, number>();
+  labels.forEach((l, i) => {
+    const scope = scopeOf(l.title);
+    if (scope !== null) lastOfScope.set(scope, i);
+  });
+  return labels.filter((l, i) => {
+    const scope = scopeOf(l.title);
+    return scope === null || lastOfScope.get(scope) === i;
+  });
+}
