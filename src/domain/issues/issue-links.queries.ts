@@ -86,11 +86,7 @@ export async function createIssueLink(db: Kysely<DB>, l: NewIssueLink): Promise<
     ? [l.target, l.source, 'blocks'] : [l.source, l.target, l.linkType];
   try {
     return await db.transaction().execute(async (trx) => {
-      const existing = await trx.selectFrom('issue_links').select('id').where((eb) => eb.or([
-        eb.and([eb('source_id', '=', source.id), eb('target_id', '=', target.id)]),
-        eb.and([eb('source_id', '=', target.id), eb('target_id', '=', source.id)]),
-      ])).executeTakeFirst();
-      if (existing) return { ok: false, reason: 'already_linked' } as const;
+      // A link either way round already there breaks the unordered pair's unique index (migration 2026-11-27T1200).
       const now = nowIso();
       const row = await trx.insertInto('issue_links')
         .values({ source_id: source.id, target_id: target.id, link_type: type, created_at: now, updated_at: now })
