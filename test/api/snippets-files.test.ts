@@ -120,6 +120,8 @@ describe('snippets: public list and files', () => {
     const file = (file_path: string, content = 'x') => ({ file_path, content });
     await refused({ files: [file('a')], content: 'x', file_name: 'a' }, 400, { error: 'files, content are mutually exclusive' });
     await refused({}, 400, { error: 'files, content are missing, exactly one parameter must be provided' });
+    // A blank `files` is Grape's nil: given without files (a fuzzed request once made this a 500).
+    await refused({ files: '' }, 400, { error: 'files, content are missing, exactly one parameter must be provided' });
     await refused({ content: 'x' }, 400, { message: '400 Bad request - "file_name" not given' });
     await refused({ files: [file('a', ' \n')] }, 400, { error: 'files[0][content] is empty' });
     await refused({ files: [file('a'), { content: 'x' }] }, 400, { message: '400 Bad request - "files[1][file_path]" not given' });

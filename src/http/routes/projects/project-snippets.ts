@@ -109,7 +109,7 @@ const projectSnippets: FastifyPluginAsync = async (app) => {
     const ctx = await loadSnippetsProject(request, input.id);
     authorizeProject(ctx, 'create_snippet');
     checkSnippetParams(input, true);
-    const files = input.files !== undefined
+    const files = input.files != null
       ? fileActions(input.files, true)
       : [{ action: 'create' as const, filePath: input.file_name, content: input.content }];
     if (files.length === 0) throw validationFailed({ error: "Content can't be blank" });
@@ -135,7 +135,7 @@ const projectSnippets: FastifyPluginAsync = async (app) => {
       ? await allowedVisibility(db, caller.user, input.visibility, false) : undefined;
     const result = await updateSnippet(db, config.storages, caller.user, snippet.id, {
       title: input.title, description: input.description, fileName: input.file_name, content: input.content,
-      files: input.files !== undefined ? fileActions(input.files, false) : undefined,
+      files: input.files != null ? fileActions(input.files, false) : undefined,
       visibilityLevel: level,
     });
     if (!result.ok) throw snippetRefusal(result.reason, 'updating');

@@ -53,7 +53,7 @@ export interface FileParam { action?: string; file_path?: string; previous_path?
  * spec's shape first, then every other message in Grape's.
  */
 export function checkSnippetParams(
-  input: { title?: string; content?: string; file_name?: string; files?: FileParam[] }, creating: boolean,
+  input: { title?: string; content?: string; file_name?: string; files?: FileParam[] | null }, creating: boolean,
 ): void {
   const errors: string[] = [];
   let missing: string | undefined;
@@ -76,7 +76,8 @@ export function checkSnippetParams(
   });
   if (input.content !== undefined && isBlank(input.content)) errors.push('content is empty');
   if (creating && input.content !== undefined && input.file_name === undefined) missing ??= 'file_name';
-  if (creating && input.content === undefined && input.files === undefined) {
+  // `files=` (blank) is Grape's nil: given without a value, so no files either.
+  if (creating && input.content === undefined && input.files == null) {
     errors.push('files, content are missing, exactly one parameter must be provided');
   }
   if (missing !== undefined) throw missingAttribute(missing);

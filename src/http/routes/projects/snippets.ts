@@ -79,7 +79,7 @@ const snippets: FastifyPluginAsync = async (app) => {
   }, async ({ request, reply, input, caller }) => {
     checkSnippetParams(input, true);
     // Snippets::CreateService's create_params: the first file names the row; no files is no content.
-    const files = input.files !== undefined
+    const files = input.files != null
       ? fileActions(input.files, true)
       : [{ action: 'create' as const, filePath: input.file_name, content: input.content }];
     if (files.length === 0) throw validationFailed({ error: "Content can't be blank" });
@@ -140,7 +140,7 @@ const snippets: FastifyPluginAsync = async (app) => {
       ? await allowedVisibility(db, caller.user, input.visibility, false) : undefined;
     const result = await updateSnippet(db, config.storages, caller.user, snippet.id, {
       title: input.title, description: input.description, fileName: input.file_name, content: input.content,
-      files: input.files !== undefined ? fileActions(input.files, false) : undefined,
+      files: input.files != null ? fileActions(input.files, false) : undefined,
       visibilityLevel: level,
     });
     if (!result.ok) throw snippetRefusal(result.reason, 'updating');
