@@ -64,7 +64,7 @@ describe('resource events', () => {
     assert.equal(first.resource_id, issue.id);
     assert.equal(first.user.username, owner.username);
     assert.deepEqual(first.label, {
-      id: first.label.id, name: 'bug', color: '#ff0000', description: null, description_html: '', text_color: '#FFFFFF',
+      id: first.label.id, name: 'bug', color: '#ff0000', description: null, description_html: '', text_color: '#FFFFFF', remove_on_close: false,
     });
     const one = await get(guestToken, `${issue.iid}/resource_label_events/${ids.label[2]}`);
     assert.equal(one.json().action, 'add');
