@@ -285,4 +285,57 @@ describe('search', () => {
       assert.equal((await get('/search?scope=projects&search=zircon', bobToken)).statusCode, 200);
     });
   });
+
+  describe('issues, milestones and notes', () => {
+    let openIssue: Record<string, unknown>;
+    let secretIssue: Record<string, unknown>;
+    // Bob became a guest of the private project above; Carol is a member of nothing.
+    let carolToken: string;
+    before(async () => {
+      carolToken = await createToken(t.db, await createUser(t.db, { username: 'carolnone' }));
+      const settings = await t.request({ method: 'PUT', url: '/api/v4/application/settings', token: ROOT_TOKEN, payload: { search_rate_limit: 0 } });
+      assert.equal(settings.statusCode, 200, settings.body);
+      openIssue = await post(`/projects/${projectId}/issues`, aliceToken, { title: 'Zircon crack on the table', description: 'a flaw' });
+      secretIssue = await post(`/projects/${projectId}/issues`, aliceToken, { title: 'Secret crack', confidential: true });
+      await post(`/projects/${privateProjectId}/issues`, aliceToken, { title: 'Private crack' });
+      await post(`/projects/${projectId}/milestones`, aliceToken, { title: 'Crack release' });
+      await post(`/projects/${privateProjectId}/milestones`, aliceToken, { title: 'Hidden crack release' });
+      await post(`/groups/${groupId}/milestones`, aliceToken, { title: 'Group crack plan' });
+      await post(`/projects/${projectId}/issues/${openIssue.iid}/notes`, aliceToken, { body: 'a crackling comment' });
+      await post(`/projects/${projectId}/issues/${secretIssue.iid}/notes`, aliceToken, { body: 'a secret crackling comment' });
+    });
+
+    it('issues: what the viewer may see at every level, confidential ones to those who may read them', async () => {
+      const titles = (body: Record<string, unknown>[]) => body.map((i) => i.title).sort();
+      assert.deepEqual(titles((await ok('/search?scope=issues&search=crack', carolToken)).body), ['Zircon crack on the table']);
+      assert.deepEqual(titles((await ok('/search?scope=issues&search=crack')).body), ['Private crack', 'Secret crack', 'Zircon crack on the table']);
+      assert.deepEqual(titles((await ok(`/groups/${subgroupId}/search?scope=issues&search=crack`)).body), ['Secret crack', 'Zircon crack on the table']);
+      const inProject = await ok(`/projects/${projectId}/search?scope=issues&search=FLAW`, carolToken);
+      assert.deepEqual(inProject.body.map((i) => i.iid), [openIssue.iid]);
+      assert.equal(inProject.body[0].subscribed, undefined, 'IssueBasic');
+      assert.deepEqual((await ok(`/projects/${projectId}/search?scope=issues&search=crack&confidential=true`)).body.map((i) => i.iid),
+        [secretIssue.iid]);
+      assert.deepEqual((await ok(`/projects/${projectId}/search?scope=issues&search=crack&state=closed`)).body, []);
+    });
+
+    it('milestones: of the projects and groups the viewer may read', async () => {
+      const titles = (body: Record<string, unknown>[]) => body.map((m) => m.title).sort();
+      assert.deepEqual(titles((await ok('/search?scope=milestones&search=crack', carolToken)).body), ['Crack release']);
+      assert.deepEqual(titles((await ok('/search?scope=milestones&search=crack')).body), ['Crack release', 'Group crack plan', 'Hidden crack release']);
+      assert.deepEqual(titles((await ok(`/groups/${groupId}/search?scope=milestones&search=crack`, carolToken)).body), ['Crack release', 'Group crack plan']);
+      const inProject = (await ok(`/projects/${projectId}/search?scope=milestones&search=release`, carolToken)).body;
+      assert.deepEqual(titles(inProject), ['Crack release']);
+      assert.match(String(inProject[0].web_url), /\/zircon\/zircon-sub\/zircon-tools\/-\/milestones\/1$/);
+    });
+
+    it('notes: comments on what the viewer may read, never on a confidential issue hidden from them', async () => {
+      const bodies = (body: Record<string, unknown>[]) => body.map((n) => n.body).sort();
+      assert.deepEqual(bodies((await ok(`/projects/${projectId}/search?scope=notes&search=crackling`, carolToken)).body), ['a crackling comment']);
+      const all = (await ok(`/projects/${projectId}/search?scope=notes&search=crackling`)).body;
+      assert.deepEqual(bodies(all), ['a crackling comment', 'a secret crackling comment']);
+      assert.equal(all.find((n) => n.body === 'a crackling comment')!.noteable_iid, openIssue.iid);
+      const refused = await get(`/search?scope=notes&search=crackling`);
+      assert.deepEqual([refused.statusCode, refused.json()], [400, { message: { error: 'Scope not supported without Elasticsearch!' } }]);
+    });
+  });
 });

@@ -110,3 +110,11 @@ export async function subscribedIssueIds(db: Db, userId: number, issueIds: reado
   for (const [id, on] of decided) if (on) out.add(id);
   return out;
 }
+
+/** Each issue's iid, by issue id. */
+export async function issueIidsOf(db: Db, ids: readonly number[]): Promise<Map<number, number>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const rows = await db.selectFrom('issues').select(['id', 'iid']).where('id', 'in', unique).execute();
+  return new Map(rows.map((r) => [r.id, r.iid]));
+}

@@ -80,3 +80,51 @@ export async function groupMembersMatching(db: Kysely<DB>, viewer: UserRow, text
 export async function groupHierarchyIds(db: Kysely<DB>, groupId: number): Promise<number[]> {
   return [groupId, ...(await descendantGroupIds(db, [groupId])).keys()];
 }
+
+/**
+ * Milestones whose title or description holds `text` (Milestone.search), of the projects in
+ * `projectIds` (a query of the projects the viewer may read) and of the groups in `groupIds`
+ * (groups the caller has already found readable). Newest first.
+ */
+export function milestonesMatching(
+  db: Kysely<DB>, text: string, o: { projectIds: { select: unknown } | null; groupIds: readonly number[] },
+) {
+  const pattern = containsPattern(text);
+  return db.selectFrom('milestones').selectAll('milestones')
+    .where((eb) => eb.or([
+      ...(o.projectIds ? [eb('milestones.project_id', 'in', o.projectIds as never)] : []),
+      ...(o.groupIds.length > 0 ? [eb('milestones.group_id', 'in', [...o.groupIds])] : []),
+      ...(o.projectIds || o.groupIds.length > 0 ? [] : [sql<boolean>`1 = 0`]),
+    ]))
+    .where((eb) => eb.or([
+      like('milestones.title', pattern),
+      eb(sql`lower(coalesce(milestones.description, ''))`, 'like', sql`${pattern} escape '\\'`),
+    ]))
+    .orderBy('milestones.id', 'desc');
+}
+
+/**
+ * The project's comments holding `text` that the viewer may read (ProjectSearchResults#notes over
+ * NotesFinder): no system notes; internal notes only for Reporters and up; notes on issues only
+ * where the issue is in `readableIssueIds` (a query of the issues the viewer may see), on commits
+ * only when the code is readable, on project snippets by the snippet's visibility. Newest first.
+ */
+export function notesMatching(db: Kysely<DB>, viewer: UserRow, text: string, o: {
+  projectId: number; readableIssueIds: { select: unknown }; canReadCode: boolean; canReadInternal: boolean;
+  /** The lowest snippet visibility the viewer reads without being the author (20 public, 10 internal, 0 all). */
+  snippetMinVisibility: number | null;
+}) {
+  const pattern = containsPattern(text);
+  let qb = db.selectFrom('notes').selectAll('notes').where('notes.project_id', '=', o.projectId).where('notes.system', '=', 0)
+    .where(like('notes.note', pattern));
+  if (!o.canReadInternal) qb = qb.where('notes.internal', '=', 0);
+  return qb.where((eb) => eb.or([
+    eb.and([eb('notes.noteable_type', '=', 'Issue'), eb('notes.noteable_id', 'in', o.readableIssueIds as never)]),
+    ...(o.canReadCode ? [eb('notes.noteable_type', '=', 'Commit')] : []),
+    ...(o.snippetMinVisibility !== null ? [eb.and([
+      eb('notes.noteable_type', '=', 'Snippet'),
+      eb('notes.noteable_id', 'in', eb.selectFrom('snippets').select('snippets.id').where('snippets.project_id', '=', o.projectId)
+        .where((s) => s.or([s('snippets.visibility_level', '>=', o.snippetMinVisibility!), s('snippets.author_id', '=', viewer.id)]))),
+    ])] : []),
+  ])).orderBy('notes.id', 'desc');
+}

@@ -13,9 +13,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { Type, type TSchema } from 'typebox';
 import type { DB, UserRow } from '../../db/types.ts';
-import { findProjects } from '../../domain/projects/project.finder.ts';
+import { findProjects, reachOf } from '../../domain/projects/project.finder.ts';
 import {
-  groupHierarchyIds, groupMembersMatching, projectMembersMatching, snippetTitlesMatching, usersMatching,
+  groupHierarchyIds, groupMembersMatching, milestonesMatching, notesMatching, projectMembersMatching, snippetTitlesMatching, usersMatching,
 } from '../../domain/search/search.queries.ts';
 import { snippetAuthors } from '../../domain/snippets/snippets.queries.ts';
 import { MAX_COMMITS, parseBlobQuery, searchBlobs, searchCommits, withNameMatchData } from '../../domain/search/repository-search.ts';
@@ -32,6 +32,17 @@ import { presentSnippet, SnippetSchema } from '../entities/snippet.ts';
 import { presentUserBasic, USER_BASIC_COLUMNS, UserBasicSchema } from '../entities/user.ts';
 import { CommitDetailSchema, presentCommitDetail } from '../entities/commit.ts';
 import { presentPipelineBasic } from '../entities/pipeline.ts';
+import { IssueBasicSchema, milestoneOwnerUrl, milestonePathsOf } from '../entities/issue.ts';
+import { MilestoneSchema, presentMilestone } from '../entities/milestone.ts';
+import { NoteSchema, presentNotes } from '../entities/note.ts';
+import { presentIssuesFor } from '../loaders/issue-presenting.ts';
+import { projectContainer } from '../routes/issues/issue-list-params.ts';
+import { filterIssues, visibleIssues, type IssueContainer } from '../../domain/issues/issues.finder.ts';
+import { orderIssues } from '../../domain/issues/issue-orders.ts';
+import { issueIidsOf } from '../../domain/issues/issues.queries.ts';
+import { canReadInternalNotes } from '../../domain/notes/note.policy.ts';
+import type { NoteableType } from '../../domain/notes/noteable.ts';
+import { ACCESS_LEVELS, VISIBILITY_LEVELS } from '../../domain/permissions/access.ts';
 
 /**
  * A blob found by the basic search (API::Entities::Blob over Gitlab::Search::FoundBlob): the
@@ -146,6 +157,69 @@ export const SEARCH_SCOPES = {
           : usersMatching(ctx.db, ctx.viewer, ctx.search);
       const rows = await paginate(ctx.db, ctx.request, ctx.reply, qb.clearSelect().select([...USER_BASIC_COLUMNS]));
       return presentUsers(ctx, rows as UserRow[]);
+    },
+  },
+  issues: {
+    levels: ['global', 'group', 'project'],
+    item: IssueBasicSchema,
+    async run(ctx) {
+      // Issues the viewer may see (confidential ones as in the issue lists) whose title or description
+      // holds the text (Gitlab::SearchResults#issues over IssuesFinder), newest first unless sorted.
+      const container: IssueContainer = ctx.project ? projectContainer(ctx.project)
+        : ctx.group ? { namespaceIds: await groupHierarchyIds(ctx.db, ctx.group.group.id) } : { instance: true };
+      const state = ctx.state === 'opened' || ctx.state === 'closed' ? ctx.state : undefined;
+      const qb = filterIssues(await visibleIssues(ctx.db, ctx.viewer, container, true), {
+        search: ctx.search, ...(state ? { state } : {}), ...(ctx.confidential !== undefined ? { confidential: ctx.confidential } : {}),
+      }, ctx.viewer);
+      const rows = await paginate(ctx.db, ctx.request, ctx.reply,
+        orderIssues(qb, ctx.sort?.column ?? 'created_at', ctx.sort?.direction ?? 'desc'));
+      const from = ctx.project ? { project: ctx.project.project.id } : ctx.group ? { group: ctx.group.group.id } : null;
+      return presentIssuesFor(ctx.request, rows, from);
+    },
+  },
+  milestones: {
+    levels: ['global', 'group', 'project'],
+    item: MilestoneSchema,
+    async run(ctx) {
+      // Milestones of the projects the viewer may read there, and of the searched group, or at the
+      // instance level of the groups the viewer belongs to.
+      let projectIds;
+      let groupIds: number[];
+      if (ctx.project) {
+        projectIds = ctx.db.selectFrom('projects').select('projects.id').where('projects.id', '=', ctx.project.project.id);
+        groupIds = [];
+      } else {
+        const namespaceIds = ctx.group ? await groupHierarchyIds(ctx.db, ctx.group.group.id) : undefined;
+        projectIds = (await findProjects(ctx.db, ctx.viewer, namespaceIds ? { namespaceIds } : {})).clearSelect().select('projects.id');
+        groupIds = ctx.group ? [ctx.group.group.id] : [...(await reachOf(ctx.db, ctx.viewer)).groups.keys()];
+      }
+      const rows = await paginate(ctx.db, ctx.request, ctx.reply, milestonesMatching(ctx.db, ctx.search, { projectIds, groupIds }));
+      const paths = await milestonePathsOf(ctx.db, rows);
+      return rows.map((m) => presentMilestone(m, milestoneOwnerUrl(m, ctx.externalUrl, paths)));
+    },
+  },
+  notes: {
+    levels: ['project'],
+    item: NoteSchema,
+    async run(ctx) {
+      const p = ctx.project!;
+      const viewer = ctx.viewer;
+      const readableIssueIds = (await visibleIssues(ctx.db, viewer, projectContainer(p), false)).clearSelect().select('issues.id');
+      const member = Boolean(viewer.admin) || p.actor.accessLevel >= ACCESS_LEVELS.guest;
+      const snippetMinVisibility = !canOnProject(p.actor, 'read_snippet', p.project) ? null
+        : member ? VISIBILITY_LEVELS.private : viewer.external ? VISIBILITY_LEVELS.public : VISIBILITY_LEVELS.internal;
+      const rows = await paginate(ctx.db, ctx.request, ctx.reply, notesMatching(ctx.db, viewer, ctx.search, {
+        projectId: p.project.id, readableIssueIds, canReadCode: canOnProject(p.actor, 'download_code', p.project),
+        canReadInternal: canReadInternalNotes(p.actor), snippetMinVisibility,
+      }));
+      // Each note as its noteable's notes present it (noteable_iid for issues).
+      const issueIds = rows.flatMap((n) => (n.noteable_type === 'Issue' && n.noteable_id !== null ? [n.noteable_id] : []));
+      const issueIids = await issueIidsOf(ctx.db, issueIds);
+      const presented = await Promise.all(rows.map((n) => presentNotes(ctx.db, [n], {
+        type: n.noteable_type as NoteableType, id: n.noteable_id, commitId: n.commit_id, projectId: p.project.id,
+        iid: n.noteable_type === 'Issue' && n.noteable_id !== null ? issueIids.get(n.noteable_id) ?? null : null,
+      }, ctx.externalUrl)));
+      return presented.flat();
     },
   },
   merge_requests: {
