@@ -8,6 +8,8 @@
 import { Type, type Static } from 'typebox';
 import type { UserRow } from '../../db/types.ts';
 import type { EventRow, NoteRow, PushEventPayloadsTable } from '../../db/tables/notes.ts';
+import type { NoteableType } from '../../domain/notes/noteable.ts';
+import { NoteSchema, presentNote, type Note } from './note.ts';
 import type { EventTargets } from '../../domain/events/events.queries.ts';
 import type { Selectable } from 'kysely';
 import { presentUserBasic, UserBasicSchema } from './user.ts';
@@ -25,24 +27,6 @@ export const PushEventPayloadSchema = Type.Object({
   ref_count: Nullable(Type.Integer()),
 }, { title: 'PushEventPayload' });
 
-export const EventNoteSchema = Type.Object({
-  id: Type.Integer(),
-  type: Nullable(Type.String()),
-  body: Type.String(),
-  attachment: Type.Null(),
-  author: UserBasicSchema,
-  created_at: Type.String(),
-  updated_at: Type.String(),
-  system: Type.Boolean(),
-  noteable_id: Nullable(Type.Integer()),
-  noteable_type: Type.String(),
-  resolvable: Type.Boolean(),
-  confidential: Type.Boolean(),
-  internal: Type.Boolean(),
-  noteable_iid: Nullable(Type.Integer()),
-  commands_changes: Type.Object({}, { additionalProperties: true }),
-}, { title: 'Note' });
-
 export const EventSchema = Type.Object({
   id: Type.Integer(),
   project_id: Nullable(Type.Integer()),
@@ -53,7 +37,7 @@ export const EventSchema = Type.Object({
   author_id: Type.Integer(),
   target_title: Nullable(Type.String()),
   created_at: Type.String(),
-  note: Type.Optional(EventNoteSchema),
+  note: Type.Optional(NoteSchema),
   author: Type.Optional(UserBasicSchema),
   push_data: Type.Optional(PushEventPayloadSchema),
   // Last, as the Service's entity exposes it (always set; optional only so the serializer keeps it after the optional keys).
@@ -86,17 +70,14 @@ export function actionName(e: Pick<EventRow, 'action' | 'target_type'>, payload:
 
 interface Presenting { externalUrl: string }
 
-function presentNote(n: NoteRow, t: EventTargets, o: Presenting): Static<typeof EventNoteSchema> | undefined {
-  const author = t.users.get(n.author_id);
-  if (!author) return undefined;
+/** A comment's Note entity (the notes area's presentation), with its author when the author is still known. */
+function presentEventNote(n: NoteRow, t: EventTargets, o: Presenting): Note | undefined {
+  if (!t.users.has(n.author_id)) return undefined;
   const iid = n.noteable_type === 'Issue' && n.noteable_id !== null ? t.issues.get(n.noteable_id)?.iid ?? null : null;
-  return {
-    id: n.id, type: n.type, body: n.note, attachment: null,
-    author: presentUserBasic(author, {}, { externalUrl: o.externalUrl, canReadProfile: true }),
-    created_at: n.created_at, updated_at: n.updated_at, system: n.system === 1,
-    noteable_id: n.noteable_id, noteable_type: n.noteable_type, resolvable: n.resolvable === 1,
-    confidential: n.internal === 1, internal: n.internal === 1, noteable_iid: iid, commands_changes: {},
-  };
+  const userOpts = { externalUrl: o.externalUrl, canReadProfile: true };
+  // eventTargetsOf loads every note's author and resolver.
+  const author = (id: number) => presentUserBasic(t.users.get(id)!, {}, userOpts);
+  return presentNote(n, { type: n.noteable_type as NoteableType, iid }, author);
 }
 
 function titleAndIid(e: EventRow, t: EventTargets): { title: string | null; iid: number | null } {
@@ -134,7 +115,7 @@ export function presentEvent(e: EventRow, t: EventTargets, o: Presenting): Event
     target_id: e.target_id, target_iid: iid, target_type: e.target_type, author_id: e.author_id,
     target_title: title, created_at: e.created_at, author_username: author?.username ?? null,
   };
-  const presentedNote = note && presentNote(note, t, o);
+  const presentedNote = note && presentEventNote(note, t, o);
   if (presentedNote) out.note = presentedNote;
   if (author) out.author = presentUserBasic(author, {}, { externalUrl: o.externalUrl, canReadProfile: true });
   if (e.action === 'pushed' && payload) {

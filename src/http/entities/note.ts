@@ -72,7 +72,8 @@ async function authorsOf(db: Kysely<DB>, rows: readonly NoteRow[], externalUrl: 
   return (id) => presentUserBasic(users.get(id)!, {}, opts);
 }
 
-function presentNote(r: NoteRow, t: NoteableRef, author: (id: number) => UserBasic): Note {
+/** One note as the Note entity; `author` presents a user id (the note's author and resolver) as UserBasic. */
+export function presentNote(r: NoteRow, t: Pick<NoteableRef, 'type' | 'iid'>, author: (id: number) => UserBasic): Note {
   const note = {
     id: r.id, type: r.type, body: r.note, attachment: null, author: author(r.author_id),
     created_at: r.created_at, updated_at: r.updated_at, system: r.system === 1,
