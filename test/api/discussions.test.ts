@@ -39,6 +39,9 @@ describe('discussions API', () => {
     assert.equal(reply.statusCode, 201, reply.body);
     assert.equal(reply.json().type, 'DiscussionNote');
 
+    // One note of the thread (python-gitlab's discussion.notes.get); a note of another thread is not found there.
+    const noteOf = await t.request({ url: `${base}/${thread.id}/notes/${reply.json().id}`, token: people.tokens.guest });
+    assert.deepEqual([noteOf.statusCode, noteOf.json().body], [200, 'We shall.']);
     const one = await t.request({ url: `${base}/${thread.id}`, token: people.tokens.guest });
     assert.equal(one.statusCode, 200);
     assert.deepEqual(one.json().notes.map((n: { body: string }) => n.body), ['Shall we?', 'We shall.']);
@@ -120,6 +123,10 @@ describe('discussions API', () => {
     assert.equal((await t.request({ url: base, token: people.tokens.reporter })).json().length, 2);
     const hidden = await t.request({ url: `${base}/${internal.id}`, token: people.tokens.guest });
     assert.deepEqual(hidden.json(), { message: '404 Discussion Not Found' });
+    const hiddenNote = await t.request({ url: `${base}/${internal.id}/notes/${reply.id}`, token: people.tokens.guest });
+    assert.equal(hiddenNote.statusCode, 404);
+    const shown = await t.request({ url: `${base}/${internal.id}/notes/${reply.id}`, token: people.tokens.reporter });
+    assert.equal(shown.json().body, 'indeed');
   });
 
   it('serves threads of project snippets, where individual notes take no replies', async () => {

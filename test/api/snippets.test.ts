@@ -48,6 +48,22 @@ describe('snippets', () => {
     assert.equal(row.disk_path, `@snippets/${s.id}.git`);
   });
 
+  it('keeps where a snippet was submitted from, for administrators only (user_agent_detail)', async () => {
+    const res = await t.request({
+      method: 'POST', url: '/api/v4/snippets', token: aliceToken, headers: { 'user-agent': 'python-gitlab/3.12.0' },
+      payload: { title: 'Agent', file_name: 'a.txt', content: 'x' },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const url = `/api/v4/snippets/${res.json().id}/user_agent_detail`;
+    const asAdmin = await t.request({ url, token: ROOT_TOKEN });
+    assert.equal(asAdmin.statusCode, 200, asAdmin.body);
+    assert.equal(asAdmin.json().user_agent, 'python-gitlab/3.12.0');
+    assert.equal(asAdmin.json().akismet_submitted, false);
+    assert.equal(typeof asAdmin.json().ip_address, 'string');
+    assert.deepEqual((await t.request({ url, token: aliceToken })).json(), { message: '403 Forbidden' });
+    assert.equal((await t.request({ method: 'DELETE', url: `/api/v4/snippets/${res.json().id}`, token: aliceToken })).statusCode, 204);
+  });
+
   it('validates input', async () => {
     assert.deepEqual((await create(aliceToken, { file_name: 'a', content: 'x' })).json(), { message: '400 Bad request - "title" not given' });
     // A path git refuses is the repository's refusal, without detail (Snippets::BaseService).

@@ -43,16 +43,12 @@ export function updateBoardRow(db: Db, id: number, set: { name?: string; hide_ba
 }
 
 /**
- * Deletes a board unless it is its owner's last (Boards::DestroyService keeps one): the count and
- * the delete run in one transaction; false when it was the last.
+ * Deletes a board, its last one too: python-gitlab's functional suite, run against the Service,
+ * creates a project's only board and deletes it (the older "doesn't have any other boards" refusal
+ * of Boards::DestroyService is gone). Its lists go with it (foreign key cascade).
  */
-export async function deleteBoardUnlessLast(db: Kysely<DB>, owner: BoardOwner, id: number): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    const others = await boardsQuery(trx, owner).clearSelect().clearOrderBy().select('id').where('id', '<>', id).limit(1).execute();
-    if (others.length === 0) return false;
-    await trx.deleteFrom('boards').where('id', '=', id).execute();
-    return true;
-  });
+export async function deleteBoard(db: Kysely<DB>, id: number): Promise<void> {
+  await db.deleteFrom('boards').where('id', '=', id).execute();
 }
 
 export type BoardListWithLabel = { id: number; board_id: number; position: number | null; label: LabelRow };

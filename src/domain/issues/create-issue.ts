@@ -23,10 +23,11 @@ import { addSystemNote } from '../notes/system-notes.ts';
 import { createTodos, type NewTodo } from '../todos/todos.queries.ts';
 import { nextIid } from '../internal-ids/internal-ids.queries.ts';
 import {
-  availableMilestone, insertIssue, insertUserAgentDetail, linkLabels, recordLabelEvents, recordMilestoneEvent, replaceAssignees,
+  availableMilestone, insertIssue, linkLabels, recordLabelEvents, recordMilestoneEvent, replaceAssignees,
   type LabelOwners,
 } from './issue-writes.queries.ts';
 import { onePerScope } from '../labels/scoped.ts';
+import { recordUserAgentDetail, type RequestOrigin } from '../spam/user-agent-details.queries.ts';
 import { findOrCreateLabels } from './issue-labels.ts';
 import { keptAssignees, mentionedReaders, type IssueProject } from './issue-people.ts';
 import { dueDateChangeNote } from './issue-system-notes.ts';
@@ -53,8 +54,7 @@ export interface CreateIssueRequest {
   actor: Actor;
   params: CreateIssueParams;
   /** The request's User-Agent and address (UserAgentDetail). */
-  userAgent: string;
-  ip: string;
+  origin: RequestOrigin;
 }
 
 export type CreateIssueResult = { ok: true; value: IssueRow } | { ok: false; reason: 'duplicate' };
@@ -117,7 +117,7 @@ export async function createIssue(db: Kysely<DB>, req: CreateIssueRequest): Prom
         ...assignees.filter((id) => id !== author.id).map((id) => todo(id, 'assigned')),
         ...mentioned.map((u) => todo(u.id, 'mentioned')),
       ], now);
-      await insertUserAgentDetail(trx, row.id, req.userAgent, req.ip, now);
+      await recordUserAgentDetail(trx, 'Issue', row.id, req.origin);
       return row;
     });
     return { ok: true, value: issue };

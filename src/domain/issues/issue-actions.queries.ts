@@ -56,11 +56,6 @@ export async function participantIds(db: Db, issue: IssueRow): Promise<number[]>
   return [...new Set(ordered)];
 }
 
-export function userAgentDetailOf(db: Db, subjectType: 'Issue' | 'Snippet', subjectId: number) {
-  return db.selectFrom('user_agent_details').selectAll().where('subject_type', '=', subjectType).where('subject_id', '=', subjectId)
-    .executeTakeFirst();
-}
-
 /** Room left between neighbours when a position is made for one without any (RelativePositioning::IDEAL_DISTANCE). */
 const GAP = 512;
 

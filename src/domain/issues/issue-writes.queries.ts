@@ -121,14 +121,6 @@ export async function recordStateEvent(trx: Transaction<DB>, issueId: number, us
   }).execute();
 }
 
-export async function insertUserAgentDetail(
-  trx: Transaction<DB>, issueId: number, userAgent: string, ipAddress: string, now: string,
-): Promise<void> {
-  await trx.insertInto('user_agent_details').values({
-    subject_type: 'Issue', subject_id: issueId, user_agent: userAgent, ip_address: ipAddress, created_at: now,
-  }).execute();
-}
-
 export function labelIdsOfIssue(db: Db, issueId: number): Promise<number[]> {
   return db.selectFrom('label_links').select('label_id').where('target_type', '=', 'Issue').where('target_id', '=', issueId)
     .execute().then((rows) => rows.map((r) => r.label_id));

@@ -110,6 +110,12 @@ const discussions: FastifyPluginAsync = async (app) => {
       reply.code(201);
       return (await presentNotes(db, [result.value], nc.noteable, url))[0];
     },
+    async note(nc: NoteableContext, input: In<'note'>) {
+      // One note of the thread, as the viewer may see the thread (internal notes to Reporters and up).
+      const note = (await thread(nc, input.discussion_id)).find((n) => n.id === input.note_id);
+      if (!note) throw recordNotFound();
+      return (await presentNotes(db, [note], nc.noteable, url))[0];
+    },
     async update(nc: NoteableContext, input: In<'update'>, caller: Caller) {
       if (input.body === undefined && input.resolved === undefined) {
         throw invalidParams(['body, resolved are missing, exactly one parameter must be provided']);
@@ -157,6 +163,10 @@ const discussions: FastifyPluginAsync = async (app) => {
       method: 'POST', url: `${path}/:discussion_id/notes`, auth: 'required', params: params.reply,
       schema: { summary: `Reply to a thread of ${k.name}`, tags, response: { 201: NoteSchema } },
     }, async ({ request, reply, input, caller }) => handlers.reply(await k.load(request, input), input, caller, reply));
+    route(app, {
+      method: 'GET', url: `${path}/:discussion_id/notes/:note_id`, auth: 'required', params: params.note,
+      schema: { summary: `A note of a thread of ${k.name}`, tags, response: { 200: NoteSchema } },
+    }, async ({ request, input }) => handlers.note(await k.load(request, input), input));
     route(app, {
       method: 'PUT', url: `${path}/:discussion_id/notes/:note_id`, auth: 'required', params: params.update,
       schema: { summary: `Change a note of a thread of ${k.name}`, tags, response: { 200: NoteSchema } },

@@ -10,7 +10,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isStorableId } from '../../../db/constraints.ts';
 import {
-  appendLabelList, boardsQuery, deleteBoardUnlessLast, deleteLabelList, findBoard, insertBoard, labelListsOf, moveLabelList,
+  appendLabelList, boardsQuery, deleteBoard, deleteLabelList, findBoard, insertBoard, labelListsOf, moveLabelList,
   updateBoardRow, type BoardOwner,
 } from '../../../domain/boards/boards.queries.ts';
 import { labelsQuery, type LabelScope } from '../../../domain/labels/labels.queries.ts';
@@ -135,13 +135,11 @@ const boards: FastifyPluginAsync = async (app) => {
 
     route(app, {
       method: 'DELETE', url: `${base}/:board_id`, auth: 'required', params: defineParams(boardParams),
-      schema: { summary: `Delete a ${noun} issue board (not its last)`, tags: ['boards'] },
+      schema: { summary: `Delete a ${noun} issue board`, tags: ['boards'] },
     }, async ({ request, reply, input }) => {
       const { parent, board } = await loadBoard(request, input);
       admin(parent);
-      if (!await deleteBoardUnlessLast(db, parent.owner, board.id)) {
-        throw new ApiError(400, { message: "The board could not be deleted, because the parent doesn't have any other boards." });
-      }
+      await deleteBoard(db, board.id);
       return reply.code(204).send();
     });
 

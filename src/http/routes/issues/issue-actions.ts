@@ -5,13 +5,15 @@
  * agent detail (administrators only) and its place in a manually ordered list.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { findUserAgentDetail } from '../../../domain/spam/user-agent-details.queries.ts';
+import { presentUserAgentDetail, UserAgentDetailSchema } from '../../entities/user-agent-detail.ts';
 import { Type } from 'typebox';
 import type { IssueRow } from '../../../db/tables/issues.ts';
 import type { UserRow } from '../../../db/types.ts';
 import { canReadIssue, canUpdateIssue } from '../../../domain/issues/issue.policy.ts';
 import { findIssueById, subscribedIssueIds } from '../../../domain/issues/issues.queries.ts';
 import {
-  participantIds, reorderIssue, setIssueSubscription, userAgentDetailOf,
+  participantIds, reorderIssue, setIssueSubscription, 
 } from '../../../domain/issues/issue-actions.queries.ts';
 import { projectActor } from '../../../domain/permissions/actors.ts';
 import { findUsersByIds } from '../../../domain/users/users-batch.queries.ts';
@@ -42,9 +44,6 @@ const MergeRequestBasicSchema = Type.Object({
   id: Type.Integer(), iid: Type.Integer(), project_id: Type.Integer(), title: Type.String(), state: Type.String(), web_url: Type.String(),
 }, { title: 'MergeRequestBasic' });
 
-const UserAgentDetailSchema = Type.Object({
-  user_agent: Type.String(), ip_address: Type.String(), akismet_submitted: Type.Boolean(),
-}, { title: 'UserAgentDetail' });
 
 const issueActions: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
@@ -116,9 +115,9 @@ const issueActions: FastifyPluginAsync = async (app) => {
     // `authenticated_as_admin!` comes before the issue is looked up.
     if (caller.user.admin !== 1) throw forbidden();
     const { issue } = await readable(request, input);
-    const detail = await userAgentDetailOf(db, 'Issue', issue.id);
+    const detail = await findUserAgentDetail(db, 'Issue', issue.id);
     if (!detail) throw notFound('UserAgentDetail');
-    return { user_agent: detail.user_agent, ip_address: detail.ip_address, akismet_submitted: detail.submitted === 1 };
+    return presentUserAgentDetail(detail);
   });
 
   route(app, {

@@ -5,6 +5,7 @@
  * one the caller may not read answer the same `404 Issue Not Found`.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { requestOrigin } from '../../entities/user-agent-detail.ts';
 import { Type } from 'typebox';
 import type { IssueRow } from '../../../db/tables/issues.ts';
 import { createIssue, ISSUE_TYPES } from '../../../domain/issues/create-issue.ts';
@@ -106,7 +107,7 @@ const issues: FastifyPluginAsync = async (app) => {
         dueDate: input.due_date, milestoneId: input.milestone_id, labels: input.labels ? labelTitles(input.labels) : undefined,
         assigneeIds: assigneesOf(input), iid: input.iid, createdAt: input.created_at,
       },
-      userAgent: request.headers['user-agent'] ?? '', ip: request.ip,
+      origin: requestOrigin(request),
     });
     if (!result.ok) throw conflict('Duplicated issue');
     reply.code(201);

@@ -17,6 +17,7 @@ import { findProjectSnippet, projectSnippetsQuery, snippetAuthors } from '../../
 import { canOnProjectSnippet, type ProjectSnippetAction } from '../../../domain/snippets/project-snippet.policy.ts';
 import { createSnippet, deleteSnippet, updateSnippet } from '../../../domain/snippets/create-snippet.ts';
 import { findUserAgentDetail } from '../../../domain/spam/user-agent-details.queries.ts';
+import { presentUserAgentDetail, requestOrigin, UserAgentDetailSchema } from '../../entities/user-agent-detail.ts';
 import { ACCESS_LEVELS, VISIBILITIES, VISIBILITY_LEVELS, visibilityLevel } from '../../../domain/permissions/access.ts';
 import { canOnProject } from '../../../domain/permissions/project.policy.ts';
 import { MAX_FILE_PATH_BYTES } from '../../../domain/repositories/file-paths.ts';
@@ -48,11 +49,6 @@ const rawFileParams = defineParams({
   file_path: P.string({ maxLength: MAX_FILE_PATH_BYTES, description: 'URL-encoded, like dir%2Ffile.rb' }),
 });
 
-const UserAgentDetailSchema = Type.Object({
-  user_agent: Type.String(),
-  ip_address: Type.String(),
-  akismet_submitted: Type.Boolean(),
-}, { title: 'UserAgentDetail' });
 
 const projectSnippets: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
@@ -114,10 +110,9 @@ const projectSnippets: FastifyPluginAsync = async (app) => {
       : [{ action: 'create' as const, filePath: input.file_name, content: input.content }];
     if (files.length === 0) throw validationFailed({ error: "Content can't be blank" });
     const level = await allowedVisibility(db, caller.user, input.visibility, true) ?? visibilityLevel(input.visibility);
-    const userAgent = request.headers['user-agent'];
     const result = await createSnippet(db, config.storages, caller.user, {
       title: input.title, description: input.description ?? null, visibilityLevel: level, files, projectId: ctx.project.id,
-      origin: { userAgent: typeof userAgent === 'string' ? userAgent.slice(0, 1024) : '', ipAddress: request.ip },
+      origin: requestOrigin(request),
     });
     if (!result.ok) throw snippetRefusal(result.reason, 'creating');
     reply.code(201);
@@ -190,7 +185,7 @@ const projectSnippets: FastifyPluginAsync = async (app) => {
     if (!snippet) throw recordNotFound();
     const detail = await findUserAgentDetail(db, 'Snippet', snippet.id);
     if (!detail) throw notFound('UserAgentDetail');
-    return { user_agent: detail.user_agent, ip_address: detail.ip_address, akismet_submitted: detail.submitted === 1 };
+    return presentUserAgentDetail(detail);
   });
 };
 

@@ -13,6 +13,8 @@
  * them with the caller's personal snippets, as the Service does, where the caller can read them.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { findUserAgentDetail } from '../../../domain/spam/user-agent-details.queries.ts';
+import { presentUserAgentDetail, requestOrigin, UserAgentDetailSchema } from '../../entities/user-agent-detail.ts';
 import { Type } from 'typebox';
 import type { SnippetRow } from '../../../db/tables/snippets.ts';
 import { findUserById } from '../../../domain/users/users.queries.ts';
@@ -86,7 +88,7 @@ const snippets: FastifyPluginAsync = async (app) => {
     // Creating, a level always comes back (the named one or default_snippet_visibility).
     const level = await allowedVisibility(db, caller.user, input.visibility, true) ?? visibilityLevel('private');
     const result = await createSnippet(db, config.storages, caller.user, {
-      title: input.title, description: input.description ?? null, visibilityLevel: level, files,
+      title: input.title, description: input.description ?? null, visibilityLevel: level, files, origin: requestOrigin(request),
     });
     if (!result.ok) throw snippetRefusal(result.reason, 'creating');
     reply.code(201);
@@ -162,6 +164,21 @@ const snippets: FastifyPluginAsync = async (app) => {
       throw conflict(READ_ONLY_MESSAGE);
     }
     return reply.code(204).send();
+  });
+
+  route(app, {
+    method: 'GET', url: '/snippets/:id/user_agent_detail', auth: 'required', params: idParams,
+    schema: {
+      summary: 'Where a personal snippet was submitted from (administrators)', tags: ['snippets'],
+      response: { 200: UserAgentDetailSchema },
+    },
+  }, async ({ input, caller }) => {
+    // authenticated_as_admin! first; then the snippet, then its detail (404 UserAgentDetail Not Found).
+    if (caller.user.admin !== 1) throw forbidden();
+    const snippet = await readable(caller, input.id);
+    const detail = await findUserAgentDetail(db, 'Snippet', snippet.id);
+    if (!detail) throw notFound('UserAgentDetail');
+    return presentUserAgentDetail(detail);
   });
 };
 
