@@ -84,18 +84,21 @@ export async function groupHierarchyIds(db: Kysely<DB>, groupId: number): Promis
 /**
  * Milestones whose title or description holds `text` (Milestone.search), of the projects in
  * `projectIds` (a query of the projects the viewer may read) and of the groups in `groupIds`
- * (groups the caller has already found readable). Newest first.
+ * (groups the caller has already found readable), or `all` of them. Newest first.
  */
 export function milestonesMatching(
-  db: Kysely<DB>, text: string, o: { projectIds: { select: unknown } | null; groupIds: readonly number[] },
+  db: Kysely<DB>, text: string, o: { projectIds: { select: unknown } | null; groupIds: readonly number[] } | 'all',
 ) {
   const pattern = containsPattern(text);
-  return db.selectFrom('milestones').selectAll('milestones')
+  const base = db.selectFrom('milestones').selectAll('milestones');
+  // An administrator's instance-wide search reads every milestone: no owner condition to scan projects for.
+  const owned = o === 'all' ? base : base
     .where((eb) => eb.or([
       ...(o.projectIds ? [eb('milestones.project_id', 'in', o.projectIds as never)] : []),
       ...(o.groupIds.length > 0 ? [eb('milestones.group_id', 'in', [...o.groupIds])] : []),
       ...(o.projectIds || o.groupIds.length > 0 ? [] : [sql<boolean>`1 = 0`]),
-    ]))
+    ]));
+  return owned
     .where((eb) => eb.or([
       like('milestones.title', pattern),
       eb(sql`lower(coalesce(milestones.description, ''))`, 'like', sql`${pattern} escape '\\'`),

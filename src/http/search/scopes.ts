@@ -193,7 +193,9 @@ export const SEARCH_SCOPES = {
         projectIds = (await findProjects(ctx.db, ctx.viewer, namespaceIds ? { namespaceIds } : {})).clearSelect().select('projects.id');
         groupIds = ctx.group ? [ctx.group.group.id] : [...(await reachOf(ctx.db, ctx.viewer)).groups.keys()];
       }
-      const rows = await paginate(ctx.db, ctx.request, ctx.reply, milestonesMatching(ctx.db, ctx.search, { projectIds, groupIds }));
+      const everything = Boolean(ctx.viewer.admin) && !ctx.project && !ctx.group;
+      const rows = await paginate(ctx.db, ctx.request, ctx.reply,
+        milestonesMatching(ctx.db, ctx.search, everything ? 'all' : { projectIds, groupIds }));
       const paths = await milestonePathsOf(ctx.db, rows);
       return rows.map((m) => presentMilestone(m, milestoneOwnerUrl(m, ctx.externalUrl, paths)));
     },
