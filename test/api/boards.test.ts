@@ -79,6 +79,16 @@ describe('issue boards', () => {
     assert.deepEqual([res.statusCode, res.json()], [404, { message: '404 Project Not Found' }]);
   });
 
+  it('gives lists added at once positions of their own (the board row is locked while positions are derived)', async () => {
+    const board = (await req('POST', `/projects/${project.id}/boards`, reporterToken, { name: 'Race' })).json();
+    const url = `/projects/${project.id}/boards/${board.id}`;
+    const added = await Promise.all(['todo', 'doing', 'done', 'team'].map((name) =>
+      req('POST', `${url}/lists`, reporterToken, { label_id: labelIds[name] })));
+    assert.deepEqual(added.map((r) => r.statusCode), [201, 201, 201, 201]);
+    assert.deepEqual((await positions(url)).map(([, p]) => p), [0, 1, 2, 3]);
+    assert.equal((await req('DELETE', `/projects/${project.id}/boards/${board.id}`, reporterToken)).statusCode, 204);
+  });
+
   it('appends, moves and removes label lists with contiguous positions', async () => {
     const board = (await req('POST', `/projects/${project.id}/boards`, reporterToken, { name: 'Lists' })).json();
     const url = `/projects/${project.id}/boards/${board.id}`;

@@ -68,10 +68,21 @@ export async function labelListsOf(db: Db, boardIds: number[], listId?: number):
   return rows.map(({ list_id, board_id, position, ...label }) => ({ id: list_id, board_id, position, label }));
 }
 
+/**
+ * Takes the board's row lock for the rest of the transaction: list positions are derived (the
+ * next is the greatest plus one; a move shifts the others), so two writes to one board's lists
+ * must not read them at once. On PostgreSQL the update holds the row until commit; SQLite's write
+ * lock is the whole file already.
+ */
+async function lockBoard(trx: Transaction<DB>, boardId: number, now: string): Promise<void> {
+  await trx.updateTable('boards').set({ updated_at: now }).where('id', '=', boardId).execute();
+}
+
 /** A label list appended after the board's last (Boards::Lists::CreateService); undefined when the label is listed already. */
 export async function appendLabelList(db: Kysely<DB>, boardId: number, labelId: number): Promise<number | undefined> {
   const now = nowIso();
   return db.transaction().execute(async (trx) => {
+    await lockBoard(trx, boardId, now);
     const last = await trx.selectFrom('board_lists').select((eb) => eb.fn.max('position').as('p'))
       .where('board_id', '=', boardId).where('list_type', '=', 'label').executeTakeFirst();
     const position = last?.p === null || last?.p === undefined ? 0 : Number(last.p) + 1;
@@ -89,6 +100,7 @@ export async function appendLabelList(db: Kysely<DB>, boardId: number, labelId: 
  */
 export async function moveLabelList(db: Kysely<DB>, boardId: number, listId: number, to: number): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
+    await lockBoard(trx, boardId, nowIso());
     const list = await trx.selectFrom('board_lists').select('position').where('id', '=', listId).executeTakeFirst();
     const count = await trx.selectFrom('board_lists').select((eb) => eb.fn.countAll<number | string>().as('n'))
       .where('board_id', '=', boardId).where('list_type', '=', 'label').executeTakeFirstOrThrow();
@@ -109,6 +121,7 @@ export async function moveLabelList(db: Kysely<DB>, boardId: number, listId: num
 /** Deletes a label list and closes its gap (Boards::Lists::DestroyService). */
 export async function deleteLabelList(db: Kysely<DB>, boardId: number, listId: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
+    await lockBoard(trx, boardId, nowIso());
     const list = await trx.deleteFrom('board_lists').where('id', '=', listId).returning('position').executeTakeFirst();
     if (list?.position === null || list?.position === undefined) return;
     await trx.updateTable('board_lists').set({ position: sql`position - 1`, updated_at: nowIso() })
