@@ -91,6 +91,12 @@ describe('issues', () => {
     assert.equal(secret, undefined);
   });
 
+  it('takes a blank iid as not given, numbering the issue itself', async () => {
+    const res = await api('POST', `/projects/${project.id}/issues`, ROOT_TOKEN, { title: 'blank iid', iid: '' });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.equal(typeof res.json().iid, 'number');
+  });
+
   it('validates the title and bounds', async () => {
     const missing = await api('POST', `/projects/${project.id}/issues`, devToken, { description: 'x' });
     assert.equal(missing.statusCode, 400);
