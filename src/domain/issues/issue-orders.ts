@@ -5,7 +5,7 @@
  * in either direction; the id breaks ties.
  */
 import { sql, type Expression } from 'kysely';
-import type { IssuesQuery } from './issues.finder.ts';
+import type { IssuesFrom, IssuesShape } from './issues.finder.ts';
 
 export const ISSUE_ORDERS = [
   'created_at', 'updated_at', 'priority', 'due_date', 'relative_position', 'label_priority', 'milestone_due', 'popularity', 'title',
@@ -24,7 +24,12 @@ const upvotes = sql`(select count(*) from award_emoji where award_emoji.awardabl
  * The orders of Issue.sort_by_attribute: values missing (no due date, no milestone, no priority)
  * last in either direction, the id (newest first) breaking ties.
  */
-export function orderIssues(qb: IssuesQuery, order: IssueOrder, dir: 'asc' | 'desc'): IssuesQuery {
+export function orderIssues(shape: IssuesShape, order: IssueOrder, dir: 'asc' | 'desc'): IssuesShape {
+  shape.order(`${order}:${dir}`, (qb) => ordered(qb, order, dir));
+  return shape;
+}
+
+function ordered(qb: IssuesFrom, order: IssueOrder, dir: 'asc' | 'desc'): IssuesFrom {
   switch (order) {
     case 'created_at': return qb.orderBy('issues.created_at', dir).orderBy('issues.id', dir);
     case 'updated_at': return qb.orderBy('issues.updated_at', dir).orderBy('issues.id', dir);

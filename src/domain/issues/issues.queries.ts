@@ -26,18 +26,25 @@ const issueLabelsById = new ByIds((db, ids) => db.selectFrom('label_links').inne
   .selectAll('labels').select('label_links.target_id')
   .where('label_links.target_type', '=', 'Issue').where('label_links.target_id', 'in', ids).orderBy('labels.title'));
 const milestonesById = new ByIds((db, ids) => db.selectFrom('milestones').selectAll().where('id', 'in', ids));
-const userNotesById = new ByIds((db, ids) => db.selectFrom('notes').select(['noteable_id', (eb) => eb.fn.countAll<number>().as('n')])
-  .where('noteable_type', '=', 'Issue').where('noteable_id', 'in', ids).where('system', '=', 0).groupBy('noteable_id'));
-const votesById = new ByIds((db, ids) => db.selectFrom('award_emoji')
-  .select(['awardable_id', 'name', (eb) => eb.fn.countAll<number>().as('n')])
-  .where('awardable_type', '=', 'Issue').where('awardable_id', 'in', ids).where('name', 'in', ['thumbsup', 'thumbsdown'])
-  .groupBy(['awardable_id', 'name']));
-const timeSpentById = new ByIds((db, ids) => db.selectFrom('timelogs').select(['issue_id', (eb) => eb.fn.sum<number>('time_spent').as('n')])
-  .where('issue_id', 'in', ids).groupBy('issue_id'));
-const blockingById = new ByIds((db, ids) => db.selectFrom('issue_links').innerJoin('issues', 'issues.id', 'issue_links.source_id')
-  .select(['issue_links.target_id', (eb) => eb.fn.countAll<number>().as('n')])
-  .where('issue_links.link_type', '=', 'blocks').where('issue_links.target_id', 'in', ids).where('issues.state', '=', 'opened')
-  .groupBy('issue_links.target_id'));
+/**
+ * The entity's counts of each issue in one statement, a scalar subquery each (notes_noteable,
+ * award_emoji_awardable, timelogs_issue and issue_links_target indexes), rather than four
+ * grouped reads: a page of issues is one call into the database fewer per count.
+ */
+const countsById = new ByIds((db, ids) => db.selectFrom('issues').select([
+  'issues.id',
+  (eb) => eb.selectFrom('notes').select((e) => e.fn.countAll<number>().as('n')).where('notes.noteable_type', '=', 'Issue')
+    .whereRef('notes.noteable_id', '=', 'issues.id').where('notes.system', '=', 0).as('user_notes_count'),
+  (eb) => eb.selectFrom('award_emoji').select((e) => e.fn.countAll<number>().as('n')).where('award_emoji.awardable_type', '=', 'Issue')
+    .whereRef('award_emoji.awardable_id', '=', 'issues.id').where('award_emoji.name', '=', 'thumbsup').as('upvotes'),
+  (eb) => eb.selectFrom('award_emoji').select((e) => e.fn.countAll<number>().as('n')).where('award_emoji.awardable_type', '=', 'Issue')
+    .whereRef('award_emoji.awardable_id', '=', 'issues.id').where('award_emoji.name', '=', 'thumbsdown').as('downvotes'),
+  (eb) => eb.selectFrom('timelogs').select((e) => e.fn.sum<number>('timelogs.time_spent').as('n'))
+    .whereRef('timelogs.issue_id', '=', 'issues.id').as('total_time_spent'),
+  (eb) => eb.selectFrom('issue_links').innerJoin('issues as blocker', 'blocker.id', 'issue_links.source_id')
+    .select((e) => e.fn.countAll<number>().as('n')).where('issue_links.link_type', '=', 'blocks')
+    .whereRef('issue_links.target_id', '=', 'issues.id').where('blocker.state', '=', 'opened').as('blocking_issues_count'),
+]).where('issues.id', 'in', ids));
 
 /** Assignee user ids of each issue, in assignment order (the Service orders issue_assignees by insertion). */
 export async function assigneeIdsOf(db: Kysely<DB>, issueIds: readonly number[]): Promise<Map<number, number[]>> {
@@ -83,13 +90,12 @@ export async function issueCounts(db: Kysely<DB>, issueIds: readonly number[]): 
     user_notes_count: 0, upvotes: 0, downvotes: 0, total_time_spent: 0, blocking_issues_count: 0,
   }]));
   if (ids.length === 0) return out;
-  const [notes, awards, spent, blocking] = await Promise.all([
-    userNotesById.all(db, ids), votesById.all(db, ids), timeSpentById.all(db, ids), blockingById.all(db, ids),
-  ]);
-  for (const r of notes) out.get(r.noteable_id!)!.user_notes_count = Number(r.n);
-  for (const r of awards) out.get(r.awardable_id)![r.name === 'thumbsup' ? 'upvotes' : 'downvotes'] = Number(r.n);
-  for (const r of spent) out.get(r.issue_id!)!.total_time_spent = Number(r.n);
-  for (const r of blocking) out.get(r.target_id)!.blocking_issues_count = Number(r.n);
+  for (const r of await countsById.all(db, ids)) {
+    out.set(r.id, {
+      user_notes_count: Number(r.user_notes_count ?? 0), upvotes: Number(r.upvotes ?? 0), downvotes: Number(r.downvotes ?? 0),
+      total_time_spent: Number(r.total_time_spent ?? 0), blocking_issues_count: Number(r.blocking_issues_count ?? 0),
+    });
+  }
   return out;
 }
 

@@ -3,10 +3,24 @@
  * read for the page at once (issues.ts issueProjectPaths), references are relative to `from`.
  */
 import type { FastifyRequest } from 'fastify';
+import type { SelectQueryBuilder } from 'kysely';
+import type { DB } from '../../db/types.ts';
 import type { IssueRow } from '../../db/tables/issues.ts';
 import { presentIssues, type Issue, type ReferenceContext } from '../entities/issue.ts';
 import { issueProjectPaths } from './issues.ts';
+import { ShapedList } from '../lists/pagination.ts';
+import type { IssuesFrom } from '../../domain/issues/issues.finder.ts';
 import type { ProjectRef } from '../../domain/issues/issue-reference.ts';
+
+/**
+ * Every issue list's page (project, group, instance, milestone, search): its statements compiled
+ * once per filter shape (issues.finder.ts issuesShape, filterIssues, orderIssues).
+ */
+export const issuesList = new ShapedList('issues', {
+  from: (db) => db.selectFrom('issues'),
+  select: (qb: IssuesFrom) => qb.selectAll('issues') as unknown as SelectQueryBuilder<DB, 'issues', IssueRow>,
+  id: 'issues.id',
+});
 
 export async function presentIssuesFor(
   request: FastifyRequest, rows: readonly IssueRow[], from: ReferenceContext, o: { includeSubscribed?: boolean } = {},

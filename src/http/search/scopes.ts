@@ -35,9 +35,9 @@ import { presentPipelineBasic } from '../entities/pipeline.ts';
 import { IssueBasicSchema, milestoneOwnerUrl, milestonePathsOf } from '../entities/issue.ts';
 import { MilestoneSchema, presentMilestone } from '../entities/milestone.ts';
 import { NoteSchema, presentNotes } from '../entities/note.ts';
-import { presentIssuesFor } from '../loaders/issue-presenting.ts';
+import { issuesList, presentIssuesFor } from '../loaders/issue-presenting.ts';
 import { projectContainer } from '../routes/issues/issue-list-params.ts';
-import { filterIssues, visibleIssues, type IssueContainer } from '../../domain/issues/issues.finder.ts';
+import { filterIssues, issuesShape, visibleIssues, type IssueContainer } from '../../domain/issues/issues.finder.ts';
 import { orderIssues } from '../../domain/issues/issue-orders.ts';
 import { issueIidsOf } from '../../domain/issues/issues.queries.ts';
 import { canReadInternalNotes } from '../../domain/notes/note.policy.ts';
@@ -168,11 +168,11 @@ export const SEARCH_SCOPES = {
       const container: IssueContainer = ctx.project ? projectContainer(ctx.project)
         : ctx.group ? { namespaceIds: await groupHierarchyIds(ctx.db, ctx.group.group.id) } : { instance: true };
       const state = ctx.state === 'opened' || ctx.state === 'closed' ? ctx.state : undefined;
-      const qb = filterIssues(await visibleIssues(ctx.db, ctx.viewer, container, true), {
+      const shape = filterIssues(await issuesShape(ctx.db, ctx.viewer, container, true), {
         search: ctx.search, ...(state ? { state } : {}), ...(ctx.confidential !== undefined ? { confidential: ctx.confidential } : {}),
       }, ctx.viewer);
-      const rows = await paginate(ctx.db, ctx.request, ctx.reply,
-        orderIssues(qb, ctx.sort?.column ?? 'created_at', ctx.sort?.direction ?? 'desc'));
+      const rows = await issuesList.paginate(ctx.db, ctx.request, ctx.reply,
+        orderIssues(shape, ctx.sort?.column ?? 'created_at', ctx.sort?.direction ?? 'desc'));
       const from = ctx.project ? { project: ctx.project.project.id } : ctx.group ? { group: ctx.group.group.id } : null;
       return presentIssuesFor(ctx.request, rows, from);
     },

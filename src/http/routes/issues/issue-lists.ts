@@ -12,17 +12,18 @@ import type { UserRow } from '../../../db/types.ts';
 import { canOnProject } from '../../../domain/permissions/project.policy.ts';
 import { descendantGroupIds } from '../../../domain/namespaces/namespaces.queries.ts';
 import {
-  filterIssues, visibleIssues, type IssueContainer, type IssueFilters, type IssuesQuery,
+  filterIssues, issuesShape, type IssueContainer, type IssueFilters, type IssuesShape,
 } from '../../../domain/issues/issues.finder.ts';
 import { orderIssues, type IssueOrder } from '../../../domain/issues/issue-orders.ts';
 import { findMilestoneById } from '../../../domain/issues/issue-writes.queries.ts';
 import { IssueSchema, presentIssues, type ReferenceContext } from '../../entities/issue.ts';
 import { contextProjectPath, issueProjectPaths } from '../../loaders/issues.ts';
+import { issuesList } from '../../loaders/issue-presenting.ts';
 import { loadGroup, loadProject } from '../../loaders/containers.ts';
 import { checkSearchRateLimit } from '../../search-rate-limit.ts';
 import { notFound, unauthorized } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
-import { paginate, paginationParams } from '../../lists/pagination.ts';
+import { paginationParams } from '../../lists/pagination.ts';
 import { route } from '../../route.ts';
 import { issueFilters, issueListParams, nonArchivedParam, projectContainer } from './issue-list-params.ts';
 
@@ -38,17 +39,23 @@ export async function groupAndDescendants(request: FastifyRequest, groupId: numb
   return [groupId, ...(await descendantGroupIds(request.server.kiln.db, [groupId])).keys()];
 }
 
+function milestoneIssues(shape: IssuesShape, milestoneId: number): IssuesShape {
+  const id = shape.arg(milestoneId);
+  shape.step('milestone_id', (qb) => qb.where('issues.milestone_id', '=', id));
+  return shape;
+}
+
 const issueLists: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
 
   async function page(
-    request: FastifyRequest, reply: FastifyReply, qb: IssuesQuery,
+    request: FastifyRequest, reply: FastifyReply, shape: IssuesShape,
     o: {
       order: IssueOrder; sort: 'asc' | 'desc'; from: ReferenceContext; withLabelsDetails: boolean;
       single?: ReturnType<typeof contextProjectPath>;
     },
   ) {
-    const rows = await paginate(db, request, reply, orderIssues(qb, o.order, o.sort));
+    const rows = await issuesList.paginate(db, request, reply, orderIssues(shape, o.order, o.sort));
     const projects = o.single ?? await issueProjectPaths(db, rows.map((r) => r.project_id));
     return presentIssues(db, rows, {
       externalUrl: config.externalUrl, projects, viewerId: request.caller?.user.id ?? null, from: o.from,
@@ -58,7 +65,7 @@ const issueLists: FastifyPluginAsync = async (app) => {
 
   async function filtered(request: FastifyRequest, viewer: UserRow | null, container: IssueContainer, f: IssueFilters) {
     if (f.search) await checkSearchRateLimit(request);
-    return filterIssues(await visibleIssues(db, viewer, container, f.nonArchived ?? true), f, viewer);
+    return filterIssues(await issuesShape(db, viewer, container, f.nonArchived ?? true), f, viewer);
   }
 
   route(app, {
@@ -112,7 +119,7 @@ const issueLists: FastifyPluginAsync = async (app) => {
     const viewer = request.caller?.user ?? null;
     // Issues of the milestone in this project the viewer may see (IssuesFinder with milestone_title).
     const container = projectContainer(ctx);
-    const qb = (await visibleIssues(db, viewer, container, false)).where('issues.milestone_id', '=', milestone.id);
+    const qb = milestoneIssues(await issuesShape(db, viewer, container, false), milestone.id);
     return page(request, reply, qb, {
       order: 'relative_position', sort: 'asc', from: { project: ctx.project.id }, withLabelsDetails: false, single: contextProjectPath(ctx),
     });
@@ -127,8 +134,9 @@ const issueLists: FastifyPluginAsync = async (app) => {
     if (!milestone || milestone.group_id !== ctx.group.id) throw notFound('Milestone');
     const viewer = request.caller?.user ?? null;
     // The group's and its sub-groups' projects the viewer may read (Milestone#issues_visible_to_user).
-    const qb = (await visibleIssues(db, viewer, { namespaceIds: await groupAndDescendants(request, ctx.group.id) }, false))
-      .where('issues.milestone_id', '=', milestone.id);
+    const qb = milestoneIssues(
+      await issuesShape(db, viewer, { namespaceIds: await groupAndDescendants(request, ctx.group.id) }, false), milestone.id,
+    );
     return page(request, reply, qb, { order: 'relative_position', sort: 'asc', from: { group: ctx.group.id }, withLabelsDetails: false });
   });
 };

@@ -7,7 +7,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { UserRow } from '../../../db/types.ts';
 import {
-  countIssuesByState, filterIssues, visibleIssues, type IssueContainer, type IssueFilters,
+  countIssuesByState, filterIssues, issuesQuery, issuesShape, type IssueContainer, type IssueFilters,
 } from '../../../domain/issues/issues.finder.ts';
 import { loadGroup, loadProject } from '../../loaders/containers.ts';
 import { checkSearchRateLimit } from '../../search-rate-limit.ts';
@@ -30,7 +30,8 @@ const issueStatistics: FastifyPluginAsync = async (app) => {
 
   async function statistics(request: FastifyRequest, viewer: UserRow | null, container: IssueContainer, f: IssueFilters) {
     if (f.search) await checkSearchRateLimit(request);
-    const qb = filterIssues(await visibleIssues(db, viewer, container, f.nonArchived ?? true), f, viewer);
+    const shape = await issuesShape(db, viewer, container, f.nonArchived ?? true, { inline: true });
+    const qb = issuesQuery(db, filterIssues(shape, f, viewer));
     const { opened, closed } = await countIssuesByState(db, qb);
     return { statistics: { counts: { all: opened + closed, closed, opened } } };
   }
