@@ -24,8 +24,10 @@ export interface ProjectFilters {
   lastActivityBefore?: string;
   idAfter?: number;
   idBefore?: number;
-  /** Projects of these namespaces only (a group's projects). */
+  /** Projects of these namespaces only (a group's projects, a user's personal ones). */
   namespaceIds?: number[];
+  /** Projects this user starred (StarredProjectsFinder, `starred=true`). */
+  starredBy?: number;
 }
 
 /** LIKE pattern for a substring, with the wildcard characters of the input escaped. */
@@ -90,6 +92,11 @@ export async function findProjects(db: Kysely<DB>, viewer: UserRow | null, f: Pr
     qb = namespaces.length ? qb.where('projects.namespace_id', 'in', namespaces) : qb.where(sql<boolean>`1 = 0`);
   }
   if (f.namespaceIds) qb = f.namespaceIds.length ? qb.where('projects.namespace_id', 'in', f.namespaceIds) : qb.where(sql<boolean>`1 = 0`);
+  if (f.starredBy !== undefined) {
+    const userId = f.starredBy;
+    qb = qb.where('projects.id', 'in', (eb) => eb.selectFrom('users_star_projects').select('users_star_projects.project_id')
+      .where('users_star_projects.user_id', '=', userId));
+  }
   if (f.archived !== undefined) qb = qb.where('projects.archived', '=', f.archived ? 1 : 0);
   if (f.visibility) qb = qb.where('projects.visibility_level', '=', VISIBILITY_LEVELS[f.visibility]);
   if (f.search) {

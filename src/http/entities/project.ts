@@ -285,6 +285,8 @@ export interface ProjectView {
   admin: boolean;
   /** The namespace's owner, for a project in a user's namespace (UserBasic). */
   owner: UserBasicRow | null;
+  /** How many users starred the project. */
+  starCount: number;
   /**
    * user_can_admin_project: set by the routes that pass it to the Service's entity (show, create,
    * update) for a viewer who may administer the project (Maintainer and up, administrators).
@@ -293,7 +295,7 @@ export interface ProjectView {
 }
 
 export function presentBasicProjectDetails(
-  p: ProjectRow, ns: NamespaceInfo, view: Pick<ProjectView, 'externalUrl' | 'readCode'>,
+  p: ProjectRow, ns: NamespaceInfo, view: Pick<ProjectView, 'externalUrl' | 'readCode' | 'starCount'>,
 ): BasicProjectDetails {
   const fullPath = flat(ns.fullPath, '/', p.path);
   const webUrl = flat(view.externalUrl, '/', fullPath);
@@ -308,7 +310,7 @@ export function presentBasicProjectDetails(
   entity.readme_url = p.readme_path && p.default_branch ? flat(webUrl, '/-/blob/', p.default_branch, '/', p.readme_path) : null;
   entity.forks_count = 0;
   entity.avatar_url = null;
-  entity.star_count = 0;
+  entity.star_count = view.starCount;
   entity.last_activity_at = p.last_activity_at;
   entity.namespace = presentNamespaceBasic(ns, view.externalUrl);
   return entity;

@@ -10,6 +10,7 @@ import { namespacePathsById } from '../../domain/namespaces/namespaces.queries.t
 import { membershipsOfUserIn } from '../../domain/members/members.queries.ts';
 import { findUsersByIds } from '../../domain/users/users-batch.queries.ts';
 import { canOnProject } from '../../domain/permissions/project.policy.ts';
+import { starCountsOf } from '../../domain/stars/stars.queries.ts';
 import {
   presentBasicProjectDetails, presentProject, presentProjectWithAccess,
   type BasicProjectDetails, type NamespaceInfo, type Project, type ProjectPermissions, type ProjectView, type ProjectWithAccess,
@@ -50,7 +51,10 @@ async function viewerAccess(
   const ownerIds = entity === 'basic' ? []
     : [...new Set(placed.map((p) => p.namespace.namespace).filter((n) => n.kind === 'user').map((n) => n.owner_id)
       .filter((id): id is number => id !== null))];
-  const owners = new Map((ownerIds.length > 0 ? await findUsersByIds(db, ownerIds) : []).map((u) => [u.id, u]));
+  const [owners, stars] = await Promise.all([
+    ownerIds.length > 0 ? findUsersByIds(db, ownerIds).then((us) => new Map(us.map((u) => [u.id, u]))) : new Map<number, UserRow>(),
+    starCountsOf(db, placed.map((p) => p.row.id)),
+  ]);
   const out = new Map<number, ViewerAccess>();
   for (const p of placed) {
     const direct = projectLevel.get(p.row.id) ?? 0;
@@ -65,6 +69,7 @@ async function viewerAccess(
         createMergeRequestIn: viewer !== null && canOnProject(actor, 'read_project', p.row),
         admin: viewer?.admin === 1,
         owner: ns.kind === 'user' && ns.owner_id !== null ? owners.get(ns.owner_id) ?? null : null,
+        starCount: stars.get(p.row.id) ?? 0,
       },
       permissions: {
         project_access: direct > 0 ? { access_level: direct, notification_level: GLOBAL_NOTIFICATION_LEVEL } : null,

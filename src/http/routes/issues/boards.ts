@@ -14,6 +14,7 @@ import {
   updateBoardRow, type BoardOwner,
 } from '../../../domain/boards/boards.queries.ts';
 import { labelsQuery, type LabelScope } from '../../../domain/labels/labels.queries.ts';
+import { starCountsOf } from '../../../domain/stars/stars.queries.ts';
 import { canOnProject } from '../../../domain/permissions/project.policy.ts';
 import { canOnGroup } from '../../../domain/permissions/group.policy.ts';
 import { BoardListSchema, BoardSchema, presentBoard, presentBoardList, type BoardOwnerView } from '../../entities/board.ts';
@@ -43,10 +44,12 @@ const boards: FastifyPluginAsync = async (app) => {
       const ctx = await loadProject(request, id);
       if (!canOnProject(ctx.actor, 'read_issue_board', ctx.project)) throw forbidden();
       const readCode = canOnProject(ctx.actor, 'download_code', ctx.project);
+      const starCount = (await starCountsOf(db, [ctx.project.id])).get(ctx.project.id) ?? 0;
       return {
         owner: { projectId: ctx.project.id },
         view: {
-          project: presentBasicProjectDetails(ctx.project, ctx.namespace, { externalUrl: config.externalUrl, readCode }), group: null,
+          project: presentBasicProjectDetails(ctx.project, ctx.namespace, { externalUrl: config.externalUrl, readCode, starCount }),
+          group: null,
         },
         labels: projectLabelScope(ctx, true),
         canAdmin: canOnProject(ctx.actor, 'admin_issue_board', ctx.project),

@@ -14,7 +14,9 @@ import accessTokens from './access-tokens.ts';
 
 export default async function projectsArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'projects', {
-    'projects': projects,              // /projects, /projects/:id, /projects/:id/(archive|unarchive), /projects/user/:user_id
+    // /projects, /projects/:id, archive, unarchive, star, unstar, starrers, /projects/user/:user_id,
+    // /users/:user_id/(projects|starred_projects)
+    'projects': projects,
     'members': members,                // /projects/:id/members, /groups/:id/members
     'snippets': snippets,              // /snippets[/:id[/raw]]
     'snippet-reads': snippetReads,     // /snippets/public, /snippets/:id/files/:ref/:file_path/raw

@@ -3,10 +3,10 @@
  * delete. `:id` is an integer or the URL-encoded full path. Reading follows the project policy
  * (public projects answer without authentication); administrators also see the storage shard.
  */
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { NamespaceRow, UserRow } from '../../../db/types.ts';
-import { findUserById } from '../../../domain/users/users.queries.ts';
+import { findUserById, findUserByIdOrUsername } from '../../../domain/users/users.queries.ts';
 import { findNamespaceById, findUserNamespace, namespacePaths } from '../../../domain/namespaces/namespaces.queries.ts';
 import { groupActor } from '../../../domain/permissions/actors.ts';
 import { canOnGroup } from '../../../domain/permissions/group.policy.ts';
@@ -15,12 +15,14 @@ import { pathFromName } from '../../../domain/namespaces/paths.ts';
 import { createProject, type FieldErrors } from '../../../domain/projects/create-project.ts';
 import { updateProject } from '../../../domain/projects/update-project.ts';
 import { deleteProject } from '../../../domain/projects/delete-project.ts';
-import { findProjects } from '../../../domain/projects/project.finder.ts';
+import { findProjects, type ProjectFilters } from '../../../domain/projects/project.finder.ts';
+import { starProject, starrersQuery, unstarProject } from '../../../domain/stars/stars.queries.ts';
+import { presentUserBasic, UserBasicSchema } from '../../entities/user.ts';
 import { countProjectsInNamespace, updateProjectRow } from '../../../domain/projects/projects.queries.ts';
 import { badRequest, conflict, notFound, validationFailed } from '../../errors.ts';
 import { READ_ONLY_MESSAGE } from '../../../domain/repositories/repositories.ts';
 import { authenticatedAsAdmin } from '../../auth/admin.ts';
-import { defineParams, P } from '../../input/params.ts';
+import { defineParams, P, type ParamsOf } from '../../input/params.ts';
 import { keysetParams, keysetRequested, paginate, paginateKeyset, paginationParams } from '../../lists/pagination.ts';
 import { compileSerializer, exactJson, serializeWith } from '../../entities/serializers.ts';
 import { BasicProjectDetailsSchema, ProjectSchema, ProjectWithAccessSchema, type NamespaceInfo } from '../../entities/project.ts';
@@ -109,7 +111,7 @@ const updateParams = defineParams({
     'name', 'path', 'description', 'default_branch', 'visibility', 'public_builds', ...ATTRIBUTE_NAMES, ...UPDATE_ONLY_NAMES,
   ]],
 });
-const listParams = defineParams({
+const listFields = {
   archived: P.optional(P.boolean()),
   visibility: P.optional(P.oneOf(VISIBILITIES)),
   search: P.optional(P.string()),
@@ -122,9 +124,16 @@ const listParams = defineParams({
   repository_storage: P.optional(P.string({ description: 'administrators only' })),
   last_activity_after: P.optional(P.dateTime()),
   last_activity_before: P.optional(P.dateTime()),
+  starred: P.optional(P.boolean({ description: "the caller's starred projects only" })),
   ...keysetParams,
   ...paginationParams,
-});
+};
+const listParams = defineParams(listFields);
+const userListParams = defineParams({ user_id: P.name({ description: 'the user id or username' }), ...listFields });
+type ListInput = ParamsOf<typeof listParams>;
+const starrersParams = defineParams({ id: P.string(), search: P.optional(P.name()), ...paginationParams });
+/** UserStarsProject: when the user starred the project, and who they are. */
+const StarrerSchema = Type.Object({ starred_since: Type.String(), user: UserBasicSchema }, { title: 'UserStarsProject' });
 
 interface CreateInput extends ProjectAttributesInput {
   name?: string; path?: string; description?: string; visibility?: Visibility; default_branch?: string;
@@ -228,13 +237,14 @@ const projects: FastifyPluginAsync = async (app) => {
     return create(reply, admin, owner, input);
   });
 
-  route(app, {
-    method: 'GET', url: '/projects', auth: 'optional', params: listParams,
-    schema: { summary: 'List projects visible to the caller', tags: ['projects'], response: { 200: Type.Array(OneProject) } },
-  }, async ({ request, reply, input, caller }) => {
-    const viewer = caller?.user ?? null;
+  /**
+   * A list of projects (ProjectsFinder): what the viewer may see, the request's filters and
+   * `scope` (a user's personal projects, or the projects a user starred).
+   */
+  async function list(request: FastifyRequest, reply: FastifyReply, input: ListInput, viewer: UserRow | null, scope: ProjectFilters) {
     const admin = viewer?.admin === 1;
     const qb = await findProjects(db, viewer, {
+      ...scope,
       archived: input.archived ?? undefined,
       visibility: input.visibility,
       search: input.search || undefined,
@@ -257,6 +267,71 @@ const projects: FastifyPluginAsync = async (app) => {
     const body = await presentProjectList(db, rows, { externalUrl, viewer, entity });
     serializeWith(reply, serialize.list[entity]);
     return body;
+  }
+
+  route(app, {
+    method: 'GET', url: '/projects', auth: 'optional', params: listParams,
+    schema: { summary: 'List projects visible to the caller', tags: ['projects'], response: { 200: Type.Array(OneProject) } },
+  }, async ({ request, reply, input, caller }) => {
+    const viewer = caller?.user ?? null;
+    // `starred` reads the caller's stars; without a caller there are none to read (ProjectsFinder).
+    return list(request, reply, input, viewer, input.starred && viewer ? { starredBy: viewer.id } : {});
+  });
+
+  route(app, {
+    method: 'GET', url: '/users/:user_id/projects', auth: 'optional', params: userListParams,
+    schema: { summary: "A user's personal projects the caller may see", tags: ['projects'], response: { 200: Type.Array(OneProject) } },
+  }, async ({ request, reply, input, caller }) => {
+    const user = await findUserByIdOrUsername(db, input.user_id);
+    if (!user) throw notFound('User');
+    const viewer = caller?.user ?? null;
+    // PersonalProjectsFinder: nothing of a user whose profile the caller may not read.
+    const hidden = user.private_profile === 1 && viewer?.id !== user.id && viewer?.admin !== 1;
+    const namespace = hidden ? undefined : await findUserNamespace(db, user.id);
+    return list(request, reply, input, viewer, {
+      namespaceIds: namespace ? [namespace.id] : [], ...(input.starred && viewer ? { starredBy: viewer.id } : {}),
+    });
+  });
+
+  route(app, {
+    method: 'GET', url: '/users/:user_id/starred_projects', auth: 'optional', params: userListParams,
+    schema: {
+      summary: 'The projects a user starred that the caller may see', tags: ['projects'], response: { 200: Type.Array(OneProject) },
+    },
+  }, async ({ request, reply, input, caller }) => {
+    const user = await findUserByIdOrUsername(db, input.user_id);
+    if (!user) throw notFound('User');
+    return list(request, reply, input, caller?.user ?? null, { starredBy: user.id });
+  });
+
+  /** Star or unstar: 201 with the project when it changed, 304 when it already was so (lib/api/projects.rb). */
+  for (const action of ['star', 'unstar'] as const) {
+    route(app, {
+      method: 'POST', url: `/projects/:id/${action}`, auth: 'required', params: idParams,
+      schema: {
+        summary: action === 'star' ? 'Star a project (304 when starred already)' : 'Unstar a project (304 when not starred)',
+        tags: ['projects'], response: { 201: OneProject, 304: Type.Null() },
+      },
+    }, async ({ request, reply, input, caller }) => {
+      const ctx = await loadProject(request, input.id);
+      const changed = action === 'star'
+        ? await starProject(db, caller.user.id, ctx.project.id)
+        : await unstarProject(db, caller.user.id, ctx.project.id);
+      if (!changed) return reply.code(304).send();
+      reply.code(201);
+      return send(reply, caller.user, ctx.project, { ...ctx.namespace, lineage: ctx.lineage }, 'project', false);
+    });
+  }
+
+  route(app, {
+    method: 'GET', url: '/projects/:id/starrers', auth: 'optional', params: starrersParams,
+    schema: { summary: 'The users who starred a project', tags: ['projects'], response: { 200: Type.Array(StarrerSchema) } },
+  }, async ({ request, reply, input, caller }) => {
+    const ctx = await loadProject(request, input.id);
+    const rows = await paginate(db, request, reply, starrersQuery(db, ctx.project.id, caller?.user ?? null, input.search || undefined));
+    return rows.map(({ starred_since, ...user }) => ({
+      starred_since, user: presentUserBasic(user, {}, { externalUrl, canReadProfile: false }),
+    }));
   });
 
   route(app, {
