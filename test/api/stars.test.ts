@@ -129,3 +129,45 @@ describe('project stars', () => {
       [made.json().id]);
   });
 });
+
+describe("a project's users", () => {
+  let t: TestApp;
+  let people: People;
+
+  before(async () => { t = await startTestApp(); people = await createPeople(t); });
+  after(async () => { await t.close(); });
+
+  it('lists members of the project and its groups once each, by id, with search and skip_users', async () => {
+    const group = await t.request({ method: 'POST', url: '/api/v4/groups', token: ROOT_TOKEN, payload: { name: 'Team', path: 'team', visibility: 'public' } });
+    assert.equal(group.statusCode, 201, group.body);
+    const groupMember = await createUser(t.db, { username: 'group-person', name: 'Grace Group' });
+    // Also a direct member of the project: listed once.
+    for (const user of [groupMember, people.users.guest]) {
+      const add = await t.request({
+        method: 'POST', url: `/api/v4/groups/${group.json().id}/members`, token: ROOT_TOKEN, payload: { user_id: user.id, access_level: 30 },
+      });
+      assert.equal(add.statusCode, 201, add.body);
+    }
+    const project = await t.request({
+      method: 'POST', url: '/api/v4/projects', token: ROOT_TOKEN, payload: { name: 'tool', namespace_id: group.json().id, visibility: 'public' },
+    });
+    assert.equal(project.statusCode, 201, project.body);
+    const id = project.json().id as number;
+    const add = await t.request({
+      method: 'POST', url: `/api/v4/projects/${id}/members`, token: ROOT_TOKEN, payload: { user_id: people.users.guest.id, access_level: 10 },
+    });
+    assert.equal(add.statusCode, 201, add.body);
+
+    const all = await t.request({ url: `/api/v4/projects/${id}/users` });
+    assert.equal(all.statusCode, 200, all.body);
+    const ids = all.json().map((u: { id: number }) => u.id);
+    // root owns the group it made.
+    assert.deepEqual(ids, [1, people.users.guest.id, groupMember.id].sort((a, b) => a - b));
+    assert.deepEqual(Object.keys(all.json()[0]), ['id', 'username', 'name', 'state', 'avatar_url', 'web_url']);
+    const found = await t.request({ url: `/api/v4/projects/${id}/users?search=grace` });
+    assert.deepEqual(found.json().map((u: { id: number }) => u.id), [groupMember.id]);
+    const skipped = await t.request({ url: `/api/v4/projects/${id}/users?skip_users[]=1&skip_users[]=${groupMember.id}` });
+    assert.deepEqual(skipped.json().map((u: { id: number }) => u.id), [people.users.guest.id]);
+    assert.equal((await t.request({ url: '/api/v4/projects/999999/users' })).statusCode, 404);
+  });
+});

@@ -10,6 +10,7 @@ import { cachedRead } from '../../db/read-cache.ts';
 import type { MemberRow, MemberSourceType } from '../../db/tables/projects.ts';
 import { nowIso } from '../clock.ts';
 import { recordEvent } from '../events/events.queries.ts';
+import { containsPattern, userMatches } from '../users/users.finder.ts';
 import { descendantGroupIds, MAX_NAMESPACE_DEPTH, namespacePathsById } from '../namespaces/namespaces.queries.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -31,6 +32,22 @@ export function membersQuery(db: Db, sourceType: MemberSourceType, sourceId: num
     ])
     .where('members.source_type', '=', sourceType).where('members.source_id', '=', sourceId)
     .orderBy('members.id');
+}
+
+/**
+ * A project's users (ProjectTeam#users, GET /projects/:id/users): members of the project and of
+ * the groups above it (`lineage`), each once, by user id; `search` as User.search, `skip` left out.
+ */
+export function projectUsersQuery(db: Db, projectId: number, lineage: number[], f: { search?: string; skip: number[] }) {
+  let qb = db.selectFrom('users').selectAll('users').where('users.id', 'in', (eb) => eb.selectFrom('members').select('members.user_id')
+    .where((m) => m.or([
+      m.and([m('members.source_type', '=', 'Project'), m('members.source_id', '=', projectId)]),
+      ...(lineage.length > 0 ? [m.and([m('members.source_type', '=', 'Namespace'), m('members.source_id', 'in', lineage)])] : []),
+    ])));
+  const search = f.search;
+  if (search) qb = qb.where((eb) => userMatches(eb, containsPattern(search), search.toLowerCase(), false));
+  if (f.skip.length > 0) qb = qb.where('users.id', 'not in', f.skip);
+  return qb.orderBy('users.id');
 }
 
 /**

@@ -3,11 +3,11 @@
  * statements whose effect says whether anything changed (the unique pair index decides a race),
  * the counts a page of projects shows, and a project's starrers.
  */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import type { DB, UserRow } from '../../db/types.ts';
 import { ByIds } from '../../db/query-shape.ts';
 import { nowIso } from '../clock.ts';
-import { containsPattern } from '../projects/project.finder.ts';
+import { containsPattern, userMatches } from '../users/users.finder.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -46,12 +46,7 @@ export function starrersQuery(db: Kysely<DB>, projectId: number, viewer: UserRow
     qb = qb.where((eb) => eb.or([eb('users.private_profile', '=', 0), ...(viewer ? [eb('users.id', '=', viewer.id)] : [])]));
   }
   if (search) {
-    const pattern = containsPattern(search);
-    qb = qb.where((eb) => eb.or([
-      eb(sql`lower(users.name)`, 'like', sql`${pattern} escape '\\'`),
-      eb(sql`lower(users.username)`, 'like', sql`${pattern} escape '\\'`),
-      eb(sql`lower(users.public_email)`, '=', search.toLowerCase()),
-    ]));
+    qb = qb.where((eb) => userMatches(eb as ExpressionBuilder<DB, 'users'>, containsPattern(search), search.toLowerCase(), false));
   }
   return qb.orderBy('users_star_projects.id', 'asc');
 }

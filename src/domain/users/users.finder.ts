@@ -4,7 +4,7 @@
  * its parameter is absent (or false: the Service supports only the `true` forms of the booleans).
  * Which parameters a viewer may use at all is the route's decision; this file only filters.
  */
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { DB, UserRow } from '../../db/types.ts';
 import { NON_INTERNAL_USER_TYPES, USER_TYPES } from './user-kind.ts';
 import { QueryShape } from '../../db/query-shape.ts';
@@ -40,7 +40,7 @@ export type UsersFrom = SelectQueryBuilder<DB, 'users', object>;
 type Filter = (shape: QueryShape<UsersFrom>, p: UsersFinderParams) => void;
 
 /** LIKE pattern for a substring, with the user's own wildcards taken literally. */
-function containsPattern(text: string): string {
+export function containsPattern(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
@@ -55,18 +55,26 @@ const byUsername: Filter = (shape, p) => {
   shape.step('username', (qb) => qb.where(sql`lower(users.username)`, '=', username));
 };
 
-/** Substring of name or username, or the exact public email; administrators also match the exact email. */
+/**
+ * User.search: a substring of the name or username, or the exact public email; administrators
+ * also match the exact email. `pattern` is containsPattern(search), `exact` the search in lower
+ * case (both values or, in a shape, their placeholders).
+ */
+export function userMatches(eb: ExpressionBuilder<DB, 'users'>, pattern: string, exact: string, admin: boolean): Expression<SqlBool> {
+  return eb.or([
+    eb(sql`lower(users.name)`, 'like', sql`${pattern} escape '\\'`),
+    eb(sql`lower(users.username)`, 'like', sql`${pattern} escape '\\'`),
+    eb(sql`lower(users.public_email)`, '=', exact),
+    ...(admin ? [eb(sql`lower(users.email)`, '=', exact)] : []),
+  ]);
+}
+
 const bySearch: Filter = (shape, p) => {
   if (p.search === undefined || p.search === '') return;
   const pattern = shape.arg(containsPattern(p.search));
   const exact = shape.arg(p.search.toLowerCase());
   const admin = p.admin;
-  shape.step(admin ? 'search+email' : 'search', (qb) => qb.where((eb) => eb.or([
-    eb(sql`lower(users.name)`, 'like', sql`${pattern} escape '\\'`),
-    eb(sql`lower(users.username)`, 'like', sql`${pattern} escape '\\'`),
-    eb(sql`lower(users.public_email)`, '=', exact),
-    ...(admin ? [eb(sql`lower(users.email)`, '=', exact)] : []),
-  ])));
+  shape.step(admin ? 'search+email' : 'search', (qb) => qb.where((eb) => userMatches(eb, pattern, exact, admin)));
 };
 
 /** `active` is state active and not an internal user (User.active scope). */

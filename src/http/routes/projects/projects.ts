@@ -17,6 +17,7 @@ import { updateProject } from '../../../domain/projects/update-project.ts';
 import { deleteProject } from '../../../domain/projects/delete-project.ts';
 import { findProjects, type ProjectFilters } from '../../../domain/projects/project.finder.ts';
 import { starProject, starrersQuery, unstarProject } from '../../../domain/stars/stars.queries.ts';
+import { projectUsersQuery } from '../../../domain/members/members.queries.ts';
 import { presentUserBasic, UserBasicSchema } from '../../entities/user.ts';
 import { countProjectsInNamespace, updateProjectRow } from '../../../domain/projects/projects.queries.ts';
 import { badRequest, conflict, notFound, validationFailed } from '../../errors.ts';
@@ -132,6 +133,11 @@ const listParams = defineParams(listFields);
 const userListParams = defineParams({ user_id: P.name({ description: 'the user id or username' }), ...listFields });
 type ListInput = ParamsOf<typeof listParams>;
 const starrersParams = defineParams({ id: P.string(), search: P.optional(P.name()), ...paginationParams });
+const projectUsersParams = defineParams({
+  id: P.string(), search: P.optional(P.name()),
+  skip_users: P.optional(P.array(P.integer(), { commaSeparated: true, description: 'user ids to leave out' })),
+  ...paginationParams,
+});
 /** UserStarsProject: when the user starred the project, and who they are. */
 const StarrerSchema = Type.Object({ starred_since: Type.String(), user: UserBasicSchema }, { title: 'UserStarsProject' });
 
@@ -322,6 +328,21 @@ const projects: FastifyPluginAsync = async (app) => {
       return send(reply, caller.user, ctx.project, { ...ctx.namespace, lineage: ctx.lineage }, 'project', false);
     });
   }
+
+  route(app, {
+    method: 'GET', url: '/projects/:id/users', auth: 'optional', params: projectUsersParams,
+    schema: {
+      summary: "The project's users: its members and its groups' (by user id)", tags: ['projects'],
+      response: { 200: Type.Array(UserBasicSchema) },
+    },
+  }, async ({ request, reply, input }) => {
+    const ctx = await loadProject(request, input.id);
+    // ProjectTeam#users: the project's members and those of the groups above it, once each.
+    const rows = await paginate(db, request, reply, projectUsersQuery(db, ctx.project.id, ctx.lineage, {
+      search: input.search || undefined, skip: input.skip_users ?? [],
+    }));
+    return rows.map((u) => presentUserBasic(u, {}, { externalUrl, canReadProfile: false }));
+  });
 
   route(app, {
     method: 'GET', url: '/projects/:id/starrers', auth: 'optional', params: starrersParams,
