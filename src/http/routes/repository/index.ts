@@ -12,6 +12,7 @@ import files from './files.ts';
 import tree from './tree.ts';
 import commitComments from './commit-comments.ts';
 import commitChanges from './commit-changes.ts';
+import commitPicks from './commit-picks.ts';
 
 export default async function repositoryArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'repository', {
@@ -22,5 +23,6 @@ export default async function repositoryArea(api: FastifyInstance): Promise<void
     'tree': tree,                      // /projects/:id/repository/tree
     'commit-comments': commitComments, // /projects/:id/repository/commits/:sha/comments
     'commit-changes': commitChanges,   // /projects/:id/repository/commits/:sha/diff|refs
+    'commit-picks': commitPicks,       // /projects/:id/repository/commits/:sha/cherry_pick|revert
   });
 }
