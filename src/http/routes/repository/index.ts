@@ -13,6 +13,7 @@ import tree from './tree.ts';
 import commitComments from './commit-comments.ts';
 import commitChanges from './commit-changes.ts';
 import commitPicks from './commit-picks.ts';
+import commitStatuses from './commit-statuses.ts';
 
 export default async function repositoryArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'repository', {
@@ -24,5 +25,6 @@ export default async function repositoryArea(api: FastifyInstance): Promise<void
     'commit-comments': commitComments, // /projects/:id/repository/commits/:sha/comments
     'commit-changes': commitChanges,   // /projects/:id/repository/commits/:sha/diff|refs
     'commit-picks': commitPicks,       // /projects/:id/repository/commits/:sha/cherry_pick|revert
+    'commit-statuses': commitStatuses, // /projects/:id/repository/commits/:sha/statuses, /projects/:id/statuses/:sha
   });
 }
