@@ -1,13 +1,17 @@
 /**
- * What a commit changed and where it is (lib/api/commits.rb of the Service 15.2): its diff file
- * by file within the application's diff limits, and the branches and tags that contain it.
+ * What a commit changed, where it is and who signed it (lib/api/commits.rb of the Service 15.2):
+ * its diff file by file within the application's diff limits, the branches and tags that contain
+ * it, and its GPG signature checked against the users' GPG keys (domain/gpg-keys/commit-signature.ts).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { commitDiffs, refsContaining } from '../../../domain/repositories/commit-diff.ts';
+import { verifyCommitSignature } from '../../../domain/gpg-keys/commit-signature.ts';
 import { currentSettings } from '../../../domain/settings/settings.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { paginateArray, paginationParams } from '../../lists/pagination.ts';
+import { notFound } from '../../errors.ts';
+import { CommitSignatureSchema, presentCommitSignature } from '../../entities/commit-signature.ts';
 import { BasicRefSchema, DiffSchema, presentDiff } from '../../entities/diff.ts';
 import { loadCommit, loadRepository } from '../../loaders/repository.ts';
 import { route } from '../../route.ts';
@@ -17,6 +21,7 @@ const base = {
   sha: P.string({ maxLength: 1024, description: 'a commit id, or the name of a branch or tag' }),
 };
 const diffParams = defineParams({ ...base, ...paginationParams });
+const signatureParams = defineParams(base);
 const refsParams = defineParams({
   ...base,
   type: P.optional(P.oneOf(['branch', 'tag', 'all'] as const, { default: 'all', description: 'which refs' })),
@@ -55,6 +60,17 @@ const commitChanges: FastifyPluginAsync = async (app) => {
       ...tags.map((name) => ({ type: 'tag' as const, name })),
     ];
     return paginateArray(request, reply, refs);
+  });
+
+  route(app, {
+    method: 'GET', url: '/projects/:id/repository/commits/:sha/signature', auth: 'optional', params: signatureParams,
+    schema: { summary: "A commit's GPG signature", tags: ['commits'], response: { 200: CommitSignatureSchema } },
+  }, async ({ request, input }) => {
+    const ctx = await loadRepository(request, input.id, 'read');
+    const commit = await loadCommit(ctx, input.sha);
+    const signature = await verifyCommitSignature(db, ctx.repo.gitDir, commit);
+    if (!signature) throw notFound('Signature');
+    return presentCommitSignature(signature);
   });
 };
 

@@ -23,7 +23,7 @@ export default async function repositoryArea(api: FastifyInstance): Promise<void
     'files': files,                    // /projects/:id/repository/files/:file_path[/raw|/blame]
     'tree': tree,                      // /projects/:id/repository/tree
     'commit-comments': commitComments, // /projects/:id/repository/commits/:sha/comments
-    'commit-changes': commitChanges,   // /projects/:id/repository/commits/:sha/diff|refs
+    'commit-changes': commitChanges,   // /projects/:id/repository/commits/:sha/diff|refs|signature
     'commit-picks': commitPicks,       // /projects/:id/repository/commits/:sha/cherry_pick|revert
     'commit-statuses': commitStatuses, // /projects/:id/repository/commits/:sha/statuses, /projects/:id/statuses/:sha
   });
