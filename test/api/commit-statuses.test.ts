@@ -68,6 +68,9 @@ describe('commit statuses API', () => {
     // An external status is no job a runner runs: the pipeline's jobs list does not show it.
     const jobs = await t.request({ url: `/api/v4/projects/${project}/pipelines/${detail.last_pipeline.id}/jobs`, token: people.tokens.reporter });
     assert.deepEqual(jobs.json(), []);
+    assert.deepEqual((await t.request({ url: `/api/v4/projects/${project}/jobs/${s.id}`, token: people.tokens.reporter })).json(),
+      { message: '404 Not found' });
+    assert.deepEqual((await t.request({ url: `/api/v4/projects/${project}/jobs`, token: people.tokens.reporter })).json(), []);
   });
 
   it('moves an open status on, refuses transitions that do not apply, and retries older statuses', async () => {
