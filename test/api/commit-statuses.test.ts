@@ -134,6 +134,7 @@ describe('commit statuses API', () => {
     assert.deepEqual(badUrl.json(), { message: { target_url: ['is blocked: Only allowed schemes are http, https'] } });
     assert.deepEqual((await post(shas.first, { state: 'success', target_url: 'not a url' })).json(),
       { message: { target_url: ['is blocked: URI is invalid'] } });
+    assert.deepEqual((await post(shas.first, { state: 'success', name: ' ' })).json(), { message: { name: ["can't be blank"] } });
     assert.deepEqual((await post('f'.repeat(40), { state: 'success' })).json(), { message: '404 Commit Not Found' });
     assert.deepEqual((await list('f'.repeat(40))).json(), { message: '404 Commit Not Found' });
     // A commit no branch contains, with no ref and no pipeline: nowhere to put the status.

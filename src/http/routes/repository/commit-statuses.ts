@@ -75,9 +75,12 @@ const commitStatuses: FastifyPluginAsync = async (app) => {
   }, async ({ request, reply, input, caller }) => {
     const ctx = await repositoryContext(request, input.id, 'update_build');
     const commit = await loadCommit(ctx, input.sha);
+    // `params[:name] || params[:context] || 'default'`: a blank name given is kept, and refused (CommitStatus validates its presence).
+    const name = input.name ?? input.context ?? 'default';
+    if (name.trim() === '') throw validationFailed({ name: ["can't be blank"] });
     const result = await postCommitStatus(ciEnvFrom(db, config), {
       project: ctx.project, commitId: commit.id, state: input.state, ref: input.ref, pipelineId: input.pipeline_id,
-      name: input.name || input.context || 'default', targetUrl: input.target_url, description: input.description,
+      name, targetUrl: input.target_url, description: input.description,
       coverage: input.coverage, userId: caller.user.id,
     });
     if (!result.ok) {
