@@ -54,6 +54,8 @@ describe('query plans of every list', () => {
       users: user.id, projects: projectId, groups: (group.json() as { id: number }).id, namespaces: (group.json() as { id: number }).id,
       snippets: (snippet.json() as { id: number }).id,
       pipeline_id: pipeline.id, job_id: job.id, user_id: user.id,
+      // A commit's lists (its statuses among them) by the pipeline's commit.
+      sha: pipeline.sha,
     };
 
     const doc = (await t.request({ url: '/api/v4/openapi.json', token: ROOT_TOKEN })).json() as OpenApiDocument;

@@ -67,6 +67,8 @@ export async function seedFuzzObjects(t: TestApp): Promise<FuzzObjects> {
       const self = path.startsWith('/api/v4/user/');
       if (name === 'key') return 'color';
       if (name === 'provider') return 'ldapmain';
+      // A commit by its branch: the CI project's main has the commit pushed above.
+      if (name === 'sha') return 'main';
       if (name === 'key_id') return path.includes('gpg_keys') ? (self ? rootGpg.id : gpg.id) : (self ? rootSsh.id : ssh.id);
       if (name === 'email_id') return self ? rootEmail.id : email.id;
       if (name === 'id') {

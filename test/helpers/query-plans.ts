@@ -44,7 +44,7 @@ const PAGING = new Set(['page', 'per_page', 'cursor', 'id_after', 'id_before', '
 
 const SAMPLE_TIME = '2026-01-01T00:00:00Z';
 
-function values(p: Parameter, ids: Record<string, number>): string[][] {
+function values(p: Parameter, ids: Record<string, number | string>): string[][] {
   const s = p.schema?.anyOf?.find((x) => x.type !== 'null') ?? p.schema ?? {};
   const name = p.name;
   if (s.enum) return s.enum.map((v) => [`${name}=${encodeURIComponent(String(v))}`]);
@@ -76,7 +76,7 @@ function values(p: Parameter, ids: Record<string, number>): string[][] {
  * `ids`: by name (`pipeline_id`), or for `{id}` by the collection before it (`projects`);
  * anything else is 1, which at worst answers 404 after the lookup it costs.
  */
-export function listRequests(doc: OpenApiDocument, ids: Record<string, number>): { route: string; url: string }[] {
+export function listRequests(doc: OpenApiDocument, ids: Record<string, number | string>): { route: string; url: string }[] {
   const out: { route: string; url: string }[] = [];
   for (const [route, ops] of Object.entries(doc.paths)) {
     const params = ops.get?.parameters ?? [];

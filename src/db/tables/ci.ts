@@ -34,7 +34,10 @@ export type PipelineRow = Selectable<CiPipelinesTable>;
 
 export interface CiBuildsTable {
   id: Generated<number>;
-  /** 'build' (a job a runner runs) or 'bridge' (a trigger job that creates a downstream pipeline). */
+  /**
+   * 'build' (a job a runner runs), 'bridge' (a trigger job that creates a downstream pipeline) or
+   * 'generic' (a status an external CI system reported, POST /projects/:id/statuses/:sha).
+   */
   type: string;
   project_id: number;
   pipeline_id: number;
@@ -76,8 +79,11 @@ export interface CiBuildsTable {
   finished_at: string | null;
   erased_at: string | null;
   artifacts_expire_at: string | null;
-  /** Percent read from the trace with the job's `coverage:` regex. */
+  /** Percent read from the trace with the job's `coverage:` regex; an external status's as reported. */
   coverage: Generated<number | null>;
+  /** An external status's link and text (type `generic`; migration 2026-11-28T1000); null for jobs. */
+  target_url: Generated<string | null>;
+  description: Generated<string | null>;
 }
 export type BuildRow = Selectable<CiBuildsTable>;
 

@@ -46,3 +46,29 @@ export function insertGpgKey(db: Kysely<DB>, userId: number, armored: string, pa
 export async function deleteGpgKey(db: Db, id: number): Promise<void> {
   await db.deleteFrom('gpg_keys').where('id', '=', id).execute();
 }
+
+/**
+ * The stored key a signature names, by the issuer's fingerprint (40 hex) or key id (16 hex):
+ * a primary key, else a subkey with its key (Gitlab::Gpg::Commit#find_gpg_key). Subkeys are found
+ * by key id (gpg_key_subkeys_keyid), their fingerprint compared after.
+ */
+export async function findGpgKeyForIssuer(
+  db: Db, issuer: string,
+): Promise<{ key: GpgKeyRow; subkey: { id: number; keyid: string } | null } | undefined> {
+  const byFingerprint = issuer.length > 16;
+  const keyid = issuer.slice(-16);
+  const key = byFingerprint
+    ? await db.selectFrom('gpg_keys').selectAll().where('fingerprint', '=', issuer).executeTakeFirst()
+    : await db.selectFrom('gpg_keys').selectAll().where('primary_keyid', '=', keyid).executeTakeFirst();
+  if (key) return { key, subkey: null };
+  const subkeys = await db.selectFrom('gpg_key_subkeys').selectAll().where('keyid', '=', keyid).execute();
+  const subkey = subkeys.find((s) => !byFingerprint || s.fingerprint === issuer);
+  if (!subkey) return undefined;
+  const parent = await db.selectFrom('gpg_keys').selectAll().where('id', '=', subkey.gpg_key_id).executeTakeFirst();
+  return parent ? { key: parent, subkey: { id: subkey.id, keyid: subkey.keyid } } : undefined;
+}
+
+/** A user's secondary emails with whether each is confirmed (index emails_user or its like). */
+export function secondaryEmailsOf(db: Db, userId: number) {
+  return db.selectFrom('emails').select(['email', 'confirmed_at']).where('user_id', '=', userId).execute();
+}

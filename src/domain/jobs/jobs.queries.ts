@@ -17,7 +17,8 @@ export function findJob(db: Db, id: number): Promise<BuildRow | undefined> {
 export async function findJobInProject(db: Db, projectId: number, id: number, type?: JobType): Promise<BuildRow | undefined> {
   if (!isStorableId(id)) return undefined;
   let q = db.selectFrom('ci_builds').selectAll().where('project_id', '=', projectId).where('id', '=', id);
-  if (type) q = q.where('type', '=', type);
+  // Without a type, builds and bridges (the Service's processables): an external status is no job.
+  q = type ? q.where('type', '=', type) : q.where('type', 'in', ['build', 'bridge']);
   return q.executeTakeFirst();
 }
 

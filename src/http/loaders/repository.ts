@@ -6,9 +6,10 @@
 import type { FastifyRequest } from 'fastify';
 import { authorizeProject, loadProject, type ProjectContext } from './containers.ts';
 import { projectRepository, type ProjectRepository } from '../../domain/repositories/project-repository.ts';
-import { readCommits, type CommitInfo } from '../../domain/repositories/git-read.ts';
+import { readCommit, readCommits, resolveCommit, type CommitInfo } from '../../domain/repositories/git-read.ts';
+import { readableRevision } from '../../domain/repositories/ref-names.ts';
 import { canOnProject } from '../../domain/permissions/project.policy.ts';
-import { conflict, forbidden } from '../errors.ts';
+import { conflict, forbidden, notFound } from '../errors.ts';
 import { READ_ONLY_MESSAGE } from '../../domain/repositories/repositories.ts';
 import { presentCommit, type Commit } from '../entities/commit.ts';
 
@@ -51,4 +52,12 @@ export const repositoryReadOnly = () => conflict(READ_ONLY_MESSAGE);
 export async function presentCommits(ctx: RepositoryContext, ids: string[]): Promise<Map<string, Commit>> {
   const commits: Map<string, CommitInfo> = await readCommits(ctx.repo.gitDir, ids);
   return new Map([...commits].map(([id, c]) => [id, presentCommit(c, ctx.webUrl)]));
+}
+
+/** The commit a `:sha` path segment names (a commit id, a branch or a tag), or 404 Commit Not Found. */
+export async function loadCommit(ctx: RepositoryContext, sha: string): Promise<CommitInfo> {
+  const id = readableRevision(sha) ? await resolveCommit(ctx.repo.gitDir, sha) : null;
+  const commit = id ? await readCommit(ctx.repo.gitDir, id) : null;
+  if (!commit) throw notFound('Commit');
+  return commit;
 }

@@ -11,6 +11,9 @@ import commits from './commits.ts';
 import files from './files.ts';
 import tree from './tree.ts';
 import commitComments from './commit-comments.ts';
+import commitChanges from './commit-changes.ts';
+import commitPicks from './commit-picks.ts';
+import commitStatuses from './commit-statuses.ts';
 
 export default async function repositoryArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'repository', {
@@ -20,5 +23,8 @@ export default async function repositoryArea(api: FastifyInstance): Promise<void
     'files': files,                    // /projects/:id/repository/files/:file_path[/raw|/blame]
     'tree': tree,                      // /projects/:id/repository/tree
     'commit-comments': commitComments, // /projects/:id/repository/commits/:sha/comments
+    'commit-changes': commitChanges,   // /projects/:id/repository/commits/:sha/diff|refs|signature
+    'commit-picks': commitPicks,       // /projects/:id/repository/commits/:sha/cherry_pick|revert
+    'commit-statuses': commitStatuses, // /projects/:id/repository/commits/:sha/statuses, /projects/:id/statuses/:sha
   });
 }
