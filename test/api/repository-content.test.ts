@@ -60,7 +60,7 @@ describe('repository content through the API', () => {
     assert.equal(res.statusCode, 201, res.body);
     const c = res.json();
     assert.equal(c.title, 'Add files');
-    assert.equal(c.message, 'Add files\n\nwith a body\n');
+    assert.equal(c.message, 'Add files\n\nwith a body');
     assert.equal(c.author_name, 'Someone Else');
     assert.equal(c.author_email, 'else@example.com');
     assert.equal(c.committer_name, 'Dev One');

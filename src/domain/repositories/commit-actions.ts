@@ -207,8 +207,10 @@ export async function writeCommit(gitDir: string, req: CommitRequest): Promise<W
       GIT_AUTHOR_NAME: identityPart(req.author.name), GIT_AUTHOR_EMAIL: identityPart(req.author.email),
       GIT_COMMITTER_NAME: identityPart(req.committer.name), GIT_COMMITTER_EMAIL: identityPart(req.committer.email),
     };
+    // The message exactly as given, read from standard input (the Service's commit writer
+    // passes it to commit-tree with -F -): no newline added, so `message` reads back unchanged.
     const commit = (await runGit(['commit-tree', tree, ...(base ? ['-p', base] : [])], {
-      gitDir, env: identity, input: req.message.endsWith('\n') ? req.message : `${req.message}\n`,
+      gitDir, env: identity, input: req.message,
     })).stdout.trim();
     return { ok: true, commitId: commit, update: { ref: `refs/heads/${req.branch}`, before: old, after: commit } };
   } catch (err) {
