@@ -31,6 +31,9 @@ export const forbidden = (reason?: string) => new ApiError(403, { message: withR
 export const forbiddenMessage = (message: string) => new ApiError(403, { message });
 export const badRequest = (reason?: string) => new ApiError(400, { message: withReason('400 Bad request', reason) });
 /** The spec's shape for a missing attribute (DESIGN, Fidelity). */
+/** render_api_error!(message, :bad_request): the message alone. */
+export const badRequestMessage = (message: string) => new ApiError(400, { message });
+
 export const missingAttribute = (attr: string) => badRequest(`"${attr}" not given`);
 /** `not_found!('User')` → `404 User Not Found`; bare `404 Not Found`. */
 export const notFound = (resource?: string) => new ApiError(404, { message: resource ? `404 ${resource} Not Found` : '404 Not Found' });

@@ -3,6 +3,7 @@
  * picks the storage shard, inserts the row (and, in a personal namespace, the owner's membership)
  * in one transaction, then creates the repository, optionally with a README commit.
  */
+import { syncProjectTopics } from '../topics/topics.queries.ts';
 import { recordEvent } from '../events/events.queries.ts';
 import { isValidRefName } from '../repositories/ref-name.ts';
 import crypto from 'node:crypto';
@@ -96,6 +97,8 @@ export async function createProject(db: Kysely<DB>, shards: StorageShard[], inpu
       }
       // EventCreateService#create_project: the creator's 'created' event, without a target.
       await recordEvent(trx, { project_id: row.id, author_id: input.creator.id, action: 'created', target_type: null, target_id: null });
+      const topics = input.attributes?.topics;
+      if (typeof topics === 'string' && topics !== '[]') row.topics = await syncProjectTopics(trx, row.id, JSON.parse(topics) as string[]);
       return row;
     });
   } catch (err) {

@@ -28,6 +28,8 @@ export interface ProjectFilters {
   namespaceIds?: number[];
   /** Projects this user starred (StarredProjectsFinder, `starred=true`). */
   starredBy?: number;
+  /** Projects carrying every one of these topics, by name whatever the case (`topic=`). */
+  topics?: string[];
 }
 
 /** LIKE pattern for a substring, with the wildcard characters of the input escaped. */
@@ -96,6 +98,11 @@ export async function findProjects(db: Kysely<DB>, viewer: UserRow | null, f: Pr
     const userId = f.starredBy;
     qb = qb.where('projects.id', 'in', (eb) => eb.selectFrom('users_star_projects').select('users_star_projects.project_id')
       .where('users_star_projects.user_id', '=', userId));
+  }
+  // The projects of each topic, found from the topic (topics_name_lower, project_topics_topic).
+  for (const topic of f.topics ?? []) {
+    qb = qb.where('projects.id', 'in', (eb) => eb.selectFrom('project_topics').select('project_topics.project_id')
+      .where('project_topics.topic_id', 'in', eb.selectFrom('topics').select('topics.id').where(sql`lower(topics.name)`, '=', topic.toLowerCase())));
   }
   if (f.archived !== undefined) qb = qb.where('projects.archived', '=', f.archived ? 1 : 0);
   if (f.visibility) qb = qb.where('projects.visibility_level', '=', VISIBILITY_LEVELS[f.visibility]);

@@ -3,7 +3,7 @@
  * uniqueness, the default branch must exist in the repository (HEAD follows it; refused while
  * the repository moves to another storage), and the visibility may not exceed the group's.
  */
-import type { Kysely, Updateable } from 'kysely';
+import type { Kysely, Transaction, Updateable } from 'kysely';
 import type { DB, NamespaceRow } from '../../db/types.ts';
 import type { ProjectRow, ProjectsTable } from '../../db/tables/projects.ts';
 import type { StorageShard } from '../../config/schema.ts';
@@ -14,6 +14,7 @@ import { findReadme, listBranches, setHeadBranch } from '../repositories/reposit
 import { repositoryPath } from '../repositories/storage.ts';
 import { isUniqueViolation } from '../../db/constraints.ts';
 import { lockContainers } from '../storage-moves/storage-moves.queries.ts';
+import { syncProjectTopics } from '../topics/topics.queries.ts';
 
 export interface UpdateProjectInput {
   name?: string;
@@ -67,7 +68,7 @@ export async function updateProject(
   };
   try {
     if (input.defaultBranch === undefined || input.defaultBranch === project.default_branch) {
-      return { ok: true, project: await updateProjectRow(db, project.id, set) };
+      return { ok: true, project: await db.transaction().execute((trx) => writeProjectRow(trx, project.id, set)) };
     }
     return await changeDefaultBranch(db, shards, project.id, input.defaultBranch, set);
   } catch (err) {
@@ -93,8 +94,17 @@ async function changeDefaultBranch(
     const absPath = repositoryPath(shards, locked.repository_storage, locked.disk_path);
     if (!(await listBranches(absPath)).includes(branch)) return { ok: false, reason: 'default_branch' };
     const readme = await findReadme(absPath, branch);
-    const updated = await updateProjectRow(trx, id, { ...set, default_branch: branch, readme_path: readme });
+    const updated = await writeProjectRow(trx, id, { ...set, default_branch: branch, readme_path: readme });
     await setHeadBranch(absPath, branch);
     return { ok: true, project: updated };
   });
+}
+
+/** The row's new values, and its topics' links when the topics change (one transaction). */
+async function writeProjectRow(
+  trx: Transaction<DB>, id: number, set: Omit<Updateable<ProjectsTable>, 'id' | 'created_at'>,
+): Promise<ProjectRow> {
+  const row = await updateProjectRow(trx, id, set);
+  if (typeof set.topics === 'string') row.topics = await syncProjectTopics(trx, id, JSON.parse(set.topics) as string[]);
+  return row;
 }

@@ -126,6 +126,7 @@ const listFields = {
   last_activity_after: P.optional(P.dateTime()),
   last_activity_before: P.optional(P.dateTime()),
   starred: P.optional(P.boolean({ description: "the caller's starred projects only" })),
+  topic: P.optional(P.array(P.name(), { commaSeparated: true, maxItems: 20, description: 'projects with every one of these topics' })),
   ...keysetParams,
   ...paginationParams,
 };
@@ -251,6 +252,7 @@ const projects: FastifyPluginAsync = async (app) => {
     const admin = viewer?.admin === 1;
     const qb = await findProjects(db, viewer, {
       ...scope,
+      ...(input.topic && input.topic.length > 0 ? { topics: input.topic } : {}),
       archived: input.archived ?? undefined,
       visibility: input.visibility,
       search: input.search || undefined,
