@@ -296,3 +296,34 @@ export async function blame(gitDir: string, commit: string, path: string): Promi
   }
   return ranges;
 }
+
+/**
+ * The commits reachable from `head` and not from `exclude` (`exclude..head`), newest first, at
+ * most `max`, skipping merges with `noMerges`. Both are resolved commit ids.
+ */
+export async function logRange(
+  gitDir: string, exclude: string | null, head: string, max: number, o: { noMerges?: boolean } = {},
+): Promise<CommitInfo[]> {
+  const { stdout } = await runGitBytes(
+    ['log', '-z', `--format=${COMMIT_FORMAT}`, `--max-count=${max}`, ...(o.noMerges ? ['--no-merges'] : []),
+      '--end-of-options', head, ...(exclude ? [`^${exclude}`] : []), '--'],
+    { gitDir, maxBytes: MAX_LISTING_BYTES },
+  );
+  return stdout.toString('utf8').split('\0').filter(Boolean).map(parseCommit);
+}
+
+/**
+ * The blob an id names (full or abbreviated hex, as the Service's Blob.raw takes), or null for
+ * anything else: another object type, an unknown or ambiguous id, or text that is not hex.
+ */
+export async function resolveBlob(gitDir: string, id: string): Promise<string | null> {
+  if (!/^[0-9a-fA-F]{4,40}$/.test(id)) return null;
+  const { stdout, exitCode } = await runGit(
+    ['rev-parse', '--verify', '--quiet', '--end-of-options', `${id.toLowerCase()}^{blob}`], { gitDir, okExitCodes: [1, 128] },
+  );
+  return exitCode === 0 && COMMIT_ID.test(stdout.trim()) ? stdout.trim() : null;
+}
+
+export async function objectSize(gitDir: string, id: string): Promise<number> {
+  return Number((await runGit(['cat-file', '-s', id], { gitDir })).stdout.trim());
+}

@@ -11,6 +11,11 @@ import commits from './commits.ts';
 import files from './files.ts';
 import tree from './tree.ts';
 import commitComments from './commit-comments.ts';
+import compare from './compare.ts';
+import archive from './archive.ts';
+import blobs from './blobs.ts';
+import contributors from './contributors.ts';
+import languages from './languages.ts';
 
 export default async function repositoryArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'repository', {
@@ -20,5 +25,10 @@ export default async function repositoryArea(api: FastifyInstance): Promise<void
     'files': files,                    // /projects/:id/repository/files/:file_path[/raw|/blame]
     'tree': tree,                      // /projects/:id/repository/tree
     'commit-comments': commitComments, // /projects/:id/repository/commits/:sha/comments
+    'compare': compare,                // /projects/:id/repository/compare, …/merge_base
+    'archive': archive,                // /projects/:id/repository/archive[.format], /projects/:id/snapshot
+    'blobs': blobs,                    // /projects/:id/repository/blobs/:sha[/raw]
+    'contributors': contributors,      // /projects/:id/repository/contributors
+    'languages': languages,            // /projects/:id/languages
   });
 }
