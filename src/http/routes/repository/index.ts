@@ -16,6 +16,7 @@ import archive from './archive.ts';
 import blobs from './blobs.ts';
 import contributors from './contributors.ts';
 import languages from './languages.ts';
+import changelog from './changelog.ts';
 
 export default async function repositoryArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'repository', {
@@ -30,5 +31,6 @@ export default async function repositoryArea(api: FastifyInstance): Promise<void
     'blobs': blobs,                    // /projects/:id/repository/blobs/:sha[/raw]
     'contributors': contributors,      // /projects/:id/repository/contributors
     'languages': languages,            // /projects/:id/languages
+    'changelog': changelog,            // /projects/:id/repository/changelog (GET, POST)
   });
 }
