@@ -159,6 +159,11 @@ describe('repository reads', () => {
     assert.equal(res.json().title, 'Initial');
     const three = await get(`${base()}/merge_base?refs=main,feature,${sha.many}`);
     assert.equal(three.json().id, sha.c1);
+    // python-gitlab sends every listed commit id (refs[]=…), or one id alone (refs=…).
+    const many = await get(`${base()}/merge_base?${[sha.c1, sha.c2, sha.c3, sha.many, ...Array(30).fill('main')].map((r) => `refs[]=${r}`).join('&')}`);
+    assert.equal(many.json().id, sha.c1);
+    const lone = await get(`${base()}/merge_base?refs=${sha.c1}`);
+    assert.deepEqual(lone.json(), { message: 'Provide at least 2 refs' });
     const one = await get(`${base()}/merge_base?refs[]=main`);
     assert.equal(one.statusCode, 400);
     assert.deepEqual(one.json(), { message: 'Provide at least 2 refs' });
@@ -199,6 +204,15 @@ describe('repository reads', () => {
         'README.md', 'docs/guide.md', 'lib/x.js', 'main.txt', 'src/app.rb', 'vendor/dep.rb',
       ].map((f) => `${prefix}/${f}`), suffix);
     }
+  });
+
+  it('answers the same bytes for the default branch named or not (python-gitlab compares them)', async () => {
+    const plain = await get(`${base()}/archive`);
+    const named = await get(`${base()}/archive?sha=main`);
+    assert.equal(plain.headers['content-type'], 'application/octet-stream');
+    assert.ok(plain.rawPayload.length > 0);
+    assert.ok(plain.rawPayload.equals(named.rawPayload));
+    assert.equal((await get(`${base()}/archive.zip`)).headers['content-type'], 'application/zip');
   });
 
   it('archives a tag and a sub-folder; an unknown ref or path is 404 File', async () => {

@@ -12,7 +12,7 @@
  */
 import { runGit } from './git-command.ts';
 import { GitTimedOut, runGitBytes } from './git-bytes.ts';
-import { logRange, readCommits, resolveCommit, type CommitInfo } from './git-read.ts';
+import { logRange, readCommits, resolveCommit, resolveCommits, type CommitInfo } from './git-read.ts';
 import { COMMIT_ID } from './ref-names.ts';
 
 export const DIFF_MAX_FILES = 100;
@@ -174,7 +174,10 @@ export async function compare(gitDir: string, from: string | null, to: string, s
 
 /** The commits each ref names, in order (null for a ref that names none, or that cannot: null). */
 export async function resolveAll(gitDir: string, refs: (string | null)[]): Promise<(string | null)[]> {
-  return Promise.all(refs.map((r) => (r === null ? null : resolveCommit(gitDir, r))));
+  const readable = refs.filter((r): r is string => r !== null);
+  const resolved = await resolveCommits(gitDir, readable);
+  let at = 0;
+  return refs.map((r) => (r === null ? null : resolved[at++]));
 }
 
 export async function readMergeBase(gitDir: string, commits: string[]): Promise<CommitInfo | null> {

@@ -327,3 +327,21 @@ export async function resolveBlob(gitDir: string, id: string): Promise<string | 
 export async function objectSize(gitDir: string, id: string): Promise<number> {
   return Number((await runGit(['cat-file', '-s', id], { gitDir })).stdout.trim());
 }
+
+/**
+ * The commit each revision names, in order, with one git process whatever their number (null
+ * for one that names none). Each revision must be readable (ref-names.ts readableRevision): no
+ * line breaks, so one per line of `cat-file --batch-check` is unambiguous.
+ */
+export async function resolveCommits(gitDir: string, revs: string[]): Promise<(string | null)[]> {
+  if (revs.length === 0) return [];
+  const { stdout } = await runGitBytes(
+    ['cat-file', '--batch-check=%(objectname) %(objecttype)'],
+    { gitDir, input: revs.map((r) => `${r}^{commit}\n`).join(''), maxBytes: MAX_LISTING_BYTES },
+  );
+  const lines = stdout.toString('utf8').split('\n');
+  return revs.map((_, i) => {
+    const m = /^([0-9a-f]{40}) commit$/.exec(lines[i] ?? '');
+    return m ? m[1] : null;
+  });
+}

@@ -21,7 +21,7 @@ const compareParams = defineParams({
 });
 
 /** More refs than anyone merges at once; the Service sets no bound, kiln bounds the git command line. */
-const MAX_MERGE_BASE_REFS = 64;
+const MAX_MERGE_BASE_REFS = 1000;
 
 const mergeBaseParams = defineParams({
   id: P.string(),
