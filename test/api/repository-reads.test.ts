@@ -294,6 +294,26 @@ describe('repository reads', () => {
     }
   });
 
+  it('follows the repository feature: disabled for everyone, private for members only', async () => {
+    const setLevels = async (levels: Record<string, string>) => {
+      const res = await t.request({ method: 'PUT', url: `/api/v4/projects/${p.project.id}`, token: p.ownerToken, payload: levels });
+      assert.equal(res.statusCode, 200, res.body);
+    };
+    await setLevels({ visibility: 'public' });
+    assert.equal((await t.request({ method: 'GET', url: `${base()}/contributors` })).statusCode, 200);
+    await setLevels({ merge_requests_access_level: 'private', builds_access_level: 'private', repository_access_level: 'private' });
+    assert.equal((await t.request({ method: 'GET', url: `${base()}/contributors` })).statusCode, 403);
+    assert.equal((await get(`${base()}/contributors`, outsiderToken)).statusCode, 403);
+    assert.equal((await get(`${base()}/contributors`, reporterToken)).statusCode, 200);
+    await setLevels({ merge_requests_access_level: 'disabled', builds_access_level: 'disabled', repository_access_level: 'disabled' });
+    const owner = await get(`${base()}/archive`);
+    assert.equal(owner.statusCode, 403);
+    assert.deepEqual(owner.json(), { message: '403 Forbidden' });
+    assert.equal((await get(`${base()}/contributors`, adminToken)).statusCode, 403);
+    await setLevels({ repository_access_level: 'enabled', merge_requests_access_level: 'enabled', builds_access_level: 'enabled', visibility: 'private' });
+    assert.equal((await get(`${base()}/contributors`)).statusCode, 200);
+  });
+
   it('gives administrators a tar snapshot of the bare repository that git can read', async () => {
     assert.equal((await get(`/api/v4/projects/${p.project.id}/snapshot`)).statusCode, 403);
     assert.equal((await t.request({ method: 'GET', url: `/api/v4/projects/${p.project.id}/snapshot` })).statusCode, 404);
