@@ -164,6 +164,7 @@ describe('repository reads', () => {
     assert.equal(many.json().id, sha.c1);
     const lone = await get(`${base()}/merge_base?refs=${sha.c1}`);
     assert.deepEqual(lone.json(), { message: 'Provide at least 2 refs' });
+    assert.deepEqual((await get(`${base()}/merge_base?refs=`)).json(), { message: 'Provide at least 2 refs' });
     const one = await get(`${base()}/merge_base?refs[]=main`);
     assert.equal(one.statusCode, 400);
     assert.deepEqual(one.json(), { message: 'Provide at least 2 refs' });

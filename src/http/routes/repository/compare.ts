@@ -51,7 +51,8 @@ const compareRoutes: FastifyPluginAsync = async (app) => {
     schema: { summary: 'The common ancestor of two or more refs', tags: ['repositories'], response: { 200: CommitSchema } },
   }, async ({ request, input }) => {
     const ctx = await loadRepository(request, input.id, 'read');
-    const refs = input.refs;
+    // `refs=` (empty) is Grape's nil: no refs at all.
+    const refs = input.refs ?? [];
     if (refs.length < 2) throw new ApiError(400, { message: 'Provide at least 2 refs' });
     const shas = await resolveAll(ctx.repo.gitDir, refs.map((r) => (readableRevision(r) ? r : null)));
     const unknown = refs.filter((_, i) => shas[i] === null);
