@@ -242,7 +242,7 @@ export function renderTemplate(t: Template, data: Value): string {
   return evaluate(t, data, 0);
 }
 
-/** The Service's default changelog template (lib/gitlab/changelog/template.tpl). */
+/** The Service 15.2 default changelog template (lib/gitlab/changelog/template.tpl). */
 export const DEFAULT_TEMPLATE = [
   '{% if categories %}',
   '{% each categories %}',
@@ -250,7 +250,7 @@ export const DEFAULT_TEMPLATE = [
   '',
   '{% each entries %}',
   '- [{{ title }}]({{ commit.reference }})\\',
-  '{% if author.credit %} by {{ author.reference }}{% end %}\\',
+  '{% if author.contributor %} by {{ author.reference }}{% end %}\\',
   '{% if merge_request %} ([merge request]({{ merge_request.reference }})){% end %}',
   '',
   '{% end %}',
