@@ -317,7 +317,9 @@ describe('repository reads', () => {
 
   it('gives administrators a tar snapshot of the bare repository that git can read', async () => {
     assert.equal((await get(`/api/v4/projects/${p.project.id}/snapshot`)).statusCode, 403);
-    assert.equal((await t.request({ method: 'GET', url: `/api/v4/projects/${p.project.id}/snapshot` })).statusCode, 404);
+    assert.equal((await t.request({ method: 'GET', url: `/api/v4/projects/${p.project.id}/snapshot` })).statusCode, 401);
+    assert.equal((await get('/api/v4/projects/999999/snapshot')).statusCode, 403);
+    assert.equal((await get('/api/v4/projects/999999/snapshot', adminToken)).statusCode, 404);
     const res = await get(`/api/v4/projects/${p.project.id}/snapshot`, adminToken);
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.headers['content-disposition'], 'attachment; filename="snapshot.tar"');

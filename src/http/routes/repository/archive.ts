@@ -91,8 +91,9 @@ const archive: FastifyPluginAsync = async (app) => {
     method: 'GET', url: '/projects/:id/snapshot', auth: 'optional', params: snapshotParams,
     schema: { summary: 'A tar of the bare repository (administrators)', tags: ['projects'] },
   }, async ({ request, reply, input }) => {
-    const ctx = await loadProject(request, input.id);
+    // The Service checks the caller before it looks the project up (authorize_read_git_snapshot!).
     authenticatedAsAdmin(request);
+    const ctx = await loadProject(request, input.id);
     // kiln keeps no wiki repositories: a project's wiki has none to snapshot.
     if (input.wiki) throw notFound('Wiki Repository');
     const { config } = request.server.kiln;
