@@ -54,17 +54,18 @@ interface Rule {
    * The project feature the action belongs to (ProjectFeature): 'disabled' withholds it from
    * everyone, administrators included; 'private' from everyone but members and administrators.
    */
-  feature?: 'issues' | 'snippets';
+  feature?: 'issues' | 'snippets' | 'repository';
 }
 
 export const PROJECT_RULES: Record<ProjectAction, Rule> = {
   read_project: { minLevel: ACCESS_LEVELS.guest, byVisibility: true, blockedWhenArchived: false },
   read_members: { minLevel: ACCESS_LEVELS.guest, byVisibility: true, blockedWhenArchived: false },
-  // Guests of a private project may not read its code; everyone may on public/internal ones.
-  download_code: { minLevel: ACCESS_LEVELS.reporter, byVisibility: true, blockedWhenArchived: false },
+  // Guests of a private project may not read its code; everyone may on public/internal ones. Both
+  // follow the repository feature (ProjectPolicy 15.2: `repository_disabled` prevents them).
+  download_code: { minLevel: ACCESS_LEVELS.reporter, byVisibility: true, blockedWhenArchived: false, feature: 'repository' },
   // Builds are public on public/internal projects by default (public_builds); Reporter otherwise.
   read_build: { minLevel: ACCESS_LEVELS.reporter, byVisibility: true, blockedWhenArchived: false },
-  push_code: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
+  push_code: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true, feature: 'repository' },
   update_build: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
   admin_build: { minLevel: ACCESS_LEVELS.maintainer, byVisibility: false, blockedWhenArchived: true },
   admin_members: { minLevel: ACCESS_LEVELS.maintainer, byVisibility: false, blockedWhenArchived: false },
@@ -121,6 +122,8 @@ export interface ProjectSubject {
   issues_access_level?: number;
   /** ProjectFeature level of snippets, as issues_access_level. */
   snippets_access_level?: number;
+  /** ProjectFeature level of the repository, as issues_access_level. */
+  repository_access_level?: number;
 }
 
 export function canOnProject(actor: Actor, action: ProjectAction, project: ProjectSubject): boolean {

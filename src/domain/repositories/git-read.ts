@@ -296,3 +296,52 @@ export async function blame(gitDir: string, commit: string, path: string): Promi
   }
   return ranges;
 }
+
+/**
+ * The commits reachable from `head` and not from `exclude` (`exclude..head`), newest first, at
+ * most `max`, skipping merges with `noMerges`. Both are resolved commit ids.
+ */
+export async function logRange(
+  gitDir: string, exclude: string | null, head: string, max: number, o: { noMerges?: boolean } = {},
+): Promise<CommitInfo[]> {
+  const { stdout } = await runGitBytes(
+    ['log', '-z', `--format=${COMMIT_FORMAT}`, `--max-count=${max}`, ...(o.noMerges ? ['--no-merges'] : []),
+      '--end-of-options', head, ...(exclude ? [`^${exclude}`] : []), '--'],
+    { gitDir, maxBytes: MAX_LISTING_BYTES },
+  );
+  return stdout.toString('utf8').split('\0').filter(Boolean).map(parseCommit);
+}
+
+/**
+ * The blob an id names (full or abbreviated hex, as the Service's Blob.raw takes), or null for
+ * anything else: another object type, an unknown or ambiguous id, or text that is not hex.
+ */
+export async function resolveBlob(gitDir: string, id: string): Promise<string | null> {
+  if (!/^[0-9a-fA-F]{4,40}$/.test(id)) return null;
+  const { stdout, exitCode } = await runGit(
+    ['rev-parse', '--verify', '--quiet', '--end-of-options', `${id.toLowerCase()}^{blob}`], { gitDir, okExitCodes: [1, 128] },
+  );
+  return exitCode === 0 && COMMIT_ID.test(stdout.trim()) ? stdout.trim() : null;
+}
+
+export async function objectSize(gitDir: string, id: string): Promise<number> {
+  return Number((await runGit(['cat-file', '-s', id], { gitDir })).stdout.trim());
+}
+
+/**
+ * The commit each revision names, in order, with one git process whatever their number (null
+ * for one that names none). Each revision must be readable (ref-names.ts readableRevision): no
+ * line breaks, so one per line of `cat-file --batch-check` is unambiguous.
+ */
+export async function resolveCommits(gitDir: string, revs: string[]): Promise<(string | null)[]> {
+  if (revs.length === 0) return [];
+  const { stdout } = await runGitBytes(
+    ['cat-file', '--batch-check=%(objectname) %(objecttype)'],
+    { gitDir, input: revs.map((r) => `${r}^{commit}\n`).join(''), maxBytes: MAX_LISTING_BYTES },
+  );
+  const lines = stdout.toString('utf8').split('\n');
+  return revs.map((_, i) => {
+    const m = /^([0-9a-f]{40}) commit$/.exec(lines[i] ?? '');
+    return m ? m[1] : null;
+  });
+}

@@ -14,6 +14,12 @@ import commitComments from './commit-comments.ts';
 import commitChanges from './commit-changes.ts';
 import commitPicks from './commit-picks.ts';
 import commitStatuses from './commit-statuses.ts';
+import compare from './compare.ts';
+import archive from './archive.ts';
+import blobs from './blobs.ts';
+import contributors from './contributors.ts';
+import languages from './languages.ts';
+import changelog from './changelog.ts';
 
 export default async function repositoryArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'repository', {
@@ -26,5 +32,11 @@ export default async function repositoryArea(api: FastifyInstance): Promise<void
     'commit-changes': commitChanges,   // /projects/:id/repository/commits/:sha/diff|refs|signature
     'commit-picks': commitPicks,       // /projects/:id/repository/commits/:sha/cherry_pick|revert
     'commit-statuses': commitStatuses, // /projects/:id/repository/commits/:sha/statuses, /projects/:id/statuses/:sha
+    'compare': compare,                // /projects/:id/repository/compare, …/merge_base
+    'archive': archive,                // /projects/:id/repository/archive[.format], /projects/:id/snapshot
+    'blobs': blobs,                    // /projects/:id/repository/blobs/:sha[/raw]
+    'contributors': contributors,      // /projects/:id/repository/contributors
+    'languages': languages,            // /projects/:id/languages
+    'changelog': changelog,            // /projects/:id/repository/changelog (GET, POST)
   });
 }
