@@ -11,6 +11,7 @@ import commits from './commits.ts';
 import files from './files.ts';
 import tree from './tree.ts';
 import commitComments from './commit-comments.ts';
+import protectedRefs from './protected-refs.ts';
 
 export default async function repositoryArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'repository', {
@@ -20,5 +21,6 @@ export default async function repositoryArea(api: FastifyInstance): Promise<void
     'files': files,                    // /projects/:id/repository/files/:file_path[/raw|/blame]
     'tree': tree,                      // /projects/:id/repository/tree
     'commit-comments': commitComments, // /projects/:id/repository/commits/:sha/comments
+    'protected-refs': protectedRefs,   // /projects/:id/protected_branches, /projects/:id/protected_tags
   });
 }
