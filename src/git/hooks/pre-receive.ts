@@ -6,9 +6,13 @@
  * ref changes on stdin (`<old> <new> <ref>` per line). The same decision functions as the API's
  * (src/domain/protected-refs/ref-rules.ts) judge each change; the first refusal is printed (git
  * shows it as `remote: …`) and refuses the whole push, as the Service's hook does.
+ *
+ * A push that passes then runs the repository's own `hooks/pre-receive`, if it has one, as the
+ * Service runs a repository's server hooks after its own check: kiln points core.hooksPath here,
+ * and the repository's hooks keep working (the other hooks of this directory hand over to the repository's own likewise).
  */
 import fs from 'node:fs';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import {
   isProtectedBranch, refChangeRefusal, type ProtectionRules, type RefActor, type RepositoryState,
 } from '../../domain/protected-refs/ref-rules.ts';
@@ -49,7 +53,24 @@ async function main(): Promise<number> {
       return 1;
     }
   }
-  return 0;
+  return ownHook(input);
+}
+
+/** The repository's own pre-receive hook (git runs hooks in the repository's directory), fed the same changes. */
+function ownHook(input: string): Promise<number> {
+  const own = 'hooks/pre-receive';
+  try {
+    fs.accessSync(own, fs.constants.X_OK);
+  } catch {
+    return Promise.resolve(0);
+  }
+  return new Promise((resolve) => {
+    const child = spawn(`./${own}`, [], { stdio: ['pipe', 'inherit', 'inherit'] });
+    child.on('error', () => resolve(1));
+    child.on('close', (code) => resolve(code ?? 1));
+    child.stdin.on('error', () => { /* the hook did not read its input; its exit code decides */ });
+    child.stdin.end(input);
+  });
 }
 
 main().then((code) => process.exit(code), (err: unknown) => {
