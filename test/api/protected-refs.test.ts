@@ -310,6 +310,13 @@ describe('protected branches and tags', () => {
       assert.equal(r.code, 0, r.stderr);
       const [main] = (await req('GET', `${api(open.id)}/protected_branches`, maintainerToken)).json();
       assert.deepEqual([main.name, main.push_access_levels[0].access_level, main.merge_access_levels[0].access_level], ['main', 30, 40]);
+      // 0: nothing is protected, not even a README's default branch.
+      await setSetting(t.db, 'default_branch_protection', 0);
+      const bare = await createProject({ initialize_with_readme: true });
+      assert.deepEqual((await req('GET', `${api(bare.id)}/protected_branches`, maintainerToken)).json(), []);
+      assert.equal((await req('POST', `${api(bare.id)}/repository/files/d.txt`, developerToken, {
+        branch: 'main', content: 'd', commit_message: 'by a developer',
+      })).statusCode, 201);
     } finally {
       await setSetting(t.db, 'default_branch_protection', 2);
     }
@@ -322,7 +329,9 @@ describe('protected branches and tags', () => {
       project: row, owner, ownerToken, fullPath: p.path_with_namespace,
       gitDir: repositoryPath(t.config.storages, row.repository_storage, row.disk_path),
     };
-    const config = 'job:\n  script: [echo]\n';
+    // A job only protected refs run (CI_COMMIT_REF_PROTECTED), manual so runners leave it be.
+    const config = 'job:\n  script: [echo]\nrelease:\n  script: [echo]\n  when: manual\n'
+      + '  rules:\n    - if: $CI_COMMIT_REF_PROTECTED == "true"\n';
     await pushFiles(t, ci, { '.gitlab-ci.yml': config });
     await pushFiles(t, ci, { '.gitlab-ci.yml': config, 'x.txt': 'x' }, { branch: 'feature' });
     await pushFiles(t, ci, { '.gitlab-ci.yml': config, 'y.txt': 'y' }, { branch: 'deploy/eu' });
@@ -346,7 +355,9 @@ describe('protected branches and tags', () => {
       assert.equal(r.statusCode, 201, r.body);
       return r.json() as { id: number };
     };
-    await pipeline('feature');
+    const jobNames = async (id: number) => (await req('GET', `${api(p.id)}/pipelines/${id}/jobs`, ownerToken)).json()
+      .map((j: { name: string }) => j.name).sort();
+    assert.deepEqual(await jobNames((await pipeline('feature')).id), ['job']);
     // The protected runner leaves the unprotected ref's job alone.
     assert.equal(await guarded.request(), null);
     const shared = await register('not_protected');
@@ -355,7 +366,7 @@ describe('protected branches and tags', () => {
     assert.equal(job.variables.find((v) => v.key === 'SECRET'), undefined);
 
     for (const ref of ['main', 'deploy/eu']) {
-      await pipeline(ref);
+      assert.deepEqual(await jobNames((await pipeline(ref)).id), ['job', 'release']);
       job = await guarded.requestJob();
       assert.equal(job.git_info.ref, ref);
       assert.equal(job.variables.find((v) => v.key === 'SECRET')?.value, 'protected-value');
