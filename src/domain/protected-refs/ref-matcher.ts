@@ -11,7 +11,7 @@ function wildcardRegExp(pattern: string): RegExp {
   let re = compiled.get(pattern);
   if (!re) {
     const body = pattern.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')).join('.*?');
-    re = new RegExp(`^${body}$`, 's');
+    re = new RegExp(`^${body}$`);
     // A small cache: the same few patterns are asked about on every push and pipeline.
     if (compiled.size > 1000) compiled.clear();
     compiled.set(pattern, re);
