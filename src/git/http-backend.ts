@@ -13,6 +13,7 @@
  * before the response ends, so a client that sees its push answered sees what came after it.
  */
 import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { gitEnv } from '../domain/repositories/git-command.ts';
@@ -29,6 +30,11 @@ export interface BackendRequest {
   remoteUser: string;
   /** End the backend (and the response) after this many milliseconds; no limit when absent. */
   timeLimitMs?: number;
+  /**
+   * A push's pre-receive check (hooks/pre-receive.ts): the file that says who pushes and what
+   * protects the project. Without it no hook runs (reads, wikis, snippets).
+   */
+  pushAccessFile?: string;
   /** Runs once the backend has finished (see above), before the response ends; must not throw. */
   finish?: (exitCode: number, stderr: string) => Promise<void>;
 }
@@ -37,6 +43,9 @@ export interface BackendRequest {
  * Streams the backend's answer into `res`; resolves with its exit code (and error output) once it has finished
  * and the response has ended.
  */
+/** The directory of kiln's git hooks (core.hooksPath of a checked push). */
+const HOOKS_DIR = fileURLToPath(new URL('./hooks', import.meta.url));
+
 export function runHttpBackend(req: BackendRequest, res: ServerResponse): Promise<{ exitCode: number; stderr: string }> {
   const headers = req.raw.headers;
   const env = gitEnv({
@@ -52,12 +61,20 @@ export function runHttpBackend(req: BackendRequest, res: ServerResponse): Promis
     ...(headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: String(headers['content-encoding']) } : {}),
     ...(headers['git-protocol'] ? { HTTP_GIT_PROTOCOL: String(headers['git-protocol']) } : {}),
     // Pushes are authorised by kiln before the backend runs; let receive-pack serve them.
-    GIT_CONFIG_COUNT: '2',
+    GIT_CONFIG_COUNT: req.pushAccessFile ? '3' : '2',
     GIT_CONFIG_KEY_0: 'http.receivepack',
     GIT_CONFIG_VALUE_0: 'true',
     // Clients may send push options (`git push -o ci.skip`), read by kiln as the request streams.
     GIT_CONFIG_KEY_1: 'receive.advertisePushOptions',
     GIT_CONFIG_VALUE_1: 'true',
+    // Each ref change is checked against the project's protected branches and tags.
+    ...(req.pushAccessFile ? {
+      GIT_CONFIG_KEY_2: 'core.hooksPath',
+      GIT_CONFIG_VALUE_2: HOOKS_DIR,
+      KILN_HOOKS_DIR: HOOKS_DIR,
+      KILN_NODE: process.execPath,
+      KILN_PUSH_ACCESS: req.pushAccessFile,
+    } : {}),
   });
 
   return new Promise((resolve) => {

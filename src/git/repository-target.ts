@@ -16,6 +16,8 @@ import { canOnGroup } from '../domain/permissions/group.policy.ts';
 import { canOnSnippet } from '../domain/snippets/snippet.policy.ts';
 import { ACCESS_LEVELS } from '../domain/permissions/access.ts';
 import { isStorableId } from '../db/constraints.ts';
+import { refActorFor } from '../domain/protected-refs/protected-refs.ts';
+import type { RefActor } from '../domain/protected-refs/ref-rules.ts';
 
 export interface RepositoryTarget {
   kind: 'project' | 'wiki' | 'snippet';
@@ -26,6 +28,8 @@ export interface RepositoryTarget {
   archived: boolean;
   /** What `user` (null: anonymous) may do, by the policy of the container. */
   permissions(user: UserRow | null): Promise<{ read: boolean; download: boolean; push: boolean }>;
+  /** A project's: who pushes, as its protected branches and tags judge them, and what the checks print. */
+  pushContext?(user: UserRow): Promise<{ actor: RefActor | null; defaultBranch: string | null; fullPath: string }>;
 }
 
 export async function findRepositoryTarget(db: Kysely<DB>, fullPath: string): Promise<RepositoryTarget | null> {
@@ -79,6 +83,10 @@ export async function findRepositoryTarget(db: Kysely<DB>, fullPath: string): Pr
         download: canOnProject(actor, 'download_code', project),
         push: canOnProject(actor, 'push_code', { ...project, archived: 0 }),
       };
+    },
+    pushContext: async (user) => {
+      const actor = await projectActor(db, user, project.id, lineage);
+      return { actor: refActorFor(actor, project), defaultBranch: project.default_branch, fullPath: fullPath.slice(0, -'.git'.length) };
     },
   };
 }

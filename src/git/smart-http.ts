@@ -15,6 +15,9 @@
  * writes. A push runs at most KILN_GIT_PUSH_TIME_LIMIT seconds; then its git processes are ended.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { UserRow } from '../db/types.ts';
 import { identifyGitClient } from './git-credentials.ts';
@@ -31,6 +34,9 @@ import { MAX_NAMESPACE_DEPTH } from '../domain/namespaces/namespaces.queries.ts'
 import { beginRepositoryWrite } from '../domain/repository-writes/repository-writes.ts';
 import { currentSettings } from '../domain/settings/settings.ts';
 import type { ContainerKind } from '../domain/storage-moves/storage-moves.queries.ts';
+import { protectDefaultBranch, protectionRulesFor } from '../domain/protected-refs/protected-refs.ts';
+import { emptyRepoPushMessage } from '../domain/protected-refs/ref-rules.ts';
+import type { PushAccess } from './hooks/pre-receive.ts';
 
 type Service = 'git-upload-pack' | 'git-receive-pack';
 
@@ -116,24 +122,46 @@ const smartHttp: FastifyPluginAsync = async (app) => {
     const endWrite = () => write.end().catch(
       (err: unknown) => request.log.error({ err }, 'could not end the record of a git write; it expires by itself'),
     );
-    const pushed = { ...target, storage: write.container.repository_storage, diskPath: write.container.disk_path };
+    const pushed: RepositoryTarget & { pushAccessFile?: string } = {
+      ...target, storage: write.container.repository_storage, diskPath: write.container.disk_path,
+    };
     // Branches and tags before the push, so its ref updates can start pipelines afterwards.
     const refsBefore = target.kind === 'project' ? await snapshotRefs(
       repositoryPath(config.storages, pushed.storage, pushed.diskPath),
     ) : null;
     // Push options (`-o ci.skip`) are read from the request as it streams to receive-pack.
     const sniffer = pushOptionSniffer();
+    let accessDir: string | null = null;
     try {
+      // What the pre-receive hook judges each ref change by (hooks/pre-receive.ts).
+      if (refsBefore && user && target.pushContext) {
+        accessDir = await fs.mkdtemp(path.join(os.tmpdir(), 'kiln-push-'));
+        const file = path.join(accessDir, 'access.json');
+        await fs.writeFile(file, JSON.stringify(await pushAccess(target, user, refsBefore)), { mode: 0o600 });
+        pushed.pushAccessFile = file;
+      }
       await backend(request, reply, pushed, suffix, user, endWrite, refsBefore, sniffer);
     } finally {
       // Already ended when the backend finished, unless it could not run at all.
       await endWrite();
+      if (accessDir) await fs.rm(accessDir, { recursive: true, force: true });
     }
+  }
+
+  /** Who pushes and what protects the project, for the pre-receive hook. */
+  async function pushAccess(target: RepositoryTarget, user: UserRow, refsBefore: Map<string, string>): Promise<PushAccess> {
+    const [ctx, rules] = await Promise.all([target.pushContext!(user), protectionRulesFor(db, target.id)]);
+    return {
+      rules, actor: ctx.actor, defaultBranch: ctx.defaultBranch,
+      // Project#empty_repo?: no branch yet.
+      state: { emptyRepo: ![...refsBefore.keys()].some((r) => r.startsWith('refs/heads/')) },
+      emptyRepoMessage: emptyRepoPushMessage(ctx.fullPath, `${config.externalUrl}/${ctx.fullPath}/-/project_members`),
+    };
   }
 
   /** Serves one request; for a push, `endWrite` once its git processes are gone, before the answer ends. */
   async function backend(
-    request: FastifyRequest, reply: FastifyReply, target: RepositoryTarget, suffix: string,
+    request: FastifyRequest, reply: FastifyReply, target: RepositoryTarget & { pushAccessFile?: string }, suffix: string,
     user: UserRow | null, endWrite?: () => Promise<void>, refsBefore?: Map<string, string> | null,
     sniffer?: PushOptionSniffer,
   ) {
@@ -149,12 +177,13 @@ const smartHttp: FastifyPluginAsync = async (app) => {
       raw: request.raw,
       body: body && sniffer ? body.pipe(sniffer) : body,
       remoteUser: user?.username ?? '',
+      ...(target.pushAccessFile ? { pushAccessFile: target.pushAccessFile } : {}),
       ...(endWrite ? { timeLimitMs: config.gitPushTimeLimit * 1000 } : {}),
       finish: async (exitCode, stderr) => {
         if (exitCode !== 0) request.log.warn({ exitCode, stderr }, 'git http-backend failed');
         if (!endWrite) return;
         try {
-          if (exitCode === 0 && target.kind === 'project') await afterPush(target);
+          if (exitCode === 0 && target.kind === 'project') await afterPush(target, refsBefore ?? null);
         } catch (err) {
           request.log.error({ err }, 'could not record a push');
         } finally {
@@ -188,12 +217,18 @@ const smartHttp: FastifyPluginAsync = async (app) => {
     work().catch((err: unknown) => request.log.error({ err }, 'could not create the pipelines of a push'));
   }
 
-  /** The project's default branch, README and activity after a successful push. */
-  async function afterPush(target: RepositoryTarget) {
+  /**
+   * The project's default branch, README and activity after a successful push; a default branch
+   * this push created is protected (Git::BranchHooksService → Project#after_create_default_branch).
+   */
+  async function afterPush(target: RepositoryTarget, refsBefore: Map<string, string> | null) {
     const project = await findProjectById(db, target.id);
     if (project) {
       const state = await inspectRepository(repositoryPath(config.storages, target.storage, target.diskPath), project.default_branch);
       await recordPush(db, target.id, state);
+      if (refsBefore && !state.empty && state.defaultBranch && !refsBefore.has(`refs/heads/${state.defaultBranch}`)) {
+        await protectDefaultBranch(db, { id: project.id, default_branch: state.defaultBranch });
+      }
     }
   }
 

@@ -165,7 +165,8 @@ describe('project and group access tokens', () => {
     const refused = await git(['push', '-q', 'origin', 'HEAD'], dir);
     assert.notEqual(refused.code, 0);
     await git(['remote', 'set-url', 'origin', cloneUrl(t.baseUrl, project.path_with_namespace, { username: 'bot', password: writer.token })], dir);
-    const pushed = await git(['push', '-q', 'origin', 'HEAD'], dir);
+    // A branch of its own: the default branch is protected against Developers.
+    const pushed = await git(['push', '-q', 'origin', 'HEAD:refs/heads/bot'], dir);
     assert.equal(pushed.code, 0, pushed.stderr);
     const elsewhere = await git(['clone', '-q', cloneUrl(t.baseUrl, `${project.path_with_namespace.split('/')[0]}/elsewhere`, { username: 'bot', password: writer.token }), path.join(work, 'other')], work);
     assert.notEqual(elsewhere.code, 0);

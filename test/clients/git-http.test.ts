@@ -131,7 +131,7 @@ describe('git over smart HTTP', () => {
     assert.equal(retry.code, 0, retry.stderr);
   });
 
-  it('lets a reporter clone but not push, and a developer push', async () => {
+  it('lets a reporter clone but not push, and a developer push beside the protected default branch', async () => {
     const project = await createProject(aliceToken, { name: 'Team', initialize_with_readme: true });
     const reporter = await createUser(t.db);
     const developer = await createUser(t.db);
@@ -150,7 +150,10 @@ describe('git over smart HTTP', () => {
     const ddir = path.join(work, 'developer');
     assert.equal((await git(['clone', '-q', cloneUrl(t.baseUrl, project.path_with_namespace, developerCreds), ddir], work)).code, 0);
     await commitFile(ddir, 'd.txt', 'd\n', 'Developer');
-    const pushed = await git(['push', '-q', 'origin', 'main'], ddir);
+    // The default branch is protected (default_branch_protection 2): a Developer pushes beside it.
+    const protectedPush = await git(['push', '-q', 'origin', 'main'], ddir);
+    assert.match(protectedPush.stderr, /You are not allowed to push code to protected branches on this project\./);
+    const pushed = await git(['push', '-q', 'origin', 'main:topic'], ddir);
     assert.equal(pushed.code, 0, pushed.stderr);
   });
 

@@ -12,6 +12,7 @@ import type { ProjectRow } from '../../src/db/tables/projects.ts';
 import { repositoryPath } from '../../src/domain/repositories/storage.ts';
 import { inspectRepository } from '../../src/domain/repositories/repositories.ts';
 import { recordPush } from '../../src/domain/projects/projects.queries.ts';
+import { protectDefaultBranch } from '../../src/domain/protected-refs/protected-refs.ts';
 import { createToken, createUser } from './factories.ts';
 import type { TestApp } from './app.ts';
 
@@ -83,7 +84,10 @@ export async function pushFiles(t: TestApp, p: CiProject, files: Record<string, 
     git(work, 'push', '--quiet', 'origin', `HEAD:refs/heads/${branch}`);
     if (o.tag) git(work, 'push', '--quiet', 'origin', `HEAD:refs/tags/${o.tag}`);
     const sha = git(work, 'rev-parse', 'HEAD');
-    await recordPush(t.db, p.project.id, await inspectRepository(p.gitDir, null));
+    const state = await inspectRepository(p.gitDir, null);
+    await recordPush(t.db, p.project.id, state);
+    // As after a push over HTTP, the default branch is protected once it exists (smart-http.ts).
+    await protectDefaultBranch(t.db, { id: p.project.id, default_branch: state.defaultBranch });
     return sha;
   } finally {
     fs.rmSync(work, { recursive: true, force: true });

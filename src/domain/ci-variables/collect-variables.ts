@@ -6,10 +6,10 @@
  * trigger). Later entries win for the same key once the runner applies them in order, so the
  * list is sent in that order, after the configuration's variables (runnerVariables).
  *
- * Protected variables go only to jobs on protected refs. kiln has no protected-branch settings
- * yet, so it protects what the Service protects by default: the project's default branch; no
- * tags (README, Compatibility). Jobs here have no environment, so only variables of the scope `*`
- * apply, as the Service gives a job without an environment.
+ * Protected variables go only to jobs on protected refs: a ref a protected branch or tag pattern
+ * covers (Project#protected_for?, asked when the job is handed out, as the Service builds a job's
+ * variables then). Jobs here have no environment, so only variables of the scope `*` apply, as
+ * the Service gives a job without an environment.
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
@@ -19,14 +19,11 @@ import { namespacePathsById } from '../namespaces/namespaces.queries.ts';
 import { pipelineVariables, variablesForJob } from './ci-variables.queries.ts';
 import { sealerFor, type Sealer } from './encryption.ts';
 import type { RunnerVariable } from '../runners/predefined-variables.ts';
+import { isProtectedRefOf } from '../protected-refs/protected-refs.ts';
 
 /** A variable as the runner protocol carries it (Ci::HasVariable#to_runner_variable). */
 export type CollectedVariable = RunnerVariable;
 
-/** The default branch is protected, as the Service protects it by default; nothing else is. */
-export function isProtectedRef(project: Pick<ProjectRow, 'default_branch'>, ref: string, tag: boolean): boolean {
-  return !tag && project.default_branch !== null && ref === project.default_branch;
-}
 
 function rank(row: CiVariableRow, groupDepth: Map<number, number>): number {
   if (row.project_id !== null) return 1_000_000;
@@ -48,7 +45,7 @@ async function ownedVariables(
   const lineage = (await namespacePathsById(db, [project.namespace_id])).get(project.namespace_id)?.lineage ?? [];
   // lineage runs from the project's namespace up to the root: the root ranks lowest.
   const groupDepth = new Map(lineage.map((id, i) => [id, lineage.length - i]));
-  const rows = await variablesForJob(db, project.id, lineage, isProtectedRef(project, ref, tag));
+  const rows = await variablesForJob(db, project.id, lineage, await isProtectedRefOf(db, project.id, ref, tag));
   rows.sort((a, b) => rank(a, groupDepth) - rank(b, groupDepth) || a.id - b.id);
   return rows.map((r) => toRunner(r.key, sealer.open(r.encrypted_value), r.variable_type, { masked: r.masked === 1, raw: r.raw === 1 }));
 }

@@ -19,6 +19,7 @@ import { visibilityName } from '../permissions/access.ts';
 import { refSlug, serverAddressVariables } from '../runners/predefined-variables.ts';
 import { repositoryPath } from '../repositories/storage.ts';
 import type { CiEnv } from './ci-env.ts';
+import { isProtectedRefOf } from '../protected-refs/protected-refs.ts';
 import { changedPaths, listTree, readFileAt, resolveCommitish, resolveRef, type CommitData } from './git-source.ts';
 
 export interface ContextInput {
@@ -71,8 +72,8 @@ export async function creationVariables(env: CiEnv, c: ContextInput, fullPath: s
   set('CI_COMMIT_BEFORE_SHA', c.beforeSha);
   set('CI_COMMIT_REF_NAME', c.ref);
   set('CI_COMMIT_REF_SLUG', refSlug(c.ref));
-  // The default branch is protected by default in the Service; kiln has no other protected refs.
-  set('CI_COMMIT_REF_PROTECTED', String(!c.tag && c.ref === c.project.default_branch));
+  // Pipeline#protected_ref?: a protected branch or tag pattern covers the ref.
+  set('CI_COMMIT_REF_PROTECTED', String(await isProtectedRefOf(env.db, c.project.id, c.ref, c.tag)));
   if (c.tag) set('CI_COMMIT_TAG', c.ref);
   else set('CI_COMMIT_BRANCH', c.ref);
   set('CI_COMMIT_MESSAGE', c.commit.message);

@@ -6,6 +6,7 @@
 import { syncProjectTopics } from '../topics/topics.queries.ts';
 import { recordEvent } from '../events/events.queries.ts';
 import { isValidRefName } from '../repositories/ref-name.ts';
+import { protectDefaultBranch } from '../protected-refs/protected-refs.ts';
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB, NamespaceRow, UserRow } from '../../db/types.ts';
@@ -119,6 +120,8 @@ export async function createProject(db: Kysely<DB>, shards: StorageShard[], inpu
         author: { name: input.creator.name, email: input.creator.commit_email || input.creator.email },
       });
       project = await updateProjectRow(db, project.id, { default_branch: branch, empty_repo: 0, readme_path: 'README.md' });
+      // The README's commit created the default branch: Projects::ProtectDefaultBranchService protects it.
+      await protectDefaultBranch(db, project);
     }
   } catch (err) {
     await removeRepository(absPath);

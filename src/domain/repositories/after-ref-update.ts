@@ -12,6 +12,7 @@ import { projectRepository, type RefUpdate } from './project-repository.ts';
 import type { CiEnv } from '../pipelines/ci-env.ts';
 import { createPushPipelines } from '../pipelines/push-pipelines.ts';
 import { recordPushEvents } from '../events/push-events.ts';
+import { protectDefaultBranch } from '../protected-refs/protected-refs.ts';
 
 /**
  * `userId` changed the refs and is the push pipelines' user. The pipelines are created after the
@@ -26,6 +27,10 @@ export async function afterRefUpdate(
   const repo = projectRepository(env.storages, project);
   const state = await inspectRepository(repo.gitDir, project.default_branch);
   await recordPush(env.db, project.id, state);
+  // A default branch this write created is protected, as after a push (Project#after_create_default_branch).
+  if (state.defaultBranch && updates.some((u) => u.ref === `refs/heads/${state.defaultBranch}` && /^0+$/.test(u.before))) {
+    await protectDefaultBranch(env.db, { id: project.id, default_branch: state.defaultBranch });
+  }
   setImmediate(() => {
     // The write's push events (the Service runs the same post-receive for API writes), then its pipelines.
     recordPushEvents(env.db, { gitDir: repo.gitDir, project, authorId: userId, updates })

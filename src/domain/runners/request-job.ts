@@ -5,7 +5,8 @@
  * gets a fresh job token, valid while it runs. Instance runners take the jobs of any project that
  * keeps shared_runners_enabled (the Service's Ci::Runner instance_type scope); a project
  * runner only those of the projects it is enabled for; a group runner those of the projects in
- * its group and the group's subgroups.
+ * its group and the group's subgroups. A protected runner takes only the jobs of protected refs
+ * (decided when the job is handed out; the Service records it on the job at its creation).
  */
 import type { BuildRow, RunnerRow } from '../../db/tables/ci.ts';
 import { nowIso } from '../clock.ts';
@@ -16,6 +17,7 @@ import { processPipeline } from '../pipelines/process-pipeline.ts';
 import { findProjectById, projectsWithoutSharedRunners } from '../projects/projects.queries.ts';
 import { collectJobVariables, type CollectedVariable } from '../ci-variables/collect-variables.ts';
 import { descendantGroupIds } from '../namespaces/namespaces.queries.ts';
+import { isProtectedRefOf } from '../protected-refs/protected-refs.ts';
 import { projectIdsInNamespaces, runnerProjectIds } from './runners.queries.ts';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
@@ -47,6 +49,14 @@ export async function requestJob(env: CiEnv, runner: RunnerRow): Promise<{
   if (!runner.active) return null;
   const projects = await runnerProjectScope(env.db, runner);
   if (projects !== null && projects.size === 0) return null;
+  // A protected runner (access_level ref_protected) takes only jobs of protected refs (Ci::Runner#ref_protected?).
+  const protectedRefs = new Map<string, Promise<boolean>>();
+  const onProtectedRef = (job: BuildRow) => {
+    const key = `${job.project_id}\u0000${job.tag}\u0000${job.ref}`;
+    let known = protectedRefs.get(key);
+    if (!known) protectedRefs.set(key, known = isProtectedRefOf(env.db, job.project_id, job.ref, job.tag === 1));
+    return known;
+  };
   let afterId = 0;
   for (let scanned = 0; scanned < MAX_SCANNED; scanned += BATCH) {
     const batch = await pendingBuilds(env.db, afterId, BATCH);
@@ -56,6 +66,7 @@ export async function requestJob(env: CiEnv, runner: RunnerRow): Promise<{
     for (const candidate of batch) {
       if (!runnerCanPick(runner, candidate) || (projects !== null && !projects.has(candidate.project_id))) continue;
       if (unshared?.has(candidate.project_id)) continue;
+      if (runner.access_level === 'ref_protected' && !await onProtectedRef(candidate)) continue;
       const token = generateToken(20);
       const timeout = runner.maximum_timeout === null ? candidate.timeout : Math.min(candidate.timeout, runner.maximum_timeout);
       const job = await applyJobEvent(env.db, candidate, 'run', {

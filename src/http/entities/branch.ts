@@ -1,7 +1,8 @@
 /**
- * The Branch and Tag entities of the Service's repository API. kiln has no protected branches
- * or tags and no releases, so `protected` is false, the developers_can_* flags are false (the
- * Service answers false for a branch no protection rule matches) and `release` is null.
+ * The Branch and Tag entities of the Service's repository API. `protected` says whether a
+ * protected branch or tag pattern covers the name; developers_can_push/merge whether a covering
+ * pattern admits Developers (false for a branch no pattern covers, as the Service answers);
+ * `can_push` whether the viewer may push to the branch. kiln has no releases: `release` is null.
  */
 import { Type, type Static } from 'typebox';
 import { CommitSchema, type Commit } from './commit.ts';
@@ -32,14 +33,18 @@ export type Tag = Static<typeof TagSchema>;
 
 export function presentBranch(
   name: string, commit: Commit,
-  o: { merged: boolean; canPush: boolean; isDefault: boolean; projectWebUrl: string },
+  o: {
+    merged: boolean; canPush: boolean; isDefault: boolean; projectWebUrl: string;
+    protected: boolean; developersCanPush: boolean; developersCanMerge: boolean;
+  },
 ): Branch {
   return {
-    name, commit, merged: o.merged, protected: false, developers_can_push: false, developers_can_merge: false,
+    name, commit, merged: o.merged, protected: o.protected, developers_can_push: o.developersCanPush,
+    developers_can_merge: o.developersCanMerge,
     can_push: o.canPush, default: o.isDefault, web_url: `${o.projectWebUrl}/-/tree/${name}`,
   };
 }
 
-export function presentTag(name: string, target: string, message: string | null, commit: Commit): Tag {
-  return { name, message, target, commit, release: null, protected: false };
+export function presentTag(name: string, target: string, message: string | null, commit: Commit, isProtected: boolean): Tag {
+  return { name, message, target, commit, release: null, protected: isProtected };
 }

@@ -12,6 +12,8 @@ import { canOnProject } from '../../domain/permissions/project.policy.ts';
 import { conflict, forbidden, notFound } from '../errors.ts';
 import { READ_ONLY_MESSAGE } from '../../domain/repositories/repositories.ts';
 import { presentCommit, type Commit } from '../entities/commit.ts';
+import { protectionRulesFor, refActorFor } from '../../domain/protected-refs/protected-refs.ts';
+import { canPushToBranch, PUSH_INTO_BRANCH_DENIED, type ProtectionRules, type RefActor } from '../../domain/protected-refs/ref-rules.ts';
 
 export interface RepositoryContext extends ProjectContext {
   repo: ProjectRepository;
@@ -40,6 +42,23 @@ export async function loadRepository(
     webUrl: `${config.externalUrl}/${ctx.namespace.fullPath}/${ctx.project.path}`,
     canPush,
   };
+}
+
+/** The caller as the project's protected branches and tags judge them. */
+export function refActorOf(ctx: ProjectContext): RefActor | null {
+  return refActorFor(ctx.actor, ctx.project);
+}
+
+/**
+ * authorize_push_to_branch!: 403 `You are not allowed to push into this branch` when the branch
+ * is protected against the caller (or the repository is empty and its default branch protected).
+ */
+export async function authorizePushToBranch(request: FastifyRequest, ctx: RepositoryContext, branch: string): Promise<ProtectionRules> {
+  const rules = await protectionRulesFor(request.server.kiln.db, ctx.project.id);
+  if (!canPushToBranch(rules, refActorOf(ctx), branch, { emptyRepo: ctx.project.empty_repo === 1 })) {
+    throw forbidden(PUSH_INTO_BRANCH_DENIED);
+  }
+  return rules;
 }
 
 /**

@@ -6,18 +6,21 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { listRefs, mergedBranches, type RefEntry } from '../../../domain/repositories/git-read.ts';
+import { listRefs, mergedBranches, refTarget, resolveCommit, type RefEntry } from '../../../domain/repositories/git-read.ts';
+import { apiRefChangeRefusal, protectionRulesFor } from '../../../domain/protected-refs/protected-refs.ts';
+import { canPushToBranch, isProtectedBranch, matchingBranchRules } from '../../../domain/protected-refs/ref-rules.ts';
+import { DEVELOPER } from '../../../domain/protected-refs/access-levels.ts';
 import { deleteBranch } from '../../../domain/repositories/ref-writes.ts';
 import { createBranchFromApi } from '../../../domain/repositories/create-branch.ts';
 import { ciEnvFrom } from '../../../domain/pipelines/ci-env.ts';
 import { afterRefUpdate } from '../../../domain/repositories/after-ref-update.ts';
-import { validRefName } from '../../../domain/repositories/ref-names.ts';
+import { readableRevision, validRefName, ZERO_ID } from '../../../domain/repositories/ref-names.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { paginateArray, paginationParams } from '../../lists/pagination.ts';
 import { BranchSchema, presentBranch, type Branch } from '../../entities/branch.ts';
 import { checkUnmodifiedSince } from '../../unmodified-since.ts';
-import { loadRepository, presentCommits, repositoryReadOnly, type RepositoryContext } from '../../loaders/repository.ts';
+import { loadRepository, presentCommits, refActorOf, repositoryReadOnly, type RepositoryContext } from '../../loaders/repository.ts';
 import { matchesRefSearch, MAX_REF_SEARCH } from './ref-search.ts';
 import { route } from '../../route.ts';
 import { findProjectById } from '../../../domain/projects/projects.queries.ts';
@@ -36,15 +39,21 @@ const branches: FastifyPluginAsync = async (app) => {
 
   async function present(ctx: RepositoryContext, refs: RefEntry[]): Promise<Branch[]> {
     const defaultBranch = ctx.project.default_branch;
-    const [commits, merged] = await Promise.all([
+    const [commits, merged, rules] = await Promise.all([
       presentCommits(ctx, refs.map((r) => r.commitId)),
       defaultBranch && refs.length > 0 ? mergedBranches(
         ctx.repo.gitDir, `refs/heads/${defaultBranch}`,
       ) : Promise.resolve(new Set<string>()),
+      protectionRulesFor(db, ctx.project.id),
     ]);
+    const actor = refActorOf(ctx);
+    // ProtectedBranch.developers_can?: a covering pattern's level is Developer.
+    const developersCan = (name: string, action: 'push' | 'merge') => matchingBranchRules(rules, name)
+      .some((b) => b[action].includes(DEVELOPER));
     return refs.map((r) => presentBranch(r.name, commits.get(r.commitId)!, {
-      merged: r.name !== defaultBranch && merged.has(r.name), canPush: ctx.canPush, isDefault: r.name === defaultBranch,
-      projectWebUrl: ctx.webUrl,
+      merged: r.name !== defaultBranch && merged.has(r.name), canPush: canPushToBranch(rules, actor, r.name),
+      isDefault: r.name === defaultBranch, projectWebUrl: ctx.webUrl, protected: isProtectedBranch(rules, r.name),
+      developersCanPush: developersCan(r.name, 'push'), developersCanMerge: developersCan(r.name, 'merge'),
     }));
   }
 
@@ -83,6 +92,16 @@ const branches: FastifyPluginAsync = async (app) => {
     schema: { summary: 'Create a branch from a ref', tags: ['branches'], response: { 201: BranchSchema } },
   }, async ({ request, reply, input, caller }) => {
     const ctx = await loadRepository(request, input.id, 'write');
+    // The new branch passes the pre-receive check as the Service's UserCreateBranch runs it (from the web).
+    const target = validRefName(input.branch) && readableRevision(input.ref) ? await resolveCommit(ctx.repo.gitDir, input.ref) : null;
+    // (A name already taken is refused for that first, by createBranch.)
+    if (target && ctx.project.empty_repo !== 1 && !await refTarget(ctx.repo.gitDir, `refs/heads/${input.branch}`)) {
+      const refusal = await apiRefChangeRefusal(db, {
+        projectId: ctx.project.id, gitDir: ctx.repo.gitDir, actor: refActorOf(ctx), emptyRepo: false,
+        defaultBranch: ctx.project.default_branch, ref: `refs/heads/${input.branch}`, oldrev: ZERO_ID, newrev: target,
+      });
+      if (refusal) throw new ApiError(400, { message: refusal });
+    }
     const user = { name: caller.user.name, email: caller.user.commit_email || caller.user.email };
     const result = await createBranchFromApi(db, ctx.repo, {
       name: input.branch, ref: input.ref, defaultBranch: ctx.project.default_branch, user,
@@ -108,6 +127,14 @@ const branches: FastifyPluginAsync = async (app) => {
     const branch = await findBranch(ctx, input.branch);
     // destroy_conditionally!: the branch's last change is its commit's date.
     checkUnmodifiedSince(request, branch.committedDate);
+    if (input.branch !== ctx.project.default_branch) {
+      // Branches::DeleteService: the pre-receive check refuses a protected branch to all but Maintainers.
+      const refusal = await apiRefChangeRefusal(db, {
+        projectId: ctx.project.id, gitDir: ctx.repo.gitDir, actor: refActorOf(ctx), emptyRepo: false,
+        defaultBranch: ctx.project.default_branch, ref: `refs/heads/${input.branch}`, oldrev: branch.commitId, newrev: ZERO_ID,
+      });
+      if (refusal) throw new ApiError(400, { message: refusal });
+    }
     const result = await deleteBranch(db, ctx.repo, input.branch, ctx.project.default_branch);
     if (!result.ok) {
       if (result.reason === 'read_only') throw repositoryReadOnly();

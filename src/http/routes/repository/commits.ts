@@ -6,7 +6,9 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { commitStats, countLog, logPage, readCommit, resolveCommit, type CommitInfo } from '../../../domain/repositories/git-read.ts';
+import {
+  commitStats, countLog, logPage, readCommit, refTarget, resolveCommit, type CommitInfo,
+} from '../../../domain/repositories/git-read.ts';
 import { COMMIT_ACTIONS, commitActions, MAX_ACTIONS, type CommitAction } from '../../../domain/repositories/commit-actions.ts';
 import { ciEnvFrom } from '../../../domain/pipelines/ci-env.ts';
 import { afterRefUpdate } from '../../../domain/repositories/after-ref-update.ts';
@@ -19,7 +21,10 @@ import { defineParams, P } from '../../input/params.ts';
 import { pageWindow, paginationParams, setOffsetHeaders, MAX_COUNT } from '../../lists/pagination.ts';
 import { CommitDetailSchema, CommitSchema, presentCommit, presentCommitDetail } from '../../entities/commit.ts';
 import { presentPipelineBasic } from '../../entities/pipeline.ts';
-import { loadRepository, repositoryReadOnly, type RepositoryContext } from '../../loaders/repository.ts';
+import { authorizePushToBranch, loadRepository, repositoryReadOnly, type RepositoryContext } from '../../loaders/repository.ts';
+import {
+  BRANCH_MESSAGES, branchAllowsForcePush, isProtectedBranch, PUSH_INTO_BRANCH_DENIED,
+} from '../../../domain/protected-refs/ref-rules.ts';
 import { decodeContent } from './content.ts';
 import { rejectLongStrings, rejectNulBytes, rejectUnusableGitIdentity } from '../../input/string-guards.ts';
 import { route } from '../../route.ts';
@@ -134,7 +139,13 @@ const commits: FastifyPluginAsync = async (app) => {
     if (Buffer.byteLength(input.commit_message) > MAX_MESSAGE_BYTES) throw invalidParams(['commit_message is too long']);
     // `actions=` (empty) is Grape's nil: no actions at all.
     if (!input.actions || input.actions.length === 0 || input.actions.length > MAX_ACTIONS) throw invalidParams(['actions is invalid']);
-    const ctx = await loadRepository(request, input.id, 'write', 'You are not allowed to push into this branch');
+    const ctx = await loadRepository(request, input.id, 'write', PUSH_INTO_BRANCH_DENIED);
+    const rules = await authorizePushToBranch(request, ctx, input.branch);
+    // `force` rewrites the branch: on a protected branch only where force pushes are allowed (BranchCheck, from the web).
+    if (input.force && isProtectedBranch(rules, input.branch) && !branchAllowsForcePush(rules, input.branch)
+      && await refTarget(ctx.repo.gitDir, `refs/heads/${input.branch}`)) {
+      throw new ApiError(400, { message: BRANCH_MESSAGES.forcePushProtectedBranch });
+    }
     const user = caller.user;
     const actions: CommitAction[] = input.actions.map((a) => ({
       action: a.action, filePath: a.file_path, previousPath: a.previous_path,

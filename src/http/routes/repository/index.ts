@@ -20,6 +20,7 @@ import blobs from './blobs.ts';
 import contributors from './contributors.ts';
 import languages from './languages.ts';
 import changelog from './changelog.ts';
+import protectedRefs from './protected-refs.ts';
 
 export default async function repositoryArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'repository', {
@@ -38,5 +39,6 @@ export default async function repositoryArea(api: FastifyInstance): Promise<void
     'contributors': contributors,      // /projects/:id/repository/contributors
     'languages': languages,            // /projects/:id/languages
     'changelog': changelog,            // /projects/:id/repository/changelog (GET, POST)
+    'protected-refs': protectedRefs,   // /projects/:id/protected_branches, /projects/:id/protected_tags
   });
 }

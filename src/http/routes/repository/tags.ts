@@ -5,17 +5,19 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { listRefs, type RefEntry } from '../../../domain/repositories/git-read.ts';
+import { listRefs, refTarget, resolveCommit, type RefEntry } from '../../../domain/repositories/git-read.ts';
+import { apiRefChangeRefusal, protectionRulesFor } from '../../../domain/protected-refs/protected-refs.ts';
+import { isProtectedTag } from '../../../domain/protected-refs/ref-rules.ts';
 import { createTag, deleteTag, MAX_MESSAGE_BYTES } from '../../../domain/repositories/ref-writes.ts';
 import { ciEnvFrom } from '../../../domain/pipelines/ci-env.ts';
 import { afterRefUpdate } from '../../../domain/repositories/after-ref-update.ts';
-import { validRefName } from '../../../domain/repositories/ref-names.ts';
+import { readableRevision, validRefName, ZERO_ID } from '../../../domain/repositories/ref-names.ts';
 import { ApiError, invalidParams, notFound } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { paginateArray, paginationParams } from '../../lists/pagination.ts';
 import { presentTag, TagSchema, type Tag } from '../../entities/branch.ts';
 import { checkUnmodifiedSince } from '../../unmodified-since.ts';
-import { loadRepository, presentCommits, repositoryReadOnly, type RepositoryContext } from '../../loaders/repository.ts';
+import { loadRepository, presentCommits, refActorOf, repositoryReadOnly, type RepositoryContext } from '../../loaders/repository.ts';
 import { matchesRefSearch, MAX_REF_SEARCH } from './ref-search.ts';
 import { rejectNulBytes } from '../../input/string-guards.ts';
 import { route } from '../../route.ts';
@@ -41,8 +43,8 @@ const tags: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
 
   async function present(ctx: RepositoryContext, refs: RefEntry[]): Promise<Tag[]> {
-    const commits = await presentCommits(ctx, refs.map((r) => r.commitId));
-    return refs.map((r) => presentTag(r.name, r.target, r.tagMessage, commits.get(r.commitId)!));
+    const [commits, rules] = await Promise.all([presentCommits(ctx, refs.map((r) => r.commitId)), protectionRulesFor(db, ctx.project.id)]);
+    return refs.map((r) => presentTag(r.name, r.target, r.tagMessage, commits.get(r.commitId)!, isProtectedTag(rules, r.name)));
   }
 
   async function findTag(ctx: RepositoryContext, name: string): Promise<RefEntry> {
@@ -82,6 +84,15 @@ const tags: FastifyPluginAsync = async (app) => {
     rejectNulBytes(input, ['message']);
     if (input.message && Buffer.byteLength(input.message) > MAX_MESSAGE_BYTES) throw invalidParams(['message is too long']);
     const ctx = await loadRepository(request, input.id, 'write');
+    // A protected tag is created only by those its create level admits (TagCheck, from the web).
+    const target = validRefName(input.tag_name) && readableRevision(input.ref) ? await resolveCommit(ctx.repo.gitDir, input.ref) : null;
+    if (target && !await refTarget(ctx.repo.gitDir, `refs/tags/${input.tag_name}`)) {
+      const refusal = await apiRefChangeRefusal(db, {
+        projectId: ctx.project.id, gitDir: ctx.repo.gitDir, actor: refActorOf(ctx), emptyRepo: ctx.project.empty_repo === 1,
+        defaultBranch: ctx.project.default_branch, ref: `refs/tags/${input.tag_name}`, oldrev: ZERO_ID, newrev: target,
+      });
+      if (refusal) throw new ApiError(400, { message: refusal });
+    }
     const user = caller.user;
     const result = await createTag(db, ctx.repo, {
       name: input.tag_name, ref: input.ref, message: input.message || null, tagger: {
@@ -107,6 +118,12 @@ const tags: FastifyPluginAsync = async (app) => {
     const ctx = await loadRepository(request, input.id, 'write');
     const tag = await findTag(ctx, input.tag_name);
     checkUnmodifiedSince(request, tag.committedDate);
+    // Tags::DestroyService: the pre-receive check never lets a protected tag go (CE 15.2).
+    const refusal = await apiRefChangeRefusal(db, {
+      projectId: ctx.project.id, gitDir: ctx.repo.gitDir, actor: refActorOf(ctx), emptyRepo: false,
+      defaultBranch: ctx.project.default_branch, ref: `refs/tags/${input.tag_name}`, oldrev: tag.target, newrev: ZERO_ID,
+    });
+    if (refusal) throw new ApiError(400, { message: refusal });
     const result = await deleteTag(db, ctx.repo, input.tag_name);
     if (!result.ok) {
       if (result.reason === 'read_only') throw repositoryReadOnly();
