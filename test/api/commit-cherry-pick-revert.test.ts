@@ -86,12 +86,15 @@ describe('cherry-pick and revert API', () => {
   });
 
   it('reverts a commit on a branch, then refuses the same revert as empty', async () => {
-    const res = await post('revert', shas.third, { branch: 'main' });
+    // main is protected (default_branch_protection 2): a Developer may not write to it, a Maintainer may.
+    const developer = await post('revert', shas.third, { branch: 'main' });
+    assert.deepEqual(developer.json(), { message: '403 Forbidden - You are not allowed to push into this branch' });
+    const res = await post('revert', shas.third, { branch: 'main' }, people.tokens.maintainer);
     assert.equal(res.statusCode, 201, res.body);
     assert.equal(res.json().message, `Revert "third"\n\nThis reverts commit ${shas.third}`);
-    assert.equal(res.json().author_name, people.users.developer.name);
+    assert.equal(res.json().author_name, people.users.maintainer.name);
     assert.equal(await file('main', 'a.txt'), '1\n2\n3\n');
-    const again = await post('revert', shas.third, { branch: 'main' });
+    const again = await post('revert', shas.third, { branch: 'main' }, people.tokens.maintainer);
     assert.equal(again.statusCode, 400);
     assert.equal(again.json().error_code, 'empty');
     assert.match(again.json().message, /^Sorry, we cannot revert this commit automatically\. This commit may already have been reverted, /);
@@ -110,7 +113,7 @@ describe('cherry-pick and revert API', () => {
     const res = await post('cherry_pick', shas.conflicting, { branch: 'test' });
     assert.equal(res.statusCode, 400);
     assert.equal(res.json().error_code, 'conflict');
-    const dry = await post('revert', shas.first, { branch: 'main', dry_run: true });
+    const dry = await post('revert', shas.first, { branch: 'main', dry_run: true }, people.tokens.maintainer);
     assert.equal(dry.statusCode, 400);
     assert.deepEqual([dry.json().error_code, dry.json().dry_run], ['conflict', 'error']);
   });
@@ -120,7 +123,7 @@ describe('cherry-pick and revert API', () => {
     assert.equal(reporter.statusCode, 403);
     assert.deepEqual(reporter.json(), { message: '403 Forbidden - You are not allowed to push into this branch' });
     assert.equal((await post('revert', shas.second, { branch: 'main' }, people.tokens.nonMember)).statusCode, 404);
-    assert.deepEqual((await post('revert', 'f'.repeat(40), { branch: 'main' })).json(), { message: '404 Commit Not Found' });
+    assert.deepEqual((await post('revert', 'f'.repeat(40), { branch: 'test' })).json(), { message: '404 Commit Not Found' });
     assert.deepEqual((await post('revert', shas.second, { branch: 'nope' })).json(), { message: '404 Branch Not Found' });
     assert.deepEqual((await post('revert', shas.second, { branch: 'a..b' })).json(), { message: '404 Branch Not Found' });
     assert.deepEqual((await post('revert', shas.second, {})).json(), { message: '400 Bad request - "branch" not given' });

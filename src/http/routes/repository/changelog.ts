@@ -16,7 +16,9 @@ import { MAX_REF_NAME } from '../../../domain/repositories/ref-names.ts';
 import { MAX_MESSAGE_BYTES } from '../../../domain/repositories/ref-writes.ts';
 import { ApiError, forbidden, invalidParams } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
-import { loadRepository, repositoryReadOnly, type RepositoryContext } from '../../loaders/repository.ts';
+import { loadRepository, refActorOf, repositoryReadOnly, type RepositoryContext } from '../../loaders/repository.ts';
+import { protectionRulesFor } from '../../../domain/protected-refs/protected-refs.ts';
+import { canPushToBranch } from '../../../domain/protected-refs/ref-rules.ts';
 import { route } from '../../route.ts';
 
 const releaseAttributes = {
@@ -77,7 +79,11 @@ const changelog: FastifyPluginAsync = async (app) => {
   }, async ({ request, reply, input, caller }) => {
     const ctx = await loadRepository(request, input.id, 'read');
     const branch = input.branch || ctx.project.default_branch || 'main';
-    if (!ctx.canPush) throw forbidden('You are not allowed to commit a changelog on this branch');
+    // Gitlab::Changelog::Committer: the caller must be able to push to that branch, protection included.
+    const rules = await protectionRulesFor(db, ctx.project.id);
+    if (!ctx.canPush || !canPushToBranch(rules, refActorOf(ctx), branch, { emptyRepo: ctx.project.empty_repo === 1 })) {
+      throw forbidden('You are not allowed to commit a changelog on this branch');
+    }
     const message = input.message || `Add changelog for version ${input.version}`;
     if (Buffer.byteLength(message) > MAX_MESSAGE_BYTES) throw invalidParams(['message is too long']);
     const req = releaseRequest(ctx, input, branch);

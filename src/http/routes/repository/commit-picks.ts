@@ -15,7 +15,7 @@ import { ciEnvFrom } from '../../../domain/pipelines/ci-env.ts';
 import { ApiError, invalidParams, notFound } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { CommitSchema, presentCommit } from '../../entities/commit.ts';
-import { loadCommit, loadRepository, repositoryReadOnly } from '../../loaders/repository.ts';
+import { authorizePushToBranch, loadCommit, loadRepository, repositoryReadOnly } from '../../loaders/repository.ts';
 import type { Caller } from '../../auth/caller.ts';
 import { route } from '../../route.ts';
 
@@ -44,6 +44,7 @@ const commitPicks: FastifyPluginAsync = async (app) => {
     if (input.branch.trim() === '') throw invalidParams(['branch is empty']);
     // authorize_push_to_branch! comes before the commit and the branch are looked up.
     const ctx = await loadRepository(request, input.id, 'write', 'You are not allowed to push into this branch');
+    await authorizePushToBranch(request, ctx, input.branch);
     const commit = await loadCommit(ctx, input.sha);
     const user = caller.user;
     const result = await pickCommit(db, ctx.repo, {
