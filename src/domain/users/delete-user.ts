@@ -23,6 +23,7 @@ import { personalProjectRepositories } from '../projects/projects.queries.ts';
 import { removeRepository } from '../repositories/repositories.ts';
 import { repositoryPath } from '../repositories/storage.ts';
 import { moveProjectSnippets, snippetsByAuthor } from '../snippets/snippets.queries.ts';
+import { moveDeployKeysToUser } from '../deploy-keys/deploy-keys.queries.ts';
 import { lockContainers, type ContainerKind } from '../storage-moves/storage-moves.queries.ts';
 import { removeAvatar } from './avatar.ts';
 import { ensureGhostUser } from './ghost-user.ts';
@@ -71,6 +72,8 @@ const CONTRIBUTION_MOVERS: ContributionMover[] = [
   (trx, from, ghost) => reassignIssues(trx, from.id, ghost.id),
   // Project snippets stay with their projects (migrate_snippets); only personal ones go with the account.
   (trx, from, ghost) => moveProjectSnippets(trx, from.id, ghost.id),
+  // Deploy keys they created keep serving their projects (DeployKey#user: the ghost user when gone).
+  (trx, from, ghost) => moveDeployKeysToUser(trx, from.id, ghost.id),
 ];
 
 /** A repository to remove from disk once the rows naming it are gone. */

@@ -11,6 +11,7 @@ import snippets from './snippets.ts';
 import snippetReads from './snippet-reads.ts';
 import projectSnippets from './project-snippets.ts';
 import accessTokens from './access-tokens.ts';
+import deployKeys from './deploy-keys.ts';
 
 export default async function projectsArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'projects', {
@@ -20,5 +21,6 @@ export default async function projectsArea(api: FastifyInstance): Promise<void> 
     'snippet-reads': snippetReads,     // /snippets/public, /snippets/:id/files/:ref/:file_path/raw
     'project-snippets': projectSnippets, // /projects/:id/snippets[/:snippet_id[/raw|/files/:ref/:file_path/raw|/user_agent_detail]]
     'access-tokens': accessTokens,     // /projects/:id/access_tokens, /groups/:id/access_tokens
+    'deploy-keys': deployKeys,         // /deploy_keys, /projects/:id/deploy_keys[/:key_id[/enable]]
   });
 }

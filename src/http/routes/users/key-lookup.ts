@@ -3,6 +3,7 @@
  * either form ("SHA256:<base64>" or MD5 "aa:bb:…"), answering SSHKeyWithUser. Administrators only.
  */
 import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
 import type { KeyRow } from '../../../db/tables/keys.ts';
 import { findKeyByFingerprint, findKeyById } from '../../../domain/keys/keys.queries.ts';
 import { parseFingerprintQuery } from '../../../domain/keys/ssh-public-key.ts';
@@ -10,7 +11,9 @@ import { findUserProfile, identitiesOf } from '../../../domain/users/users.queri
 import { authenticatedAsAdmin } from '../../auth/admin.ts';
 import { ApiError, notFound, recordNotFound } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
-import { presentSshKey, SSHKeyWithUserSchema } from '../../entities/ssh-key.ts';
+import { presentSshKey } from '../../entities/ssh-key.ts';
+import { DeployKeyWithUserSchema, presentDeployKeysProjectLink } from '../../entities/deploy-key.ts';
+import { linksOfKeys } from '../../../domain/deploy-keys/deploy-keys.queries.ts';
 import { presentUserPublic } from '../../entities/user.ts';
 import { route } from '../../route.ts';
 
@@ -20,6 +23,11 @@ const params = {
 };
 
 const tags = ['keys'];
+/** SSHKeyWithUser, and for a deploy key DeployKeyWithUser (its deploy_keys_projects besides). */
+const KeyWithUser = Type.Object({
+  ...DeployKeyWithUserSchema.properties,
+  deploy_keys_projects: Type.Optional(DeployKeyWithUserSchema.properties.deploy_keys_projects),
+}, { title: 'SSHKeyWithUser' });
 
 const keys: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
@@ -30,12 +38,15 @@ const keys: FastifyPluginAsync = async (app) => {
     const user = presentUserPublic(owner, {
       followers: owner.followers, following: owner.following, isFollowed: owner.is_followed > 0, identities,
     }, { externalUrl: config.externalUrl, canReadProfile: true });
-    return { ...presentSshKey(key, owner, config.externalUrl), user };
+    const entity = { ...presentSshKey(key, owner, config.externalUrl), user };
+    // A deploy key's answer adds the projects it is enabled on (DeployKeyWithUser).
+    if (key.type !== 'DeployKey') return entity;
+    return { ...entity, deploy_keys_projects: (await linksOfKeys(db, [key.id])).map(presentDeployKeysProjectLink) };
   }
 
   route(app, {
     method: 'GET', url: '/keys/:id', auth: 'required', params: params.show,
-    schema: { summary: 'An SSH key with its owner, by id (administrators)', tags, response: { 200: SSHKeyWithUserSchema } },
+    schema: { summary: 'An SSH key with its owner, by id (administrators)', tags, response: { 200: KeyWithUser } },
   }, async ({ request, input }) => {
     const admin = authenticatedAsAdmin(request);
     const { id } = input;
@@ -47,7 +58,7 @@ const keys: FastifyPluginAsync = async (app) => {
 
   route(app, {
     method: 'GET', url: '/keys', auth: 'required', params: params.find,
-    schema: { summary: 'An SSH key with its owner, by fingerprint (administrators)', tags, response: { 200: SSHKeyWithUserSchema } },
+    schema: { summary: 'An SSH key with its owner, by fingerprint (administrators)', tags, response: { 200: KeyWithUser } },
   }, async ({ request, input }) => {
     const admin = authenticatedAsAdmin(request);
     const { fingerprint } = input;
