@@ -18,32 +18,17 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import type { UserRow } from '../db/types.ts';
 import { identifyGitClient } from './git-credentials.ts';
-import { findRepositoryTarget, type RepositoryTarget } from './repository-target.ts';
+import type { RepositoryTarget } from './repository-target.ts';
 import { runHttpBackend } from './http-backend.ts';
-import { repositoryPath, shardRoot } from '../domain/repositories/storage.ts';
-import { inspectRepository, READ_ONLY_MESSAGE } from '../domain/repositories/repositories.ts';
-import { findProjectById, recordPush } from '../domain/projects/projects.queries.ts';
-import { createPushPipelines, refUpdates, snapshotRefs } from '../domain/pipelines/push-pipelines.ts';
-import { ciEnvFrom } from '../domain/pipelines/ci-env.ts';
-import { recordPushEvents } from '../domain/events/push-events.ts';
-import { appliedCommands, pushOptionSniffer, type PushCommand, type PushOptionSniffer } from './push-options.ts';
+import { shardRoot } from '../domain/repositories/storage.ts';
+import { pushOptionSniffer, type PushOptionSniffer } from './push-options.ts';
 import { MAX_NAMESPACE_DEPTH } from '../domain/namespaces/namespaces.queries.ts';
-import { beginRepositoryWrite } from '../domain/repository-writes/repository-writes.ts';
-import { currentSettings } from '../domain/settings/settings.ts';
-import type { ContainerKind } from '../domain/storage-moves/storage-moves.queries.ts';
+import { checkGitAccess, MESSAGES, protocolRefusal, type GitActor } from './git-access.ts';
+import { beginPush, type PushSession } from './push-session.ts';
 
 type Service = 'git-upload-pack' | 'git-receive-pack';
 
-export const MESSAGES = {
-  notFound: "The project you were looking for could not be found or you don't have permission to view it.",
-  download: 'You are not allowed to download code from this project.',
-  push: 'You are not allowed to push code to this project.',
-  archived: 'You are not allowed to push code to an archived project.',
-  readOnly: `You are not allowed to push code to this project. ${READ_ONLY_MESSAGE}`,
-  denied: 'HTTP Basic: Access denied',
-  dumb: 'Only the smart HTTP protocol is supported.',
-  protocol: 'Git access over HTTP is not allowed',
-} as const;
+export { MESSAGES };
 
 /** A smart-HTTP request's path: `…/<repository>.git/` and one of the three endpoints. */
 export const GIT_PATH = /\.git\/(info\/refs|git-upload-pack|git-receive-pack)$/;
@@ -63,12 +48,9 @@ function text(reply: FastifyReply, status: number, body: string, headers: Record
 
 const challenge = { 'www-authenticate': 'Basic realm="kiln"' };
 
-/** The storage-move container a repository belongs to (a wiki is its group's). */
-const CONTAINER_KINDS: Record<RepositoryTarget['kind'], ContainerKind> = { project: 'project', wiki: 'group', snippet: 'snippet' };
-
 const smartHttp: FastifyPluginAsync = async (app) => {
   const ctx = app.kiln;
-  const { db, config } = ctx;
+  const { config } = ctx;
 
   // Pack requests stream straight into http-backend: keep them unparsed and unbuffered.
   app.addContentTypeParser(
@@ -84,58 +66,40 @@ const smartHttp: FastifyPluginAsync = async (app) => {
     const fullPath = [...segments, params.repo].join('/');
     if (!params.repo.endsWith('.git')) return text(reply, 404, MESSAGES.notFound);
     if (!service) return text(reply, 403, MESSAGES.dumb);
+
     // GitAccess#check_protocol!, before anything else: enabled_git_access_protocol `ssh` leaves HTTP out.
-    if ((await currentSettings(db)).enabled_git_access_protocol === 'ssh') return text(reply, 403, MESSAGES.protocol);
+    const protocolRefused = await protocolRefusal(ctx.db, 'http');
+    if (protocolRefused) return text(reply, 403, protocolRefused);
 
     const identity = await identifyGitClient(ctx, request);
     if (identity.kind === 'invalid') return text(reply, 401, MESSAGES.denied, challenge);
     if (identity.kind === 'denied') return text(reply, 403, identity.reason);
+    const actor: GitActor = identity.kind === 'user' ? { kind: 'user', user: identity.user, abilities: identity.abilities } : identity;
     const user: UserRow | null = identity.kind === 'user' ? identity.user : null;
 
-    const target = await findRepositoryTarget(db, fullPath);
-    const can = target ? await target.permissions(user) : { read: false, download: false, push: false };
-    const pushing = service === 'git-receive-pack';
-    // Anonymous clients are asked for credentials rather than told the repository is missing.
-    if (!user && (pushing || !can.download)) return text(reply, 401, MESSAGES.denied, challenge);
-    if (!target || !can.read) return text(reply, 404, MESSAGES.notFound);
-    if (identity.kind === 'user' && !(pushing ? identity.abilities.push : identity.abilities.download)) {
-      return text(reply, 403, pushing ? MESSAGES.push : MESSAGES.download);
-    }
-    if (!pushing && !can.download) return text(reply, 403, MESSAGES.download);
-    if (pushing) {
-      if (!can.push) return text(reply, 403, MESSAGES.push);
-      if (target.archived) return text(reply, 403, MESSAGES.archived);
-      if (target.readOnly) return text(reply, 403, MESSAGES.readOnly);
-    }
+    const access = await checkGitAccess(ctx.db, 'http', actor, fullPath, service);
+    if (!access.ok) return text(reply, access.status, access.message, access.challenge ? challenge : {});
+    const { target, pushing } = access;
     if (!pushing || suffix === 'info/refs') return backend(request, reply, target, suffix, user);
 
     // The push itself: the read-only check again, now together with recording the write, and
     // the repository where the locked row says it is.
-    const write = await beginRepositoryWrite(db, CONTAINER_KINDS[target.kind], target.id, config.gitPushTimeLimit * 1000);
-    if (!write.ok) return write.reason === 'read_only' ? text(reply, 403, MESSAGES.readOnly) : text(reply, 404, MESSAGES.notFound);
-    const endWrite = () => write.end().catch(
-      (err: unknown) => request.log.error({ err }, 'could not end the record of a git write; it expires by itself'),
-    );
-    const pushed = { ...target, storage: write.container.repository_storage, diskPath: write.container.disk_path };
-    // Branches and tags before the push, so its ref updates can start pipelines afterwards.
-    const refsBefore = target.kind === 'project' ? await snapshotRefs(
-      repositoryPath(config.storages, pushed.storage, pushed.diskPath),
-    ) : null;
     // Push options (`-o ci.skip`) are read from the request as it streams to receive-pack.
     const sniffer = pushOptionSniffer();
+    const session = await beginPush(ctx, request.log, target, sniffer);
+    if (!session.ok) return session.reason === 'read_only' ? text(reply, 403, MESSAGES.readOnly) : text(reply, 404, MESSAGES.notFound);
     try {
-      await backend(request, reply, pushed, suffix, user, endWrite, refsBefore, sniffer);
+      await backend(request, reply, session.pushed, suffix, user, session, sniffer);
     } finally {
       // Already ended when the backend finished, unless it could not run at all.
-      await endWrite();
+      await session.end();
     }
   }
 
-  /** Serves one request; for a push, `endWrite` once its git processes are gone, before the answer ends. */
+  /** Serves one request; for a push, its session finishes once its git processes are gone, before the answer ends. */
   async function backend(
     request: FastifyRequest, reply: FastifyReply, target: RepositoryTarget, suffix: string,
-    user: UserRow | null, endWrite?: () => Promise<void>, refsBefore?: Map<string, string> | null,
-    sniffer?: PushOptionSniffer,
+    user: UserRow | null, session?: PushSession, sniffer?: PushOptionSniffer,
   ) {
     const body = (request.body as Readable | undefined) ?? null;
     if (body && sniffer) body.once('error', (err) => sniffer.destroy(err));
@@ -149,52 +113,12 @@ const smartHttp: FastifyPluginAsync = async (app) => {
       raw: request.raw,
       body: body && sniffer ? body.pipe(sniffer) : body,
       remoteUser: user?.username ?? '',
-      ...(endWrite ? { timeLimitMs: config.gitPushTimeLimit * 1000 } : {}),
+      ...(session ? { timeLimitMs: config.gitPushTimeLimit * 1000 } : {}),
       finish: async (exitCode, stderr) => {
         if (exitCode !== 0) request.log.warn({ exitCode, stderr }, 'git http-backend failed');
-        if (!endWrite) return;
-        try {
-          if (exitCode === 0 && target.kind === 'project') await afterPush(target);
-        } catch (err) {
-          request.log.error({ err }, 'could not record a push');
-        } finally {
-          await endWrite();
-        }
-        if (exitCode === 0 && target.kind === 'project' && refsBefore && user) {
-          startPushPipelines(request, target, refsBefore, sniffer?.commands() ?? null, user.id, sniffer?.options() ?? []);
-        }
+        if (session) await session.finish(exitCode, user?.id ?? null);
       },
     }, reply.raw);
-  }
-
-  /** Events and pipelines for the pushed refs, in the background: the push's answer never waits for them. */
-  function startPushPipelines(
-    request: FastifyRequest, target: RepositoryTarget, refsBefore: Map<string, string>, commands: PushCommand[] | null,
-    userId: number, pushOptions: string[],
-  ) {
-    const work = async () => {
-      const gitDir = repositoryPath(config.storages, target.storage, target.diskPath);
-      const refsAfter = await snapshotRefs(gitDir);
-      // This push's own commands: another push running beside it changed the refs too.
-      const updates = commands ? appliedCommands(commands, refsAfter) : refUpdates(refsBefore, refsAfter);
-      if (updates.length === 0) return;
-      const project = await findProjectById(db, target.id);
-      if (!project) return;
-      // The push's activity first (EventCreateService#push); a failure there never keeps its pipelines from starting.
-      await recordPushEvents(db, { gitDir, project, authorId: userId, updates })
-        .catch((err: unknown) => request.log.error({ err }, 'could not record the events of a push'));
-      await createPushPipelines(ciEnvFrom(db, config), project, updates, userId, { pushOptions });
-    };
-    work().catch((err: unknown) => request.log.error({ err }, 'could not create the pipelines of a push'));
-  }
-
-  /** The project's default branch, README and activity after a successful push. */
-  async function afterPush(target: RepositoryTarget) {
-    const project = await findProjectById(db, target.id);
-    if (project) {
-      const state = await inspectRepository(repositoryPath(config.storages, target.storage, target.diskPath), project.default_branch);
-      await recordPush(db, target.id, state);
-    }
   }
 
   // One route per nesting depth: find-my-way matches a fixed number of segments per route, and

@@ -67,3 +67,10 @@ export async function deleteKey(db: Db, id: number): Promise<void> {
 export function findKeyBySha256(db: Db, fingerprintSha256: string): Promise<KeyRow | undefined> {
   return db.selectFrom('keys').selectAll().where('fingerprint_sha256', '=', fingerprintSha256).executeTakeFirst();
 }
+
+/** Key#update_last_used_at: at most once a day (the Service throttles it the same way). */
+export async function touchKeyLastUsed(db: Db, id: number, now: Date = new Date()): Promise<void> {
+  const dayAgo = new Date(now.getTime() - 86_400_000).toISOString();
+  await db.updateTable('keys').set({ last_used_at: now.toISOString() }).where('id', '=', id)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', dayAgo)])).execute();
+}

@@ -46,7 +46,10 @@ const boards: FastifyPluginAsync = async (app) => {
       return {
         owner: { projectId: ctx.project.id },
         view: {
-          project: presentBasicProjectDetails(ctx.project, ctx.namespace, { externalUrl: config.externalUrl, readCode }), group: null,
+          project: presentBasicProjectDetails(ctx.project, ctx.namespace, {
+            externalUrl: config.externalUrl, sshPort: config.sshPort, readCode,
+          }),
+          group: null,
         },
         labels: projectLabelScope(ctx, true),
         canAdmin: canOnProject(ctx.actor, 'admin_issue_board', ctx.project),
