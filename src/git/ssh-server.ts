@@ -66,9 +66,8 @@ export async function loadOrCreateHostKey(file: string): Promise<Buffer> {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
   await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-  const generated = utils.generateKeyPairSync('ed25519');
   const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  await fs.writeFile(temp, generated.private, { mode: 0o600 });
+  await fs.writeFile(temp, generateHostKey(), { mode: 0o600 });
   try {
     await fs.link(temp, file);
   } catch (err) {
@@ -77,6 +76,25 @@ export async function loadOrCreateHostKey(file: string): Promise<Buffer> {
     await fs.rm(temp, { force: true });
   }
   return fs.readFile(file);
+}
+
+/**
+ * A new ed25519 host key in OpenSSH format. ssh2's generator writes a key its own parser refuses
+ * ("Malformed OpenSSH private key") about once in 250 tries: each is checked, and another made.
+ */
+function generateHostKey(): string {
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    const generated = utils.generateKeyPairSync('ed25519').private;
+    if (!(utils.parseKey(generated) instanceof Error)) return generated;
+  }
+  throw new Error('could not generate an SSH host key');
+}
+
+/** The host key's text, refused with a clear message when it cannot be read as a private key. */
+function checkedHostKey(file: string, key: Buffer): Buffer {
+  const parsed = utils.parseKey(key);
+  if (parsed instanceof Error) throw new Error(`KILN_SSH_HOST_KEY ${file}: ${parsed.message}`);
+  return key;
 }
 
 /** `SHA256:<base64>` of a public key blob, as keys are stored (ssh-public-key.ts). */
@@ -124,7 +142,7 @@ export async function startSshServer(
   ctx: Pick<KilnContext, 'db' | 'config'>, log: FastifyBaseLogger, listen: { port: number; host: string },
 ): Promise<SshServer> {
   const { db, config } = ctx;
-  const hostKey = await loadOrCreateHostKey(config.sshHostKey);
+  const hostKey = checkedHostKey(config.sshHostKey, await loadOrCreateHostKey(config.sshHostKey));
   const clients = new Set<Connection>();
 
   const server = new Server({ hostKeys: [hostKey], ident: 'kiln' }, (client) => {
