@@ -236,6 +236,18 @@ describe('git over SSH', () => {
     assert.match(elsewhere.stderr, /could not be found/);
   });
 
+  it('refuses SSH when the instance allows git over HTTP only', async () => {
+    const set = (value: string) => t.request({
+      method: 'PUT', url: '/api/v4/application/settings', token: ROOT_TOKEN, payload: { enabled_git_access_protocol: value },
+    });
+    assert.equal((await set('http')).statusCode, 200);
+    const r = await git('alice', ['ls-remote', url()]);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /Git access over SSH is not allowed/);
+    assert.equal((await set('nil')).statusCode, 200);
+    assert.equal((await git('alice', ['ls-remote', url()])).code, 0);
+  });
+
   it('points ssh_url_to_repo at KILN_SSH_PORT', async () => {
     assert.equal(project.ssh_url_to_repo, `ssh://git@kiln.test:2222/${project.path_with_namespace}.git`);
   });
