@@ -35,6 +35,7 @@ import { findUserById } from '../domain/users/users.queries.ts';
 import { apiAccessDeniedReason } from '../domain/users/user-kind.ts';
 import { gitEnv } from '../domain/repositories/git-command.ts';
 import { repositoryPath } from '../domain/repositories/storage.ts';
+import { readOrCreateFile } from '../domain/instance/first-boot-files.ts';
 import { checkGitAccess, MESSAGES, type GitActor, type GitService } from './git-access.ts';
 import { pushOptionSniffer } from './push-options.ts';
 import { beginPush } from './push-session.ts';
@@ -55,27 +56,12 @@ export interface SshServer {
 }
 
 /**
- * The host key at `file`, generated there (ed25519, OpenSSH format, mode 0600) when absent. Written
- * to a temporary file and linked into place, so processes starting together never read a half-written
- * key: the first link wins and the others read it.
+ * The host key at `file`, generated there (ed25519, OpenSSH format, mode 0600) when absent, as the
+ * other first-boot files are: processes starting together never read a half-written key.
  */
 export async function loadOrCreateHostKey(file: string): Promise<Buffer> {
-  try {
-    return await fs.readFile(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
   await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-  const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  await fs.writeFile(temp, generateHostKey(), { mode: 0o600 });
-  try {
-    await fs.link(temp, file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  } finally {
-    await fs.rm(temp, { force: true });
-  }
-  return fs.readFile(file);
+  return Buffer.from(await readOrCreateFile(file, generateHostKey), 'utf8');
 }
 
 /**

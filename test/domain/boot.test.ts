@@ -26,7 +26,8 @@ function cleanEnv(extra: Record<string, string>): Record<string, string> {
   for (const [k, v] of Object.entries(process.env)) {
     if (v !== undefined && !k.startsWith('KILN_') && k !== 'DATABASE_URL' && k !== 'PORT' && k !== 'LOG_LEVEL') env[k] = v;
   }
-  return { ...env, ...extra };
+  // No git over SSH on its default port: test files run side by side.
+  return { ...env, KILN_SSH_PORT: '0', ...extra };
 }
 
 interface Boot {
