@@ -190,4 +190,21 @@ describe('deploy keys', () => {
     assert.equal((await req('DELETE', `/projects/${projects.c.id}/deploy_keys/${key1Id}`, aliceToken)).statusCode, 204);
     assert.equal(await t.db.selectFrom('keys').select('id').where('id', '=', key1Id).executeTakeFirst(), undefined);
   });
+
+  it("keeps a deploy key working when its creator is deleted, hard or not (the ghost user's then)", async () => {
+    for (const hard of [false, true]) {
+      const maker = await createUser(t.db, { username: `maker${hard ? 'hard' : 'soft'}`, name: 'Maker' });
+      const makerToken = await createToken(t.db, maker);
+      const m = await req('POST', `/projects/${projects.c.id}/members`, aliceToken, { user_id: maker.id, access_level: 40 });
+      assert.equal(m.statusCode, 201, m.body);
+      const added = await req('POST', `/projects/${projects.c.id}/deploy_keys`, makerToken, { title: 'made', key: newPublicKey() });
+      assert.equal(added.statusCode, 201, added.body);
+      const del = await req('DELETE', `/users/${maker.id}${hard ? '?hard_delete=true' : ''}`, ROOT_TOKEN);
+      assert.equal(del.statusCode, 204, del.body);
+      const shown = await req('GET', `/projects/${projects.c.id}/deploy_keys/${added.json().id}`, aliceToken);
+      assert.equal(shown.statusCode, 200, shown.body);
+      assert.match(shown.json().key, / Ghost User \(kiln\.test\)$/);
+    }
+  });
 });
+

@@ -90,6 +90,13 @@ export async function deleteOrphanedPrivateDeployKey(db: Db, keyId: number): Pro
     .execute();
 }
 
+/** Whether the user created any deploy key (index keys_user). */
+export async function hasDeployKeys(db: Db, userId: number): Promise<boolean> {
+  const row = await db.selectFrom('keys').select('id').where('user_id', '=', userId).where('type', '=', 'DeployKey').limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Deploy keys a deleted user created stay with their projects, the ghost user's (DeployKey#user falls back to the ghost). */
 export async function moveDeployKeysToUser(db: Db, fromUserId: number, toUserId: number): Promise<void> {
   await db.updateTable('keys').set({ user_id: toUserId }).where('user_id', '=', fromUserId).where('type', '=', 'DeployKey').execute();
