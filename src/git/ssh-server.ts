@@ -48,6 +48,10 @@ const SSH_USER = 'git';
 const MAX_COMMAND = 4096;
 const GIT_PROTOCOL_VALUE = /^[A-Za-z0-9=:.,_-]{1,128}$/;
 const SERVICES: readonly GitService[] = ['git-upload-pack', 'git-receive-pack', 'git-upload-archive'];
+/** A connection that has not authenticated by then is closed (OpenSSH's LoginGraceTime is 120 s). */
+const LOGIN_GRACE_MS = 60_000;
+/** Public keys a client may offer on one connection (OpenSSH's MaxAuthTries is 6; agents hold more). */
+const MAX_AUTH_TRIES = 20;
 
 export interface SshServer {
   /** The port it listens on (the chosen one when asked for 0). */
@@ -134,14 +138,25 @@ export async function startSshServer(
   const server = new Server({ hostKeys: [hostKey], ident: 'kiln' }, (client) => {
     clients.add(client);
     let authenticated: Authenticated | null = null;
-    client.on('close', () => clients.delete(client));
+    let tries = 0;
+    const grace = setTimeout(() => client.end(), LOGIN_GRACE_MS);
+    client.on('close', () => {
+      clearTimeout(grace);
+      clients.delete(client);
+    });
     client.on('error', (err) => log.debug({ err }, 'ssh connection error'));
 
     client.on('authentication', (auth) => {
+      tries += 1;
+      if (tries > MAX_AUTH_TRIES) {
+        client.end();
+        return;
+      }
       authenticate(auth).then((key) => {
         if (key === 'query') return auth.accept();
         if (!key) return auth.reject(['publickey']);
         authenticated = { key };
+        clearTimeout(grace);
         auth.accept();
       }).catch((err: unknown) => {
         log.error({ err }, 'ssh authentication failed');

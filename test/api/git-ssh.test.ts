@@ -140,6 +140,13 @@ describe('git over SSH', () => {
     assert.match(r.stderr, /version 2/);
   });
 
+  it('serves git archive --remote (git-upload-archive)', async () => {
+    const r = await git('alice', ['archive', `--remote=${url()}`, '--format=tar', '-o', 'remote.tar', 'HEAD', 'README.md']);
+    assert.equal(r.code, 0, r.stderr);
+    const list = await run('tar', ['-tf', 'remote.tar'], dir);
+    assert.equal(list.stdout.trim(), 'README.md');
+  });
+
   it('lets a Reporter clone but not push, with the reason', async () => {
     const bob = await createUser(t.db, { username: 'bob' });
     const bobToken = await createToken(t.db, bob);
