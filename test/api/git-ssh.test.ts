@@ -47,9 +47,10 @@ describe('git over SSH', () => {
   let project: { id: number; path_with_namespace: string; ssh_url_to_repo: string };
   const keys: Record<string, { file: string; pub: string }> = {};
 
-  async function makeKey(name: string) {
+  async function makeKey(name: string, type: 'ed25519' | 'rsa' | 'ecdsa' = 'ed25519') {
     const file = path.join(dir, name);
-    const r = await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', `${name}@example.com`, '-f', file], dir);
+    const size = type === 'rsa' ? ['-b', '3072'] : [];
+    const r = await run('ssh-keygen', ['-q', '-t', type, ...size, '-N', '', '-C', `${name}@example.com`, '-f', file], dir);
     assert.equal(r.code, 0, r.stderr);
     keys[name] = { file, pub: (await fs.readFile(`${file}.pub`, 'utf8')).trim() };
     return keys[name];
@@ -61,8 +62,8 @@ describe('git over SSH', () => {
   const ssh = (key: string, command: string[]) => run('ssh', [...sshOptions(keys[key].file, port), 'git@127.0.0.1', ...command], dir);
   const url = () => `ssh://git@127.0.0.1:${port}/${project.path_with_namespace}.git`;
 
-  async function addUserKey(token: string, name: string) {
-    const k = await makeKey(name);
+  async function addUserKey(token: string, name: string, type: 'ed25519' | 'rsa' | 'ecdsa' = 'ed25519') {
+    const k = await makeKey(name, type);
     const res = await t.request({ method: 'POST', url: '/api/v4/user/keys', token, payload: { title: name, key: k.pub } });
     assert.equal(res.statusCode, 201, res.body);
     return res.json() as { id: number };
@@ -154,7 +155,8 @@ describe('git over SSH', () => {
       method: 'POST', url: `/api/v4/projects/${project.id}/members`, token: aliceToken, payload: { user_id: bob.id, access_level: 20 },
     });
     assert.equal(member.statusCode, 201, member.body);
-    await addUserKey(bobToken, 'bob');
+    // An RSA key (rsa-sha2 signatures over an ssh-rsa key).
+    await addUserKey(bobToken, 'bob', 'rsa');
     const clone = await git('bob', ['clone', '--quiet', url(), 'clone-bob']);
     assert.equal(clone.code, 0, clone.stderr);
     await commitIn('clone-bob', 'bob.txt', 'bob\n');
@@ -165,7 +167,7 @@ describe('git over SSH', () => {
 
   it('hides a private project from a user who is not a member', async () => {
     const eve = await createUser(t.db, { username: 'eve' });
-    await addUserKey(await createToken(t.db, eve), 'eve');
+    await addUserKey(await createToken(t.db, eve), 'eve', 'ecdsa');
     const r = await git('eve', ['clone', '--quiet', url(), 'clone-eve']);
     assert.notEqual(r.code, 0);
     assert.match(r.stderr, /The project you were looking for could not be found or you don't have permission to view it\./);
