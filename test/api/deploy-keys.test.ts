@@ -168,6 +168,20 @@ describe('deploy keys', () => {
     assert.equal(enabled.statusCode, 201, enabled.body);
   });
 
+  it("lists the deploy keys of projects both the caller and a user maintain (/users/:user_id/project_deploy_keys)", async () => {
+    const own = await req('GET', '/users/alice/project_deploy_keys', aliceToken);
+    assert.equal(own.statusCode, 200, own.body);
+    assert.deepEqual(own.json().map((k: { id: number }) => k.id), [key1Id]);
+    assert.deepEqual(Object.keys(own.json()[0]).sort(), [
+      'created_at', 'expires_at', 'fingerprint', 'fingerprint_sha256', 'id', 'key', 'title', 'usage_type',
+    ]);
+    // The Developer of project a shares no maintained project with alice.
+    const dev = await req('GET', `/users/${alice.id}/project_deploy_keys`, devToken);
+    assert.equal(dev.statusCode, 403);
+    assert.deepEqual(dev.json(), { message: '403 Forbidden - No common authorized project found' });
+    assert.equal((await req('GET', '/users/nobody-here/project_deploy_keys', aliceToken)).statusCode, 404);
+  });
+
   it('finds a deploy key by fingerprint with the projects it is enabled on', async () => {
     const fp = (await req('GET', `/projects/${projects.a.id}/deploy_keys/${key1Id}`, aliceToken)).json().fingerprint_sha256;
     const res = await req('GET', `/keys?fingerprint=${encodeURIComponent(fp)}`, ROOT_TOKEN);

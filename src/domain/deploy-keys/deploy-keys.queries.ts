@@ -115,3 +115,29 @@ export async function projectsByIds(db: Db, ids: number[]) {
   if (ids.length === 0) return [];
   return db.selectFrom('projects').selectAll().where('id', 'in', [...new Set(ids)]).execute();
 }
+
+/**
+ * Ids of the projects the user holds at least `min` in (Project.visible_to_user_and_access_level):
+ * direct memberships, memberships of their groups (inherited down), and their personal namespace's
+ * projects, which they own.
+ */
+export async function projectIdsAtLevel(
+  db: Db, reach: { projects: Map<number, number>; groups: Map<number, number>; personalNamespaceId: number | null }, min: number,
+): Promise<Set<number>> {
+  const ids = new Set([...reach.projects].filter(([, level]) => level >= min).map(([id]) => id));
+  const namespaces = [...reach.groups].filter(([, level]) => level >= min).map(([id]) => id);
+  if (reach.personalNamespaceId !== null) namespaces.push(reach.personalNamespaceId);
+  if (namespaces.length > 0) {
+    const rows = await db.selectFrom('projects').select('id').where('namespace_id', 'in', namespaces).where('pending_delete', '=', 0)
+      .execute();
+    for (const r of rows) ids.add(r.id);
+  }
+  return ids;
+}
+
+/** DeployKey.in_projects: the deploy keys enabled on any of these projects, in id order. */
+export function deployKeysInProjectsQuery(db: Db, projectIds: number[]) {
+  const links = db.selectFrom('deploy_keys_projects').select('deploy_key_id')
+    .where('project_id', 'in', projectIds.length ? projectIds : [0]);
+  return db.selectFrom('keys').selectAll().where('type', '=', 'DeployKey').where('id', 'in', links).orderBy('id');
+}

@@ -3,7 +3,8 @@
  * (authorize_admin_project) — list, show, add (an existing key the user may reach is enabled
  * rather than created again), update `can_push` and the title, enable an existing key, remove —
  * and the instance's keys for administrators (`GET /deploy_keys`, `POST /deploy_keys` for a
- * public key). A deploy key authenticates git over SSH (src/git/ssh-server.ts).
+ * public key), and `GET /users/:user_id/project_deploy_keys`. A deploy key authenticates git over
+ * SSH (src/git/ssh-server.ts).
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -12,12 +13,15 @@ import {
   addProjectDeployKey, createPublicDeployKey, enableDeployKey, isAccessibleDeployKey, removeProjectDeployKey,
 } from '../../../domain/deploy-keys/deploy-keys.ts';
 import {
-  allDeployKeysQuery, creatorNames, findProjectDeployKey, linksOfKeys, projectDeployKeysQuery, projectsByIds, updateDeployKeyTitle,
-  updateDeployKeysProject,
+  allDeployKeysQuery, creatorNames, deployKeysInProjectsQuery, findProjectDeployKey, linksOfKeys, projectDeployKeysQuery, projectIdsAtLevel,
+  projectsByIds, updateDeployKeyTitle, updateDeployKeysProject,
 } from '../../../domain/deploy-keys/deploy-keys.queries.ts';
 import { namespacePathsById } from '../../../domain/namespaces/namespaces.queries.ts';
+import { reachOf } from '../../../domain/projects/project.finder.ts';
+import { findUserByIdOrUsername } from '../../../domain/users/users.queries.ts';
+import { ACCESS_LEVELS } from '../../../domain/permissions/access.ts';
 import { authenticatedAsAdmin } from '../../auth/admin.ts';
-import { notFound, recordNotFound, validationFailed } from '../../errors.ts';
+import { forbidden, notFound, recordNotFound, validationFailed } from '../../errors.ts';
 import { paginate, paginationParams } from '../../lists/pagination.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { authorizeProject, loadProject, type ProjectContext } from '../../loaders/containers.ts';
@@ -40,6 +44,7 @@ const keyId = P.integer({ description: 'deploy key id' });
 const params = {
   all: defineParams({ ...paginationParams, public: P.optional(P.boolean({ default: false, description: 'only public keys' })) }),
   createPublic: defineParams(keyFields),
+  ofUser: defineParams({ user_id: P.name({ description: 'user id or username' }), ...paginationParams }),
   list: defineParams({ id: P.string({ description: 'project id or path' }), ...paginationParams }),
   one: defineParams({ id: P.string({ description: 'project id or path' }), key_id: keyId }),
   add: defineParams({
@@ -108,6 +113,27 @@ const deployKeys: FastifyPluginAsync = async (app) => {
     });
     if (!result.ok) throw validationFailed(result.errors);
     return reply.code(201).send(presentDeployKey(result.value, admin.name, config.externalUrl));
+  });
+
+  route(app, {
+    method: 'GET', url: '/users/:user_id/project_deploy_keys', auth: 'required', params: params.ofUser,
+    schema: {
+      summary: "The deploy keys of projects both the caller and the user maintain", tags, response: { 200: Type.Array(DeployKeySchema) },
+    },
+  }, async ({ request, reply, input, caller }) => {
+    const user = await findUserByIdOrUsername(db, input.user_id);
+    if (!user) throw notFound('User');
+    // Project.visible_to_user_and_access_level(…, MAINTAINER) for the caller, and for the user too
+    // unless they are the caller: only the projects both maintain.
+    let ids = await projectIdsAtLevel(db, await reachOf(db, caller.user), ACCESS_LEVELS.maintainer);
+    if (user.id !== caller.user.id) {
+      const theirs = await projectIdsAtLevel(db, await reachOf(db, user), ACCESS_LEVELS.maintainer);
+      ids = new Set([...ids].filter((id) => theirs.has(id)));
+    }
+    if (ids.size === 0) throw forbidden('No common authorized project found');
+    const rows = await paginate(db, request, reply, deployKeysInProjectsQuery(db, [...ids]));
+    const name = await names(rows);
+    return rows.map((r) => presentDeployKey(r, name(r), config.externalUrl));
   });
 
   route(app, {
