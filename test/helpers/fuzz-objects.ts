@@ -1,7 +1,7 @@
 /**
  * Objects for the fuzzer's path ids (issue 13): a target user with a key, an email, a GPG key, a
  * custom attribute and tokens; the same for root (the `/user/…` routes); a project with a
- * pipeline, a job a runner holds, a member; a group, a snippet, an OAuth application. A path
+ * pipeline, a job a runner holds, a member, a deploy key; a group, a snippet, an OAuth application. A path
  * parameter is resolved from its name and the resource before it; one the map does not know
  * (a route added later) gets 1, which names root or the first of its kind.
  */
@@ -50,6 +50,7 @@ export async function seedFuzzObjects(t: TestApp): Promise<FuzzObjects> {
   await post(t, `/api/v4/groups/${group.id}/members`, { user_id: user.id, access_level: 30 });
   const snippet = await post(t, '/api/v4/snippets', { title: 'fuzz', file_name: 'a.txt', content: 'hello', visibility: 'public' });
   const application = await post(t, '/api/v4/applications', { name: 'fuzz', redirect_uri: 'https://client.example/cb', scopes: 'api' });
+  const deployKey = await post(t, `/api/v4/projects/${ci.project.id}/deploy_keys`, { title: 'fuzz', key: sshPublicKey() });
 
   // The resource a `{id}` follows.
   const byResource: Record<string, number> = {
@@ -67,6 +68,7 @@ export async function seedFuzzObjects(t: TestApp): Promise<FuzzObjects> {
       const self = path.startsWith('/api/v4/user/');
       if (name === 'key') return 'color';
       if (name === 'provider') return 'ldapmain';
+      if (name === 'key_id' && path.includes('deploy_keys')) return deployKey.id;
       if (name === 'key_id') return path.includes('gpg_keys') ? (self ? rootGpg.id : gpg.id) : (self ? rootSsh.id : ssh.id);
       if (name === 'email_id') return self ? rootEmail.id : email.id;
       if (name === 'id') {
