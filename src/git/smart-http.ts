@@ -4,15 +4,16 @@
  * outside the API (`config.web`): they authenticate git clients themselves with HTTP Basic
  * (git-credentials.ts) and answer in text, as git prints it ("remote: …").
  *
- * Order of checks, as the Service's GitAccess: credentials (401 with a Basic challenge when a
- * private repository is asked for without them), existence and read access (404), the
- * credential's abilities and the role (403), then archived and read-only repositories (403).
- * After a successful push the project records its default branch, README and activity.
+ * Order of checks, as the Service's GitAccess: the protocol, credentials (401 with a Basic
+ * challenge when a private repository is asked for without them), then what git-access.ts
+ * decides — the same decision git over SSH takes (ssh-server.ts): existence and read access
+ * (404), the credential's abilities and the role (403), archived and read-only repositories (403).
  *
- * A push (`git-receive-pack`) records itself as a write in progress for as long as it runs
- * (repository-writes.ts): the read-only check and the record are one transaction, so a storage
- * move is either scheduled first (the push is refused as read-only) or refused while the push
- * writes. A push runs at most KILN_GIT_PUSH_TIME_LIMIT seconds; then its git processes are ended.
+ * A push (`git-receive-pack`) runs in a push session (push-session.ts, shared with SSH): recorded
+ * as a write in progress while it runs, so a storage move is either scheduled first (the push is
+ * refused as read-only) or refused while the push writes; afterwards the project's default
+ * branch, README and activity, its events and pipelines. A push runs at most
+ * KILN_GIT_PUSH_TIME_LIMIT seconds; then its git processes are ended.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
