@@ -190,6 +190,10 @@ describe('deploy keys', () => {
     const links = res.json().deploy_keys_projects as { project_id: number; can_push: boolean; deploy_key_id: number }[];
     assert.deepEqual(links.map((l) => [l.project_id, l.can_push]), [[projects.a.id, true], [projects.b.id, true], [projects.c.id, false]]);
     assert.ok(links.every((l) => l.deploy_key_id === key1Id));
+    // By id it is an SSHKeyWithUser alone.
+    const byId = await req('GET', `/keys/${key1Id}`, ROOT_TOKEN);
+    assert.equal(byId.statusCode, 200);
+    assert.equal(byId.json().deploy_keys_projects, undefined);
   });
 
   it('removes a key from a project, and a private key with its last project', async () => {

@@ -11,7 +11,7 @@ import { findUserProfile, identitiesOf } from '../../../domain/users/users.queri
 import { authenticatedAsAdmin } from '../../auth/admin.ts';
 import { ApiError, notFound, recordNotFound } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
-import { presentSshKey } from '../../entities/ssh-key.ts';
+import { presentSshKey, SSHKeyWithUserSchema } from '../../entities/ssh-key.ts';
 import { DeployKeyWithUserSchema, presentDeployKeysProjectLink } from '../../entities/deploy-key.ts';
 import { linksOfKeys } from '../../../domain/deploy-keys/deploy-keys.queries.ts';
 import { presentUserPublic } from '../../entities/user.ts';
@@ -32,28 +32,28 @@ const KeyWithUser = Type.Object({
 const keys: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
 
-  async function presentWithUser(key: KeyRow, viewerId: number) {
+  async function presentWithUser(key: KeyRow, viewerId: number, withProjects: boolean) {
     const [owner, identities] = await Promise.all([findUserProfile(db, key.user_id, viewerId), identitiesOf(db, [key.user_id])]);
     if (!owner) throw recordNotFound();
     const user = presentUserPublic(owner, {
       followers: owner.followers, following: owner.following, isFollowed: owner.is_followed > 0, identities,
     }, { externalUrl: config.externalUrl, canReadProfile: true });
     const entity = { ...presentSshKey(key, owner, config.externalUrl), user };
-    // A deploy key's answer adds the projects it is enabled on (DeployKeyWithUser).
-    if (key.type !== 'DeployKey') return entity;
+    // Found by fingerprint, a deploy key's answer adds the projects it is enabled on (DeployKeyWithUser).
+    if (!withProjects || key.type !== 'DeployKey') return entity;
     return { ...entity, deploy_keys_projects: (await linksOfKeys(db, [key.id])).map(presentDeployKeysProjectLink) };
   }
 
   route(app, {
     method: 'GET', url: '/keys/:id', auth: 'required', params: params.show,
-    schema: { summary: 'An SSH key with its owner, by id (administrators)', tags, response: { 200: KeyWithUser } },
+    schema: { summary: 'An SSH key with its owner, by id (administrators)', tags, response: { 200: SSHKeyWithUserSchema } },
   }, async ({ request, input }) => {
     const admin = authenticatedAsAdmin(request);
     const { id } = input;
     // Key.find: a missing or non-numeric id is ActiveRecord's RecordNotFound (reference §6.2).
     const key = /^\d{1,10}$/.test(id) ? await findKeyById(db, Number(id)) : undefined;
     if (!key) throw recordNotFound();
-    return presentWithUser(key, admin.id);
+    return presentWithUser(key, admin.id, false);
   });
 
   route(app, {
@@ -66,7 +66,7 @@ const keys: FastifyPluginAsync = async (app) => {
     if (!query) throw new ApiError(400, { message: 'Failed to return the key' });
     const key = await findKeyByFingerprint(db, query);
     if (!key) throw notFound('Key');
-    return presentWithUser(key, admin.id);
+    return presentWithUser(key, admin.id, true);
   });
 };
 
