@@ -31,6 +31,8 @@ import type { KilnContext } from '../http/context.ts';
 import type { KeyRow } from '../db/tables/keys.ts';
 import { isStorableText } from '../db/constraints.ts';
 import { findKeyBySha256, touchKeyLastUsed } from '../domain/keys/keys.queries.ts';
+import { keyRestrictionError } from '../domain/keys/create-key.ts';
+import { currentSettings } from '../domain/settings/settings.ts';
 import { findUserById } from '../domain/users/users.queries.ts';
 import { apiAccessDeniedReason } from '../domain/users/user-kind.ts';
 import { gitEnv } from '../domain/repositories/git-command.ts';
@@ -234,7 +236,10 @@ export async function startSshServer(
 
   /** The actor the key stands for, or why it may not act now. */
   async function actorOf(key: KeyRow): Promise<GitActor | string> {
+    // GitAccess#check_valid_actor!: "Your SSH key <the key's first validation error>."
     if (key.expires_at !== null && key.expires_at <= new Date().toISOString()) return 'Your SSH key has expired.';
+    const restricted = keyRestrictionError(await currentSettings(db), key.key_type, key.bits);
+    if (restricted) return `Your SSH key ${restricted}.`;
     const owner = await findUserById(db, key.user_id);
     if (key.type === 'DeployKey') return { kind: 'deploy_key', keyId: key.id, creator: owner ?? null };
     if (!owner) return MESSAGES.notFound;

@@ -257,6 +257,18 @@ describe('git over SSH', () => {
     assert.equal((await git('alice', ['ls-remote', url()])).code, 0);
   });
 
+  it('refuses a key the key restrictions now forbid, with the reason', async () => {
+    const restrict = (value: number) => t.request({
+      method: 'PUT', url: '/api/v4/application/settings', token: ROOT_TOKEN, payload: { ed25519_key_restriction: value },
+    });
+    assert.equal((await restrict(-1)).statusCode, 200);
+    const r = await git('alice', ['ls-remote', url()]);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /Your SSH key type is forbidden\. Must be /);
+    assert.equal((await restrict(0)).statusCode, 200);
+    assert.equal((await git('alice', ['ls-remote', url()])).code, 0);
+  });
+
   it('points ssh_url_to_repo at KILN_SSH_PORT', async () => {
     assert.equal(project.ssh_url_to_repo, `ssh://git@kiln.test:2222/${project.path_with_namespace}.git`);
   });

@@ -44,7 +44,7 @@ function exclusiveSentence(words: string[]): string {
  * Key#key_meets_restrictions over the instance's `<type>_key_restriction` settings: -1 forbids the
  * type, a positive value is the least size allowed.
  */
-function keyRestrictionError(settings: Settings, type: string, bits: number): string | null {
+export function keyRestrictionError(settings: Settings, type: string, bits: number): string | null {
   if (!Object.hasOwn(RESTRICTION, type)) return null;
   const restriction = settings[RESTRICTION[type as keyof typeof RESTRICTION]];
   if (restriction === -1) {
