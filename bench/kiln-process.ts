@@ -24,7 +24,7 @@ export async function startKiln(
     'serve',
   ], {
     env: {
-      ...process.env, PORT: String(port), HOST: '127.0.0.1', KILN_DATA_DIR: opts.dataDir, LOG_LEVEL: 'warn',
+      ...process.env, PORT: String(port), HOST: '127.0.0.1', KILN_DATA_DIR: opts.dataDir, LOG_LEVEL: 'warn', KILN_SSH_PORT: '0',
       KILN_RATE_LIMIT_PER_IP: '0', KILN_RATE_LIMIT_PER_USER: '0', KILN_EXTERNAL_URL: base,
       ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}), ...opts.env,
     },

@@ -93,6 +93,7 @@ async function main(): Promise<void> {
   const kiln = spawn(process.execPath, [...await kilnNodeFlags(), path.join(import.meta.dirname, '..', 'src', 'main.ts'), 'serve'], {
     env: {
       ...process.env, PORT: String(port), HOST: '127.0.0.1', KILN_DATA_DIR: dataDir, LOG_LEVEL: 'warn', KILN_WORKERS: WORKERS,
+      KILN_SSH_PORT: '0',
       KILN_RATE_LIMIT_PER_IP: '0', KILN_RATE_LIMIT_PER_USER: '0', KILN_EXTERNAL_URL: `http://127.0.0.1:${port}`,
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     },

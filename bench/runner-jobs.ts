@@ -59,7 +59,8 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   const kiln = spawn(process.execPath, [MAIN, 'serve'], {
     env: {
-      PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), KILN_EXTERNAL_URL: base, KILN_DATA_DIR: path.join(dir, 'data'),
+      PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), KILN_SSH_PORT: '0', KILN_EXTERNAL_URL: base,
+      KILN_DATA_DIR: path.join(dir, 'data'),
       KILN_ROOT_TOKEN: TOKEN, KILN_ROOT_PASSWORD: 'bench-password-1234', KILN_RUNNER_REGISTRATION_TOKEN: REGISTRATION,
       KILN_RATE_LIMIT_PER_IP: '0', KILN_RATE_LIMIT_PER_USER: '0', LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     },

@@ -72,7 +72,8 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   const kiln = spawn(process.execPath, [path.join(import.meta.dirname, '..', 'src', 'main.ts'), 'serve'], {
     env: {
-      PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), KILN_EXTERNAL_URL: base, KILN_DATA_DIR: path.join(dir, 'data'),
+      PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), KILN_SSH_PORT: '0', KILN_EXTERNAL_URL: base,
+      KILN_DATA_DIR: path.join(dir, 'data'),
       KILN_STORAGES: `default=${shards.default},b=${shards.b}`, KILN_ROOT_TOKEN: TOKEN, KILN_ROOT_PASSWORD: 'bench-password-1234',
       KILN_RATE_LIMIT_PER_IP: '0', KILN_RATE_LIMIT_PER_USER: '0', LOG_LEVEL: 'warn', KILN_JOB_POLL_MS: '20',
       KILN_JOB_CONCURRENCY: String(CONCURRENCY), ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),

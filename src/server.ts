@@ -16,6 +16,7 @@ import { resolveJobToken } from './domain/jobs/job-token.ts';
 import { announceFirstBoot } from './prepare.ts';
 import { ciEnvFrom } from './domain/pipelines/ci-env.ts';
 import { CiSweeper } from './workers/ci-sweeper.ts';
+import { startSshServer } from './git/ssh-server.ts';
 
 export interface Running {
   app: FastifyInstance;
@@ -66,6 +67,10 @@ export async function startServer(config: Config): Promise<Running> {
   await app.ready();
   releaseBootMemory();
   await app.listen({ port: config.port, host: config.host });
+  // Git over SSH beside HTTP; with KILN_WORKERS each process listens and node:cluster shares the port.
+  const ssh = config.sshPort > 0
+    ? await startSshServer({ db: database.db, config }, app.log, { port: config.sshPort, host: config.host })
+    : null;
   app.workers.start();
   const ciSweeper = new CiSweeper(ciEnvFrom(database.db, config), config.ciSweepInterval, app.log);
   ciSweeper.start();
@@ -74,6 +79,7 @@ export async function startServer(config: Config): Promise<Running> {
   const close = () => {
     closing ??= (async () => {
       await ciSweeper.stop();
+      await ssh?.close();
       await app.close();
       // Handlers whose clients went away are still running: their queries finish first.
       await app.runningHandlers.settled(SHUTDOWN_GRACE_MS);

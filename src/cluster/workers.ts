@@ -53,6 +53,8 @@ export async function runPrimary(config: Config, prepare: () => Promise<void>): 
   let announced = false;
   let listeningCount = 0;
   cluster.on('listening', (worker, address) => {
+    // Workers listen for git over SSH too (KILN_SSH_PORT): the HTTP port is what says a worker serves.
+    if (config.port !== 0 && address.port !== config.port) return;
     listening.add(worker);
     listeningCount += 1;
     // Said once, whatever the log level, like the first boot's lines: the instance serves with

@@ -68,6 +68,10 @@ export interface Config {
   ciRemoteIncludeHosts: string[];
   /** Directory of the files CI `include:template` reads; null: no templates. */
   ciTemplatesDir: string | null;
+  /** Port of git over SSH (src/git/ssh-server.ts); 0: no SSH server. */
+  sshPort: number;
+  /** The SSH server's private host key (OpenSSH or PEM); generated there on first boot when absent. */
+  sshHostKey: string;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -352,5 +356,20 @@ export const VARIABLES: Variable<keyof Config>[] = [
     doc: 'directory of the files CI include:template reads (e.g. Auto-DevOps.gitlab-ci.yml); unset: no templates',
     default: () => null,
     parse: (raw) => (raw.startsWith('/') ? raw : { problem: 'must be an absolute path' }),
+  },
+  // Git over SSH (issue 31, item 1).
+  {
+    name: 'KILN_SSH_PORT',
+    key: 'sshPort',
+    doc: 'port of git over SSH (git@host:group/project.git), on HOST; 0 turns the SSH server off',
+    default: () => 2222,
+    parse: integer(0, 65535),
+  },
+  {
+    name: 'KILN_SSH_HOST_KEY',
+    key: 'sshHostKey',
+    doc: "path of the SSH server's private host key; an ed25519 key is generated there on first boot when absent",
+    default: (_env, c) => path.join(c.dataDir ?? path.resolve('data'), 'keys', 'ssh_host_ed25519_key'),
+    parse: (raw) => path.resolve(raw),
   },
 ];

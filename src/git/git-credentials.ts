@@ -15,10 +15,9 @@ import { apiAccessDeniedReason } from '../domain/users/user-kind.ts';
 import { parseScopes } from '../domain/auth/scopes.ts';
 import { todayDate } from '../domain/clock.ts';
 
-export interface GitAbilities {
-  download: boolean;
-  push: boolean;
-}
+import type { GitAbilities } from './git-access.ts';
+
+export type { GitAbilities };
 
 export type GitIdentity =
   | { kind: 'anonymous' }

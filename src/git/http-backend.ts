@@ -13,10 +13,10 @@
  * before the response ends, so a client that sees its push answered sees what came after it.
  */
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { gitEnv } from '../domain/repositories/git-command.ts';
+import { HOOKS_DIR, pushHookEnv } from './push-session.ts';
 
 export interface BackendRequest {
   /** The shard root (GIT_PROJECT_ROOT). */
@@ -43,8 +43,6 @@ export interface BackendRequest {
  * Streams the backend's answer into `res`; resolves with its exit code (and error output) once it has finished
  * and the response has ended.
  */
-/** The directory of kiln's git hooks (core.hooksPath of a checked push). */
-const HOOKS_DIR = fileURLToPath(new URL('./hooks', import.meta.url));
 
 export function runHttpBackend(req: BackendRequest, res: ServerResponse): Promise<{ exitCode: number; stderr: string }> {
   const headers = req.raw.headers;
@@ -69,11 +67,7 @@ export function runHttpBackend(req: BackendRequest, res: ServerResponse): Promis
     GIT_CONFIG_VALUE_1: 'true',
     // Each ref change is checked against the project's protected branches and tags.
     ...(req.pushAccessFile ? {
-      GIT_CONFIG_KEY_2: 'core.hooksPath',
-      GIT_CONFIG_VALUE_2: HOOKS_DIR,
-      KILN_HOOKS_DIR: HOOKS_DIR,
-      KILN_NODE: process.execPath,
-      KILN_PUSH_ACCESS: req.pushAccessFile,
+      GIT_CONFIG_KEY_2: 'core.hooksPath', GIT_CONFIG_VALUE_2: HOOKS_DIR, ...pushHookEnv(req.pushAccessFile),
     } : {}),
   });
 

@@ -29,7 +29,7 @@ export interface RepositoryTarget {
   /** What `user` (null: anonymous) may do, by the policy of the container. */
   permissions(user: UserRow | null): Promise<{ read: boolean; download: boolean; push: boolean }>;
   /** A project's: who pushes, as its protected branches and tags judge them, and what the checks print. */
-  pushContext?(user: UserRow): Promise<{ actor: RefActor | null; defaultBranch: string | null; fullPath: string }>;
+  pushContext?(user: UserRow | null): Promise<{ actor: RefActor | null; defaultBranch: string | null; fullPath: string }>;
 }
 
 export async function findRepositoryTarget(db: Kysely<DB>, fullPath: string): Promise<RepositoryTarget | null> {

@@ -4,52 +4,32 @@
  * outside the API (`config.web`): they authenticate git clients themselves with HTTP Basic
  * (git-credentials.ts) and answer in text, as git prints it ("remote: …").
  *
- * Order of checks, as the Service's GitAccess: credentials (401 with a Basic challenge when a
- * private repository is asked for without them), existence and read access (404), the
- * credential's abilities and the role (403), then archived and read-only repositories (403).
- * After a successful push the project records its default branch, README and activity.
+ * Order of checks, as the Service's GitAccess: the protocol, credentials (401 with a Basic
+ * challenge when a private repository is asked for without them), then what git-access.ts
+ * decides — the same decision git over SSH takes (ssh-server.ts): existence and read access
+ * (404), the credential's abilities and the role (403), archived and read-only repositories (403).
  *
- * A push (`git-receive-pack`) records itself as a write in progress for as long as it runs
- * (repository-writes.ts): the read-only check and the record are one transaction, so a storage
- * move is either scheduled first (the push is refused as read-only) or refused while the push
- * writes. A push runs at most KILN_GIT_PUSH_TIME_LIMIT seconds; then its git processes are ended.
+ * A push (`git-receive-pack`) runs in a push session (push-session.ts, shared with SSH): recorded
+ * as a write in progress while it runs, so a storage move is either scheduled first (the push is
+ * refused as read-only) or refused while the push writes; afterwards the project's default
+ * branch, README and activity, its events and pipelines. A push runs at most
+ * KILN_GIT_PUSH_TIME_LIMIT seconds; then its git processes are ended.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { UserRow } from '../db/types.ts';
 import { identifyGitClient } from './git-credentials.ts';
-import { findRepositoryTarget, type RepositoryTarget } from './repository-target.ts';
+import type { RepositoryTarget } from './repository-target.ts';
 import { runHttpBackend } from './http-backend.ts';
-import { repositoryPath, shardRoot } from '../domain/repositories/storage.ts';
-import { inspectRepository, READ_ONLY_MESSAGE } from '../domain/repositories/repositories.ts';
-import { findProjectById, recordPush } from '../domain/projects/projects.queries.ts';
-import { createPushPipelines, refUpdates, snapshotRefs } from '../domain/pipelines/push-pipelines.ts';
-import { ciEnvFrom } from '../domain/pipelines/ci-env.ts';
-import { recordPushEvents } from '../domain/events/push-events.ts';
-import { appliedCommands, pushOptionSniffer, type PushCommand, type PushOptionSniffer } from './push-options.ts';
+import { shardRoot } from '../domain/repositories/storage.ts';
+import { pushOptionSniffer, type PushOptionSniffer } from './push-options.ts';
 import { MAX_NAMESPACE_DEPTH } from '../domain/namespaces/namespaces.queries.ts';
-import { beginRepositoryWrite } from '../domain/repository-writes/repository-writes.ts';
-import { currentSettings } from '../domain/settings/settings.ts';
-import type { ContainerKind } from '../domain/storage-moves/storage-moves.queries.ts';
-import { protectDefaultBranch, protectionRulesFor } from '../domain/protected-refs/protected-refs.ts';
-import { emptyRepoPushMessage } from '../domain/protected-refs/ref-rules.ts';
-import type { PushAccess } from './hooks/pre-receive.ts';
+import { checkGitAccess, MESSAGES, protocolRefusal, type GitActor } from './git-access.ts';
+import { beginPush, type PushSession } from './push-session.ts';
 
 type Service = 'git-upload-pack' | 'git-receive-pack';
 
-export const MESSAGES = {
-  notFound: "The project you were looking for could not be found or you don't have permission to view it.",
-  download: 'You are not allowed to download code from this project.',
-  push: 'You are not allowed to push code to this project.',
-  archived: 'You are not allowed to push code to an archived project.',
-  readOnly: `You are not allowed to push code to this project. ${READ_ONLY_MESSAGE}`,
-  denied: 'HTTP Basic: Access denied',
-  dumb: 'Only the smart HTTP protocol is supported.',
-  protocol: 'Git access over HTTP is not allowed',
-} as const;
+export { MESSAGES };
 
 /** A smart-HTTP request's path: `…/<repository>.git/` and one of the three endpoints. */
 export const GIT_PATH = /\.git\/(info\/refs|git-upload-pack|git-receive-pack)$/;
@@ -69,12 +49,9 @@ function text(reply: FastifyReply, status: number, body: string, headers: Record
 
 const challenge = { 'www-authenticate': 'Basic realm="kiln"' };
 
-/** The storage-move container a repository belongs to (a wiki is its group's). */
-const CONTAINER_KINDS: Record<RepositoryTarget['kind'], ContainerKind> = { project: 'project', wiki: 'group', snippet: 'snippet' };
-
 const smartHttp: FastifyPluginAsync = async (app) => {
   const ctx = app.kiln;
-  const { db, config } = ctx;
+  const { config } = ctx;
 
   // Pack requests stream straight into http-backend: keep them unparsed and unbuffered.
   app.addContentTypeParser(
@@ -90,80 +67,40 @@ const smartHttp: FastifyPluginAsync = async (app) => {
     const fullPath = [...segments, params.repo].join('/');
     if (!params.repo.endsWith('.git')) return text(reply, 404, MESSAGES.notFound);
     if (!service) return text(reply, 403, MESSAGES.dumb);
+
     // GitAccess#check_protocol!, before anything else: enabled_git_access_protocol `ssh` leaves HTTP out.
-    if ((await currentSettings(db)).enabled_git_access_protocol === 'ssh') return text(reply, 403, MESSAGES.protocol);
+    const protocolRefused = await protocolRefusal(ctx.db, 'http');
+    if (protocolRefused) return text(reply, 403, protocolRefused);
 
     const identity = await identifyGitClient(ctx, request);
     if (identity.kind === 'invalid') return text(reply, 401, MESSAGES.denied, challenge);
     if (identity.kind === 'denied') return text(reply, 403, identity.reason);
+    const actor: GitActor = identity.kind === 'user' ? { kind: 'user', user: identity.user, abilities: identity.abilities } : identity;
     const user: UserRow | null = identity.kind === 'user' ? identity.user : null;
 
-    const target = await findRepositoryTarget(db, fullPath);
-    const can = target ? await target.permissions(user) : { read: false, download: false, push: false };
-    const pushing = service === 'git-receive-pack';
-    // Anonymous clients are asked for credentials rather than told the repository is missing.
-    if (!user && (pushing || !can.download)) return text(reply, 401, MESSAGES.denied, challenge);
-    if (!target || !can.read) return text(reply, 404, MESSAGES.notFound);
-    if (identity.kind === 'user' && !(pushing ? identity.abilities.push : identity.abilities.download)) {
-      return text(reply, 403, pushing ? MESSAGES.push : MESSAGES.download);
-    }
-    if (!pushing && !can.download) return text(reply, 403, MESSAGES.download);
-    if (pushing) {
-      if (!can.push) return text(reply, 403, MESSAGES.push);
-      if (target.archived) return text(reply, 403, MESSAGES.archived);
-      if (target.readOnly) return text(reply, 403, MESSAGES.readOnly);
-    }
+    const access = await checkGitAccess(ctx.db, 'http', actor, fullPath, service);
+    if (!access.ok) return text(reply, access.status, access.message, access.challenge ? challenge : {});
+    const { target, pushing } = access;
     if (!pushing || suffix === 'info/refs') return backend(request, reply, target, suffix, user);
 
     // The push itself: the read-only check again, now together with recording the write, and
     // the repository where the locked row says it is.
-    const write = await beginRepositoryWrite(db, CONTAINER_KINDS[target.kind], target.id, config.gitPushTimeLimit * 1000);
-    if (!write.ok) return write.reason === 'read_only' ? text(reply, 403, MESSAGES.readOnly) : text(reply, 404, MESSAGES.notFound);
-    const endWrite = () => write.end().catch(
-      (err: unknown) => request.log.error({ err }, 'could not end the record of a git write; it expires by itself'),
-    );
-    const pushed: RepositoryTarget & { pushAccessFile?: string } = {
-      ...target, storage: write.container.repository_storage, diskPath: write.container.disk_path,
-    };
-    // Branches and tags before the push, so its ref updates can start pipelines afterwards.
-    const refsBefore = target.kind === 'project' ? await snapshotRefs(
-      repositoryPath(config.storages, pushed.storage, pushed.diskPath),
-    ) : null;
     // Push options (`-o ci.skip`) are read from the request as it streams to receive-pack.
     const sniffer = pushOptionSniffer();
-    let accessDir: string | null = null;
+    const session = await beginPush(ctx, request.log, target, sniffer, actor);
+    if (!session.ok) return session.reason === 'read_only' ? text(reply, 403, MESSAGES.readOnly) : text(reply, 404, MESSAGES.notFound);
     try {
-      // What the pre-receive hook judges each ref change by (hooks/pre-receive.ts).
-      if (refsBefore && user && target.pushContext) {
-        accessDir = await fs.mkdtemp(path.join(os.tmpdir(), 'kiln-push-'));
-        const file = path.join(accessDir, 'access.json');
-        await fs.writeFile(file, JSON.stringify(await pushAccess(target, user, refsBefore)), { mode: 0o600 });
-        pushed.pushAccessFile = file;
-      }
-      await backend(request, reply, pushed, suffix, user, endWrite, refsBefore, sniffer);
+      await backend(request, reply, session.pushed, suffix, user, session, sniffer);
     } finally {
       // Already ended when the backend finished, unless it could not run at all.
-      await endWrite();
-      if (accessDir) await fs.rm(accessDir, { recursive: true, force: true });
+      await session.end();
     }
   }
 
-  /** Who pushes and what protects the project, for the pre-receive hook. */
-  async function pushAccess(target: RepositoryTarget, user: UserRow, refsBefore: Map<string, string>): Promise<PushAccess> {
-    const [ctx, rules] = await Promise.all([target.pushContext!(user), protectionRulesFor(db, target.id)]);
-    return {
-      rules, actor: ctx.actor, defaultBranch: ctx.defaultBranch,
-      // Project#empty_repo?: no branch yet.
-      state: { emptyRepo: ![...refsBefore.keys()].some((r) => r.startsWith('refs/heads/')) },
-      emptyRepoMessage: emptyRepoPushMessage(ctx.fullPath, `${config.externalUrl}/${ctx.fullPath}/-/project_members`),
-    };
-  }
-
-  /** Serves one request; for a push, `endWrite` once its git processes are gone, before the answer ends. */
+  /** Serves one request; for a push, its session finishes once its git processes are gone, before the answer ends. */
   async function backend(
-    request: FastifyRequest, reply: FastifyReply, target: RepositoryTarget & { pushAccessFile?: string }, suffix: string,
-    user: UserRow | null, endWrite?: () => Promise<void>, refsBefore?: Map<string, string> | null,
-    sniffer?: PushOptionSniffer,
+    request: FastifyRequest, reply: FastifyReply, target: RepositoryTarget, suffix: string,
+    user: UserRow | null, session?: PushSession, sniffer?: PushOptionSniffer,
   ) {
     const body = (request.body as Readable | undefined) ?? null;
     if (body && sniffer) body.once('error', (err) => sniffer.destroy(err));
@@ -177,59 +114,13 @@ const smartHttp: FastifyPluginAsync = async (app) => {
       raw: request.raw,
       body: body && sniffer ? body.pipe(sniffer) : body,
       remoteUser: user?.username ?? '',
-      ...(target.pushAccessFile ? { pushAccessFile: target.pushAccessFile } : {}),
-      ...(endWrite ? { timeLimitMs: config.gitPushTimeLimit * 1000 } : {}),
+      ...(session?.accessFile ? { pushAccessFile: session.accessFile } : {}),
+      ...(session ? { timeLimitMs: config.gitPushTimeLimit * 1000 } : {}),
       finish: async (exitCode, stderr) => {
         if (exitCode !== 0) request.log.warn({ exitCode, stderr }, 'git http-backend failed');
-        if (!endWrite) return;
-        try {
-          if (exitCode === 0 && target.kind === 'project') await afterPush(target, refsBefore ?? null);
-        } catch (err) {
-          request.log.error({ err }, 'could not record a push');
-        } finally {
-          await endWrite();
-        }
-        if (exitCode === 0 && target.kind === 'project' && refsBefore && user) {
-          startPushPipelines(request, target, refsBefore, sniffer?.commands() ?? null, user.id, sniffer?.options() ?? []);
-        }
+        if (session) await session.finish(exitCode, user?.id ?? null);
       },
     }, reply.raw);
-  }
-
-  /** Events and pipelines for the pushed refs, in the background: the push's answer never waits for them. */
-  function startPushPipelines(
-    request: FastifyRequest, target: RepositoryTarget, refsBefore: Map<string, string>, commands: PushCommand[] | null,
-    userId: number, pushOptions: string[],
-  ) {
-    const work = async () => {
-      const gitDir = repositoryPath(config.storages, target.storage, target.diskPath);
-      const refsAfter = await snapshotRefs(gitDir);
-      // This push's own commands: another push running beside it changed the refs too.
-      const updates = commands ? appliedCommands(commands, refsAfter) : refUpdates(refsBefore, refsAfter);
-      if (updates.length === 0) return;
-      const project = await findProjectById(db, target.id);
-      if (!project) return;
-      // The push's activity first (EventCreateService#push); a failure there never keeps its pipelines from starting.
-      await recordPushEvents(db, { gitDir, project, authorId: userId, updates })
-        .catch((err: unknown) => request.log.error({ err }, 'could not record the events of a push'));
-      await createPushPipelines(ciEnvFrom(db, config), project, updates, userId, { pushOptions });
-    };
-    work().catch((err: unknown) => request.log.error({ err }, 'could not create the pipelines of a push'));
-  }
-
-  /**
-   * The project's default branch, README and activity after a successful push; a default branch
-   * this push created is protected (Git::BranchHooksService → Project#after_create_default_branch).
-   */
-  async function afterPush(target: RepositoryTarget, refsBefore: Map<string, string> | null) {
-    const project = await findProjectById(db, target.id);
-    if (project) {
-      const state = await inspectRepository(repositoryPath(config.storages, target.storage, target.diskPath), project.default_branch);
-      await recordPush(db, target.id, state);
-      if (refsBefore && !state.empty && state.defaultBranch && !refsBefore.has(`refs/heads/${state.defaultBranch}`)) {
-        await protectDefaultBranch(db, { id: project.id, default_branch: state.defaultBranch });
-      }
-    }
   }
 
   // One route per nesting depth: find-my-way matches a fixed number of segments per route, and

@@ -44,7 +44,7 @@ describe('projects', () => {
     assert.equal(p.archived, false);
     assert.equal(p.web_url, `http://kiln.test/${alice.username}/first-project`);
     assert.equal(p.http_url_to_repo, `http://kiln.test/${alice.username}/first-project.git`);
-    assert.equal(p.ssh_url_to_repo, `git@kiln.test:${alice.username}/first-project.git`);
+    assert.equal(p.ssh_url_to_repo, `ssh://git@kiln.test:2222/${alice.username}/first-project.git`);
     assert.equal(p.readme_url, null);
     assert.equal('repository_storage' in p, false);
     const row = await t.db.selectFrom('projects').selectAll().where('id', '=', p.id).executeTakeFirstOrThrow();

@@ -42,7 +42,7 @@ async function start(delayMs: number): Promise<void> {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {
       PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), KILN_EXTERNAL_URL: baseUrl,
-      KILN_DATA_DIR: dataDir, KILN_STORAGES: shards.env, KILN_ROOT_TOKEN: TOKEN, KILN_ROOT_PASSWORD: 'root-password-1234',
+      KILN_DATA_DIR: dataDir, KILN_SSH_PORT: '0', KILN_STORAGES: shards.env, KILN_ROOT_TOKEN: TOKEN, KILN_ROOT_PASSWORD: 'root-password-1234',
       KILN_RATE_LIMIT_PER_IP: '0', KILN_RATE_LIMIT_PER_USER: '0', LOG_LEVEL: 'error',
       KILN_JOB_POLL_MS: '50', KILN_JOB_LEASE_SECONDS: '2', KILN_STORAGE_MOVE_TEST_DELAY_MS: String(delayMs),
       ...(pg ? { DATABASE_URL: pg.url } : {}),

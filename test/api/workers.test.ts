@@ -65,7 +65,7 @@ function startWorkers(env: Record<string, string>): () => Workers {
     const port = 20_000 + Math.floor(Math.random() * 30_000);
     const child = spawn(process.execPath, [MAIN, 'serve'], {
       env: {
-        ...process.env, KILN_WORKERS: '2', PORT: String(port), HOST: '127.0.0.1', KILN_DATA_DIR: dataDir,
+        ...process.env, KILN_WORKERS: '2', KILN_SSH_PORT: '0', PORT: String(port), HOST: '127.0.0.1', KILN_DATA_DIR: dataDir,
         KILN_EXTERNAL_URL: `http://127.0.0.1:${port}`, KILN_ROOT_TOKEN: ROOT_TOKEN, KILN_ROOT_PASSWORD: 'root-password-1234',
         KILN_RATE_LIMIT_PER_IP: '0', KILN_RATE_LIMIT_PER_USER: '0', LOG_LEVEL: 'info', KILN_REDIS_URL: '',
         DATABASE_URL: pgdb ? pgdb.url : '', ...env,

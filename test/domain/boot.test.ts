@@ -5,7 +5,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,7 +26,8 @@ function cleanEnv(extra: Record<string, string>): Record<string, string> {
   for (const [k, v] of Object.entries(process.env)) {
     if (v !== undefined && !k.startsWith('KILN_') && k !== 'DATABASE_URL' && k !== 'PORT' && k !== 'LOG_LEVEL') env[k] = v;
   }
-  return { ...env, ...extra };
+  // No git over SSH on its default port: test files run side by side.
+  return { ...env, KILN_SSH_PORT: '0', ...extra };
 }
 
 interface Boot {
@@ -37,7 +38,7 @@ interface Boot {
 }
 
 /** Starts `kiln serve`, waits until it listens, asks GET /user with `token`, then stops it with SIGTERM. */
-async function serveOnce(env: Record<string, string>, token: string): Promise<Boot> {
+async function serveOnce(env: Record<string, string>, token: string, during?: () => Promise<void>): Promise<Boot> {
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN, 'serve'], { cwd: ROOT, env: cleanEnv({ ...env, PORT: String(port), LOG_LEVEL: 'info' }) });
   let stdout = '';
@@ -54,8 +55,18 @@ async function serveOnce(env: Record<string, string>, token: string): Promise<Bo
   });
   const res = await fetch(`http://127.0.0.1:${port}/api/v4/user`, { headers: { 'private-token': token } });
   const me = { status: res.status, body: await res.json() as Record<string, unknown> };
+  await during?.();
   child.kill('SIGTERM');
   return { stdout, status: await exited, me };
+}
+
+/** The host key a listening SSH server offers (ssh-keyscan), without its host name. */
+function hostKeyOf(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    execFile('ssh-keyscan', ['-p', String(port), '-t', 'ed25519', '127.0.0.1'], (_err, stdout) => {
+      resolve(stdout.split('\n').find((l) => l.includes('ssh-ed25519'))?.split(' ').slice(1).join(' ') ?? '');
+    });
+  });
 }
 
 describe('kiln serve', () => {
@@ -127,6 +138,28 @@ describe('first and second boot', () => {
     assert.equal(tokens[0].revoked, 0);
     const namespace = await db.selectFrom('namespaces').select(['path', 'kind']).where('owner_id', '=', 1).execute();
     assert.deepEqual(namespace, [{ path: 'root', kind: 'user' }]);
+  });
+
+  it('serves git over SSH on KILN_SSH_PORT with a host key made once, and stops it on SIGTERM', async () => {
+    const sshPort = await freePort();
+    const seen: string[] = [];
+    for (let boot = 0; boot < 2; boot += 1) {
+      const run = await serveOnce({ ...env, KILN_SSH_PORT: String(sshPort) }, TOKEN, async () => {
+        // SSH listens just after HTTP does.
+        let key = '';
+        for (let i = 0; i < 50 && key === ''; i += 1) {
+          key = await hostKeyOf(sshPort);
+          if (key === '') await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        seen.push(key);
+      });
+      assert.equal(run.status, 0);
+    }
+    assert.match(seen[0], /^ssh-ed25519 /);
+    assert.equal(seen[1], seen[0], 'the second boot keeps the first one\'s host key');
+    const stat = await fs.stat(path.join(dataDir, 'keys', 'ssh_host_ed25519_key'));
+    assert.equal(stat.mode & 0o777, 0o600);
+    assert.equal(await hostKeyOf(sshPort), '', 'nothing listens once kiln has stopped');
   });
 
   it('changes nothing on a second boot, even with another token and a password', async () => {

@@ -19,6 +19,7 @@ import type { WriteEpoch } from '../../src/db/write-epoch.ts';
 import type { QueryLog } from '../../src/db/query-log.ts';
 import { bootstrapInstance } from '../../src/domain/instance/bootstrap.ts';
 import { buildApp } from '../../src/app.ts';
+import { startSshServer } from '../../src/git/ssh-server.ts';
 import { resolveJobToken } from '../../src/domain/jobs/job-token.ts';
 import { joinCluster } from '../../src/cluster/cluster.ts';
 
@@ -34,6 +35,8 @@ export interface TestApp {
   dialect: 'sqlite' | 'postgres';
   /** The write epoch of `db` (src/db/write-epoch.ts). */
   writes: WriteEpoch;
+  /** The port of git over SSH when started with `ssh: true`. */
+  sshPort?: number;
   /** inject() with PRIVATE-TOKEN set when `token` is given. */
   request(opts: InjectOptions & { token?: string }): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
@@ -74,6 +77,8 @@ export interface TestAppOptions {
   logStream?: NodeJS.WritableStream;
   /** Told every statement the app runs (src/db/query-log.ts). */
   queryLog?: QueryLog;
+  /** Start git over SSH on a free port of 127.0.0.1 (TestApp.sshPort); test apps have none otherwise. */
+  ssh?: boolean;
 }
 
 export async function startTestApp(env: Record<string, string> = {}, opts: TestAppOptions = {}): Promise<TestApp> {
@@ -120,10 +125,14 @@ async function serve(config: Config, database: Database, secretKeyBase: string, 
   for (const plugin of opts.plugins ?? []) await app.register(plugin);
   await app.ready();
   app.workers.start();
+  // Port 0: the system picks a free one, so test files running side by side never collide.
+  const ssh = opts.ssh ? await startSshServer({ db: database.db, config }, app.log, { port: 0, host: '127.0.0.1' }) : null;
   return {
     app, db: database.db, config, dataDir: config.dataDir, dialect: database.dialect, writes: database.writes,
+    ...(ssh ? { sshPort: ssh.port } : {}),
     request: ({ token, headers, ...inject }) => app.inject({ ...inject, headers: { ...(token ? { 'private-token': token } : {}), ...headers } }),
     close: async () => {
+      await ssh?.close();
       await app.close();
       await app.runningHandlers.settled(10_000);
       await database.close();

@@ -1,7 +1,7 @@
 /**
  * Objects for the fuzzer's path ids (issue 13): a target user with a key, an email, a GPG key, a
  * custom attribute and tokens; the same for root (the `/user/…` routes); a project with a
- * pipeline, a job a runner holds, a member, a protected branch and tag; a group, a snippet, an OAuth application. A path
+ * pipeline, a job a runner holds, a member, a protected branch and tag, a deploy key; a group, a snippet, an OAuth application. A path
  * parameter is resolved from its name and the resource before it; one the map does not know
  * (a route added later) gets 1, which names root or the first of its kind.
  */
@@ -52,6 +52,7 @@ export async function seedFuzzObjects(t: TestApp): Promise<FuzzObjects> {
   const application = await post(t, '/api/v4/applications', { name: 'fuzz', redirect_uri: 'https://client.example/cb', scopes: 'api' });
   // The project's default branch is protected by its first push; a protected tag pattern beside it.
   await post(t, `/api/v4/projects/${ci.project.id}/protected_tags`, { name: 'v*' });
+  const deployKey = await post(t, `/api/v4/projects/${ci.project.id}/deploy_keys`, { title: 'fuzz', key: sshPublicKey() });
 
   // The resource a `{id}` follows.
   const byResource: Record<string, number> = {
@@ -71,6 +72,7 @@ export async function seedFuzzObjects(t: TestApp): Promise<FuzzObjects> {
       if (name === 'provider') return 'ldapmain';
       // A commit by its branch: the CI project's main has the commit pushed above.
       if (name === 'sha') return 'main';
+      if (name === 'key_id' && path.includes('deploy_keys')) return deployKey.id;
       if (name === 'key_id') return path.includes('gpg_keys') ? (self ? rootGpg.id : gpg.id) : (self ? rootSsh.id : ssh.id);
       if (name === 'email_id') return self ? rootEmail.id : email.id;
       if (name === 'name' && path.includes('/protected_branches/')) return 'main';

@@ -17,8 +17,23 @@ export interface KeysTable {
   last_used_at: string | null;
   created_at: string;
   updated_at: string;
+  /** 'Key' (a user's) or 'DeployKey' (migration 2026-11-28T1300_deploy_keys; user_id is its creator). */
+  type: Generated<KeyType>;
+  /** Deploy keys: 1 when any project's maintainer may enable it (DeployKey.are_public). */
+  public: Generated<number>;
 }
 export type KeyRow = Selectable<KeysTable>;
+export type KeyType = 'Key' | 'DeployKey';
+
+export interface DeployKeysProjectsTable {
+  id: Generated<number>;
+  deploy_key_id: number;
+  project_id: number;
+  can_push: Generated<number>;
+  created_at: string;
+  updated_at: string;
+}
+export type DeployKeysProjectRow = Selectable<DeployKeysProjectsTable>;
 
 export interface GpgKeysTable {
   id: Generated<number>;
@@ -44,5 +59,6 @@ declare module '../types.ts' {
     keys: KeysTable;
     gpg_keys: GpgKeysTable;
     gpg_key_subkeys: GpgKeySubkeysTable;
+    deploy_keys_projects: DeployKeysProjectsTable;
   }
 }

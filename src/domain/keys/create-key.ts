@@ -4,7 +4,7 @@
  * characters and parseable; its fingerprint unique across all users; not already expired; of a
  * type and size the instance's key restrictions allow.
  */
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { KeyRow, KeyUsageType } from '../../db/tables/keys.ts';
 import { isUniqueViolation } from '../../db/constraints.ts';
@@ -20,6 +20,8 @@ export interface CreateKeyInput {
   key: string;
   expiresAt: string | null;
   usageType: KeyUsageType;
+  /** A deploy key (DeployKey < Key: the same validations); `userId` is then its creator. */
+  deployKey?: { public: boolean };
 }
 
 export type CreateKeyResult = { ok: true; value: KeyRow } | { ok: false; errors: Record<string, string[]> };
@@ -42,7 +44,7 @@ function exclusiveSentence(words: string[]): string {
  * Key#key_meets_restrictions over the instance's `<type>_key_restriction` settings: -1 forbids the
  * type, a positive value is the least size allowed.
  */
-function keyRestrictionError(settings: Settings, type: string, bits: number): string | null {
+export function keyRestrictionError(settings: Settings, type: string, bits: number): string | null {
   if (!Object.hasOwn(RESTRICTION, type)) return null;
   const restriction = settings[RESTRICTION[type as keyof typeof RESTRICTION]];
   if (restriction === -1) {
@@ -52,7 +54,7 @@ function keyRestrictionError(settings: Settings, type: string, bits: number): st
   return bits < restriction ? `must be at least ${restriction} bits` : null;
 }
 
-export async function createKey(db: Kysely<DB>, input: CreateKeyInput, now: Date = new Date()): Promise<CreateKeyResult> {
+export async function createKey(db: Kysely<DB> | Transaction<DB>, input: CreateKeyInput, now: Date = new Date()): Promise<CreateKeyResult> {
   const errors = new ValidationErrors();
   const title = input.title.trim();
   if (title === '') errors.add('title', "can't be blank");
@@ -83,6 +85,7 @@ export async function createKey(db: Kysely<DB>, input: CreateKeyInput, now: Date
       userId: input.userId, title, key: text, keyType: parsed.type, bits: parsed.bits,
       fingerprint: parsed.fingerprintMd5, fingerprintSha256: parsed.fingerprintSha256,
       usageType: input.usageType, expiresAt: input.expiresAt,
+      ...(input.deployKey ? { type: 'DeployKey' as const, public: input.deployKey.public } : {}),
     });
     return { ok: true, value: row };
   } catch (err) {

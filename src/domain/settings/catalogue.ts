@@ -93,7 +93,7 @@ export const CATALOGUE = {
   // Grape takes `nil` for "both" too; it is stored as null (aliases.ts).
   enabled_git_access_protocol: {
     type: 'string', maxLength: 4, values: ['ssh', 'http', 'nil'], default: null as string | null,
-    acts: '`ssh` refuses git over HTTP(S) with 403; `http` or none allows it',
+    acts: '`ssh` refuses git over HTTP(S) with 403, `http` refuses git over SSH; none allows both',
   },
   enforce_terms: bool(false, { requires: ['terms'] }),
   error_tracking_api_url: url(),

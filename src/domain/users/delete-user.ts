@@ -23,6 +23,7 @@ import { personalProjectRepositories } from '../projects/projects.queries.ts';
 import { removeRepository } from '../repositories/repositories.ts';
 import { repositoryPath } from '../repositories/storage.ts';
 import { moveProjectSnippets, snippetsByAuthor } from '../snippets/snippets.queries.ts';
+import { hasDeployKeys, moveDeployKeysToUser } from '../deploy-keys/deploy-keys.queries.ts';
 import { lockContainers, type ContainerKind } from '../storage-moves/storage-moves.queries.ts';
 import { removeAvatar } from './avatar.ts';
 import { ensureGhostUser } from './ghost-user.ts';
@@ -148,12 +149,16 @@ export async function deleteUser(db: Kysely<DB>, user: UserRow, opts: DeleteOpti
   }
   // Created (if need be) and committed before the deletion: deletions running at once share it.
   const ghost = opts.hardDelete ? null : await ensureGhostUser(db, opts.host);
+  // Deploy keys they created keep serving their projects whichever the deletion (User has_many
+  // :deploy_keys, dependent: :nullify; DeployKey#user is then the ghost user).
+  const deployKeysTo = ghost ?? (await hasDeployKeys(db, user.id) ? await ensureGhostUser(db, opts.host) : null);
   let repositories: RepositoryLocation[];
   try {
     repositories = await db.transaction().execute(async (trx) => {
       if (ghost) {
         for (const move of CONTRIBUTION_MOVERS) await move(trx, user, ghost);
       }
+      if (deployKeysTo) await moveDeployKeysToUser(trx, user.id, deployKeysTo.id);
       const doomed = await deleteOwnedContainers(trx, user, opts);
       await deleteUserRow(trx, user.id);
       return doomed;

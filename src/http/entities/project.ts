@@ -269,14 +269,21 @@ export function presentProjectIdentity(p: ProjectRow, ns: NamespaceInfo): Projec
   };
 }
 
-/** The host part of `git@host:path.git` clone URLs. */
-function sshHost(externalUrl: string): string {
-  return new URL(externalUrl).hostname;
+/**
+ * ssh_url_to_repo: `git@host:path.git` on port 22, `ssh://git@host:port/path.git` on another
+ * (the Service's Gitlab.config.gitlab_shell.ssh_path_prefix), the host being KILN_EXTERNAL_URL's.
+ */
+export function sshUrlToRepo(externalUrl: string, sshPort: number | undefined, fullPath: string): string {
+  const host = new URL(externalUrl).hostname;
+  if (sshPort === undefined || sshPort === 22 || sshPort === 0) return flat('git@', host, ':', fullPath, '.git');
+  return flat('ssh://git@', host.includes(':') ? `[${host}]` : host, ':', String(sshPort), '/', fullPath, '.git');
 }
 
 /** What the viewer may see of a project, decided by the route or the list loader. */
 export interface ProjectView {
   externalUrl: string;
+  /** KILN_SSH_PORT: where ssh_url_to_repo points (22 or absent: the scp-like form). */
+  sshPort?: number;
   /** download_code: default_branch and ci_config_path. */
   readCode: boolean;
   /** create_merge_request_in: a signed-in reader (members, or anyone signed in on a public or internal project). */
@@ -295,7 +302,7 @@ export interface ProjectView {
 }
 
 export function presentBasicProjectDetails(
-  p: ProjectRow, ns: NamespaceInfo, view: Pick<ProjectView, 'externalUrl' | 'readCode' | 'starCount'>,
+  p: ProjectRow, ns: NamespaceInfo, view: Pick<ProjectView, 'externalUrl' | 'readCode' | 'starCount' | 'sshPort'>,
 ): BasicProjectDetails {
   const fullPath = flat(ns.fullPath, '/', p.path);
   const webUrl = flat(view.externalUrl, '/', fullPath);
@@ -304,7 +311,7 @@ export function presentBasicProjectDetails(
   const topics = projectTopics(p);
   entity.tag_list = topics;
   entity.topics = topics;
-  entity.ssh_url_to_repo = flat('git@', sshHost(view.externalUrl), ':', fullPath, '.git');
+  entity.ssh_url_to_repo = sshUrlToRepo(view.externalUrl, view.sshPort, fullPath);
   entity.http_url_to_repo = flat(webUrl, '.git');
   entity.web_url = webUrl;
   entity.readme_url = p.readme_path && p.default_branch ? flat(webUrl, '/-/blob/', p.default_branch, '/', p.readme_path) : null;

@@ -40,7 +40,7 @@ interface ViewerAccess {
 
 /** What `viewer` may see of each project: its ProjectView and its permissions. */
 async function viewerAccess(
-  db: Kysely<DB>, viewer: UserRow | null, placed: Placed[], externalUrl: string, entity: ProjectEntity,
+  db: Kysely<DB>, viewer: UserRow | null, placed: Placed[], externalUrl: string, entity: ProjectEntity, sshPort: number | undefined,
 ): Promise<Map<number, ViewerAccess>> {
   const groupIds = [...new Set(placed.flatMap((p) => (p.namespace.namespace.kind === 'group' ? p.lineage : [])))];
   const memberships = viewer ? await membershipsOfUserIn(db, viewer.id, placed.map((p) => p.row.id), groupIds) : [];
@@ -65,6 +65,7 @@ async function viewerAccess(
     out.set(p.row.id, {
       view: {
         externalUrl,
+        ...(sshPort === undefined ? {} : { sshPort }),
         readCode: canOnProject(actor, 'download_code', p.row),
         createMergeRequestIn: viewer !== null && canOnProject(actor, 'read_project', p.row),
         admin: viewer?.admin === 1,
@@ -88,6 +89,8 @@ function presentAs(entity: ProjectEntity, p: Placed, access: ViewerAccess): Basi
 
 export interface ProjectListOptions {
   externalUrl: string;
+  /** KILN_SSH_PORT, for ssh_url_to_repo. */
+  sshPort?: number;
   viewer: UserRow | null;
   entity: ProjectEntity;
 }
@@ -102,7 +105,7 @@ export async function presentProjectList(
   });
   // BasicProjectDetails needs only whether the code is readable (guests of private projects may
   // not): the membership lookup serves every entity.
-  const access = await viewerAccess(db, o.viewer, placed, o.externalUrl, o.entity);
+  const access = await viewerAccess(db, o.viewer, placed, o.externalUrl, o.entity, o.sshPort);
   return placed.map((p) => presentAs(o.entity, p, access.get(p.row.id)!));
 }
 
@@ -115,7 +118,7 @@ export async function presentOneProject(
   o: ProjectListOptions & { administered?: { runnersToken: string | null } },
 ): Promise<BasicProjectDetails | Project | ProjectWithAccess> {
   const placed = { row, namespace, lineage: namespace.lineage };
-  const access = (await viewerAccess(db, o.viewer, [placed], o.externalUrl, o.entity)).get(row.id)!;
+  const access = (await viewerAccess(db, o.viewer, [placed], o.externalUrl, o.entity, o.sshPort)).get(row.id)!;
   if (o.administered) access.view.administered = o.administered;
   return presentAs(o.entity, placed, access);
 }

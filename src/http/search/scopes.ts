@@ -63,6 +63,8 @@ export interface SearchContext {
   reply: FastifyReply;
   db: Kysely<DB>;
   externalUrl: string;
+  /** KILN_SSH_PORT, for ssh_url_to_repo. */
+  sshPort: number;
   viewer: UserRow;
   level: SearchLevel;
   /** The searched text, as given. */
@@ -134,7 +136,7 @@ export const SEARCH_SCOPES = {
       const namespaceIds = ctx.group ? await groupHierarchyIds(ctx.db, ctx.group.group.id) : undefined;
       const qb = await findProjects(ctx.db, ctx.viewer, { search: ctx.search, ...(namespaceIds ? { namespaceIds } : {}) });
       const rows = await paginate(ctx.db, ctx.request, ctx.reply, qb.orderBy('projects.id', 'desc'));
-      return presentProjectList(ctx.db, rows, { externalUrl: ctx.externalUrl, viewer: ctx.viewer, entity: 'basic' });
+      return presentProjectList(ctx.db, rows, { externalUrl: ctx.externalUrl, sshPort: ctx.sshPort, viewer: ctx.viewer, entity: 'basic' });
     },
   },
   snippet_titles: {

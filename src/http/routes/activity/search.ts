@@ -102,7 +102,7 @@ const search: FastifyPluginAsync = async (app) => {
     let results: unknown[];
     try {
       results = await scope.run({
-        request, reply, db, externalUrl: config.externalUrl, viewer: caller.user, level,
+        request, reply, db, externalUrl: config.externalUrl, sshPort: config.sshPort, viewer: caller.user, level,
         search: input.search, state: input.state === 'all' ? undefined : input.state, confidential: input.confidential,
         sort: sortOf(input.order_by, input.sort), group: where.group ?? null, project: where.project ?? null, ref: input.ref,
       });

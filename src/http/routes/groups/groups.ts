@@ -158,7 +158,7 @@ const groups: FastifyPluginAsync = async (app) => {
     const viewer = request.caller?.user ?? null;
     const qb = await findProjects(db, viewer, { namespaceIds: [ctx.group.id] });
     const rows = await qb.orderBy('projects.id', 'asc').limit(DETAIL_PROJECTS_LIMIT).execute();
-    const projects = await presentProjectList(db, rows, { externalUrl, viewer, entity: 'project' }) as Project[];
+    const projects = await presentProjectList(db, rows, { externalUrl, sshPort: config.sshPort, viewer, entity: 'project' }) as Project[];
     const runnersToken = canOnGroup(ctx.actor, 'admin_group', ctx.group)
       ? { runners_token: await shownRegistrationToken(db, await sealerFor(config.dataDir), 'Namespace', ctx.group.id) }
       : {};

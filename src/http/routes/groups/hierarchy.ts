@@ -146,7 +146,7 @@ const groupHierarchy: FastifyPluginAsync = async (app) => {
     const rows = await paginate(db, request, reply, ordered);
     // Chosen once the page is read, so an error on the way keeps the error body's own shape.
     serializeWith(reply, serializer);
-    return presentProjectList(db, rows, { externalUrl, viewer, entity: input.simple ? 'basic' : 'project' });
+    return presentProjectList(db, rows, { externalUrl, sshPort: config.sshPort, viewer, entity: input.simple ? 'basic' : 'project' });
   });
 };
 

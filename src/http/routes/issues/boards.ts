@@ -48,7 +48,9 @@ const boards: FastifyPluginAsync = async (app) => {
       return {
         owner: { projectId: ctx.project.id },
         view: {
-          project: presentBasicProjectDetails(ctx.project, ctx.namespace, { externalUrl: config.externalUrl, readCode, starCount }),
+          project: presentBasicProjectDetails(ctx.project, ctx.namespace, {
+            externalUrl: config.externalUrl, sshPort: config.sshPort, readCode, starCount,
+          }),
           group: null,
         },
         labels: projectLabelScope(ctx, true),

@@ -12,6 +12,7 @@ import snippetReads from './snippet-reads.ts';
 import projectSnippets from './project-snippets.ts';
 import accessTokens from './access-tokens.ts';
 import topics from './topics.ts';
+import deployKeys from './deploy-keys.ts';
 
 export default async function projectsArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'projects', {
@@ -24,5 +25,6 @@ export default async function projectsArea(api: FastifyInstance): Promise<void> 
     'project-snippets': projectSnippets, // /projects/:id/snippets[/:snippet_id[/raw|/files/:ref/:file_path/raw|/user_agent_detail]]
     'access-tokens': accessTokens,     // /projects/:id/access_tokens, /groups/:id/access_tokens
     'topics': topics,                  // /topics[/:id], /topics/merge
+    'deploy-keys': deployKeys,         // /deploy_keys, /projects/:id/deploy_keys[/:key_id[/enable]]
   });
 }

@@ -165,7 +165,7 @@ const projects: FastifyPluginAsync = async (app) => {
     const runners = mayAdminister
       ? { runnersToken: await shownRegistrationToken(db, await sealerFor(config.dataDir), 'Project', project.id) }
       : undefined;
-    const body = await presentOneProject(db, project, ns, { externalUrl, viewer, entity, administered: runners });
+    const body = await presentOneProject(db, project, ns, { externalUrl, sshPort: config.sshPort, viewer, entity, administered: runners });
     serializeWith(reply, serialize.one[entity]);
     return body;
   }
@@ -272,7 +272,7 @@ const projects: FastifyPluginAsync = async (app) => {
         : qb.orderBy(`projects.${input.order_by as Exclude<(typeof ORDERS)[number], 'id'>}`, input.sort)
           .orderBy('projects.id', input.sort), { maxOffset: PROJECT_MAX_OFFSET });
     const entity: ProjectEntity = viewer && !input.simple ? 'with_access' : 'basic';
-    const body = await presentProjectList(db, rows, { externalUrl, viewer, entity });
+    const body = await presentProjectList(db, rows, { externalUrl, sshPort: config.sshPort, viewer, entity });
     serializeWith(reply, serialize.list[entity]);
     return body;
   }

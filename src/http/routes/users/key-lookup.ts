@@ -3,6 +3,7 @@
  * either form ("SHA256:<base64>" or MD5 "aa:bb:…"), answering SSHKeyWithUser. Administrators only.
  */
 import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
 import type { KeyRow } from '../../../db/tables/keys.ts';
 import { findKeyByFingerprint, findKeyById } from '../../../domain/keys/keys.queries.ts';
 import { parseFingerprintQuery } from '../../../domain/keys/ssh-public-key.ts';
@@ -11,6 +12,8 @@ import { authenticatedAsAdmin } from '../../auth/admin.ts';
 import { ApiError, notFound, recordNotFound } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { presentSshKey, SSHKeyWithUserSchema } from '../../entities/ssh-key.ts';
+import { DeployKeyWithUserSchema, presentDeployKeysProjectLink } from '../../entities/deploy-key.ts';
+import { linksOfKeys } from '../../../domain/deploy-keys/deploy-keys.queries.ts';
 import { presentUserPublic } from '../../entities/user.ts';
 import { route } from '../../route.ts';
 
@@ -20,17 +23,25 @@ const params = {
 };
 
 const tags = ['keys'];
+/** SSHKeyWithUser, and for a deploy key DeployKeyWithUser (its deploy_keys_projects besides). */
+const KeyWithUser = Type.Object({
+  ...DeployKeyWithUserSchema.properties,
+  deploy_keys_projects: Type.Optional(DeployKeyWithUserSchema.properties.deploy_keys_projects),
+}, { title: 'SSHKeyWithUser' });
 
 const keys: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
 
-  async function presentWithUser(key: KeyRow, viewerId: number) {
+  async function presentWithUser(key: KeyRow, viewerId: number, withProjects: boolean) {
     const [owner, identities] = await Promise.all([findUserProfile(db, key.user_id, viewerId), identitiesOf(db, [key.user_id])]);
     if (!owner) throw recordNotFound();
     const user = presentUserPublic(owner, {
       followers: owner.followers, following: owner.following, isFollowed: owner.is_followed > 0, identities,
     }, { externalUrl: config.externalUrl, canReadProfile: true });
-    return { ...presentSshKey(key, owner, config.externalUrl), user };
+    const entity = { ...presentSshKey(key, owner, config.externalUrl), user };
+    // Found by fingerprint, a deploy key's answer adds the projects it is enabled on (DeployKeyWithUser).
+    if (!withProjects || key.type !== 'DeployKey') return entity;
+    return { ...entity, deploy_keys_projects: (await linksOfKeys(db, [key.id])).map(presentDeployKeysProjectLink) };
   }
 
   route(app, {
@@ -42,12 +53,12 @@ const keys: FastifyPluginAsync = async (app) => {
     // Key.find: a missing or non-numeric id is ActiveRecord's RecordNotFound (reference §6.2).
     const key = /^\d{1,10}$/.test(id) ? await findKeyById(db, Number(id)) : undefined;
     if (!key) throw recordNotFound();
-    return presentWithUser(key, admin.id);
+    return presentWithUser(key, admin.id, false);
   });
 
   route(app, {
     method: 'GET', url: '/keys', auth: 'required', params: params.find,
-    schema: { summary: 'An SSH key with its owner, by fingerprint (administrators)', tags, response: { 200: SSHKeyWithUserSchema } },
+    schema: { summary: 'An SSH key with its owner, by fingerprint (administrators)', tags, response: { 200: KeyWithUser } },
   }, async ({ request, input }) => {
     const admin = authenticatedAsAdmin(request);
     const { fingerprint } = input;
@@ -55,7 +66,7 @@ const keys: FastifyPluginAsync = async (app) => {
     if (!query) throw new ApiError(400, { message: 'Failed to return the key' });
     const key = await findKeyByFingerprint(db, query);
     if (!key) throw notFound('Key');
-    return presentWithUser(key, admin.id);
+    return presentWithUser(key, admin.id, true);
   });
 };
 

@@ -1,0 +1,153 @@
+/**
+ * A push's life around receive-pack, the same over HTTP and SSH: recorded as a repository write
+ * for as long as it runs (the read-only check and the record are one transaction, so a storage
+ * move is either scheduled first and the push refused, or refused while the push writes); the
+ * branches and tags before it; afterwards the project's default branch, README and activity,
+ * then — in the background, never delaying the push's answer — its events and pipelines, with its
+ * push options (`git push -o ci.skip`).
+ *
+ * Each ref change is also judged against the project's protected branches and tags: the session
+ * writes who pushes and what protects the project to a file, and both transports run
+ * receive-pack with kiln's hooks (hooks/pre-receive.ts reads it), so a protected branch is
+ * protected over SSH exactly as over HTTP.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { UserRow } from '../db/types.ts';
+import { protectDefaultBranch, protectionRulesFor } from '../domain/protected-refs/protected-refs.ts';
+import { emptyRepoPushMessage, type RefActor } from '../domain/protected-refs/ref-rules.ts';
+import type { PushAccess } from './hooks/pre-receive.ts';
+import type { GitActor } from './git-access.ts';
+import type { KilnContext } from '../http/context.ts';
+import type { RepositoryTarget } from './repository-target.ts';
+import { repositoryPath } from '../domain/repositories/storage.ts';
+import { inspectRepository } from '../domain/repositories/repositories.ts';
+import { findProjectById, recordPush } from '../domain/projects/projects.queries.ts';
+import { createPushPipelines, refUpdates, snapshotRefs } from '../domain/pipelines/push-pipelines.ts';
+import { ciEnvFrom } from '../domain/pipelines/ci-env.ts';
+import { recordPushEvents } from '../domain/events/push-events.ts';
+import { beginRepositoryWrite } from '../domain/repository-writes/repository-writes.ts';
+import type { ContainerKind } from '../domain/storage-moves/storage-moves.queries.ts';
+import { appliedCommands, type PushOptionSniffer } from './push-options.ts';
+
+/** The storage-move container a repository belongs to (a wiki is its group's). */
+const CONTAINER_KINDS: Record<RepositoryTarget['kind'], ContainerKind> = { project: 'project', wiki: 'group', snippet: 'snippet' };
+
+/** The directory of kiln's git hooks (core.hooksPath of a checked push). */
+export const HOOKS_DIR = fileURLToPath(new URL('./hooks', import.meta.url));
+
+/**
+ * A deploy key with write access pushes where any writer may, never to a protected branch or
+ * tag (kiln has no per-key access levels, the Service's licensed deploy_key_id rows).
+ */
+const DEPLOY_KEY_ACTOR: RefActor = { admin: false, accessLevel: 0, canPushCode: true };
+
+export interface PushSession {
+  /** The repository where the locked row says it is now. */
+  pushed: RepositoryTarget;
+  /** The file the pre-receive hook judges the push by (KILN_PUSH_ACCESS); null where nothing is protected (wikis, snippets). */
+  accessFile: string | null;
+  /** Ends the record of the write; safe to call more than once. */
+  end(): Promise<void>;
+  /**
+   * Once receive-pack has exited (before the answer ends): the project's state, then the record
+   * ends, then events and pipelines start in the background for the user the push counts as.
+   */
+  finish(exitCode: number, userId: number | null): Promise<void>;
+}
+
+/** The environment receive-pack needs for kiln's hooks (with core.hooksPath set to HOOKS_DIR). */
+export function pushHookEnv(accessFile: string): Record<string, string> {
+  return { KILN_HOOKS_DIR: HOOKS_DIR, KILN_NODE: process.execPath, KILN_PUSH_ACCESS: accessFile };
+}
+
+export async function beginPush(
+  ctx: Pick<KilnContext, 'db' | 'config'>, log: FastifyBaseLogger, target: RepositoryTarget, sniffer: PushOptionSniffer,
+  pusher: GitActor,
+): Promise<{ ok: false; reason: 'read_only' | 'not_found' } | ({ ok: true } & PushSession)> {
+  const { db, config } = ctx;
+  const write = await beginRepositoryWrite(db, CONTAINER_KINDS[target.kind], target.id, config.gitPushTimeLimit * 1000);
+  if (!write.ok) return { ok: false, reason: write.reason === 'read_only' ? 'read_only' : 'not_found' };
+  let ended: Promise<void> | null = null;
+  let accessDir: string | null = null;
+  const end = () => {
+    ended ??= Promise.all([
+      write.end().catch((err: unknown) => log.error({ err }, 'could not end the record of a git write; it expires by itself')),
+      accessDir ? fs.rm(accessDir, { recursive: true, force: true }).catch(() => undefined) : undefined,
+    ]).then(() => undefined);
+    return ended;
+  };
+  const pushed = { ...target, storage: write.container.repository_storage, diskPath: write.container.disk_path };
+  const gitDir = repositoryPath(config.storages, pushed.storage, pushed.diskPath);
+  let refsBefore: Map<string, string> | null = null;
+  let accessFile: string | null = null;
+  try {
+    // Branches and tags before the push, so its ref updates can start pipelines afterwards.
+    refsBefore = target.kind === 'project' ? await snapshotRefs(gitDir) : null;
+    if (refsBefore && target.pushContext) {
+      accessDir = await fs.mkdtemp(path.join(os.tmpdir(), 'kiln-push-'));
+      accessFile = path.join(accessDir, 'access.json');
+      const access = await pushAccess(target, pusher, refsBefore);
+      await fs.writeFile(accessFile, JSON.stringify(access), { mode: 0o600 });
+    }
+  } catch (err) {
+    await end();
+    throw err;
+  }
+
+  /** Who pushes and what protects the project, for the pre-receive hook. */
+  async function pushAccess(t: RepositoryTarget, who: GitActor, before: Map<string, string>): Promise<PushAccess> {
+    const user: UserRow | null = who.kind === 'user' ? who.user : null;
+    const [context, rules] = await Promise.all([t.pushContext!(user), protectionRulesFor(db, t.id)]);
+    return {
+      rules, actor: who.kind === 'deploy_key' ? DEPLOY_KEY_ACTOR : context.actor, defaultBranch: context.defaultBranch,
+      // Project#empty_repo?: no branch yet.
+      state: { emptyRepo: ![...before.keys()].some((r) => r.startsWith('refs/heads/')) },
+      emptyRepoMessage: emptyRepoPushMessage(context.fullPath, `${config.externalUrl}/${context.fullPath}/-/project_members`),
+    };
+  }
+
+  const finish = async (exitCode: number, userId: number | null) => {
+    try {
+      if (exitCode === 0 && target.kind === 'project') {
+        const project = await findProjectById(db, target.id);
+        if (project) {
+          const state = await inspectRepository(gitDir, project.default_branch);
+          await recordPush(db, target.id, state);
+          // A default branch this push created is protected (Project#after_create_default_branch).
+          if (refsBefore && !state.empty && state.defaultBranch && !refsBefore.has(`refs/heads/${state.defaultBranch}`)) {
+            await protectDefaultBranch(db, { id: project.id, default_branch: state.defaultBranch });
+          }
+        }
+      }
+    } catch (err) {
+      log.error({ err }, 'could not record a push');
+    } finally {
+      await end();
+    }
+    if (exitCode === 0 && refsBefore && userId !== null) startPushPipelines(refsBefore, userId);
+  };
+
+  /** Events and pipelines for the pushed refs, in the background. */
+  const startPushPipelines = (before: Map<string, string>, userId: number) => {
+    const work = async () => {
+      const refsAfter = await snapshotRefs(gitDir);
+      // This push's own commands: another push running beside it changed the refs too.
+      const commands = sniffer.commands();
+      const updates = commands ? appliedCommands(commands, refsAfter) : refUpdates(before, refsAfter);
+      if (updates.length === 0) return;
+      const project = await findProjectById(db, target.id);
+      if (!project) return;
+      // The push's activity first (EventCreateService#push); a failure there never keeps its pipelines from starting.
+      await recordPushEvents(db, { gitDir, project, authorId: userId, updates })
+        .catch((err: unknown) => log.error({ err }, 'could not record the events of a push'));
+      await createPushPipelines(ciEnvFrom(db, config), project, updates, userId, { pushOptions: sniffer.options() });
+    };
+    work().catch((err: unknown) => log.error({ err }, 'could not create the pipelines of a push'));
+  };
+
+  return { ok: true, pushed, accessFile, end, finish };
+}
