@@ -26,6 +26,7 @@ import { findProjectById, recordPush } from '../domain/projects/projects.queries
 import { createPushPipelines, refUpdates, snapshotRefs } from '../domain/pipelines/push-pipelines.ts';
 import { ciEnvFrom } from '../domain/pipelines/ci-env.ts';
 import { recordPushEvents } from '../domain/events/push-events.ts';
+import { afterBranchPush } from '../domain/merge-requests/merge-status.ts';
 import { appliedCommands, pushOptionSniffer, type PushCommand, type PushOptionSniffer } from './push-options.ts';
 import { MAX_NAMESPACE_DEPTH } from '../domain/namespaces/namespaces.queries.ts';
 import { beginRepositoryWrite } from '../domain/repository-writes/repository-writes.ts';
@@ -183,6 +184,9 @@ const smartHttp: FastifyPluginAsync = async (app) => {
       // The push's activity first (EventCreateService#push); a failure there never keeps its pipelines from starting.
       await recordPushEvents(db, { gitDir, project, authorId: userId, updates })
         .catch((err: unknown) => request.log.error({ err }, 'could not record the events of a push'));
+      // Merge requests of the pushed branches: a new diff version, the merge status rechecked.
+      await afterBranchPush(db, gitDir, project, updates)
+        .catch((err: unknown) => request.log.error({ err }, 'could not refresh the merge requests of a push'));
       await createPushPipelines(ciEnvFrom(db, config), project, updates, userId, { pushOptions });
     };
     work().catch((err: unknown) => request.log.error({ err }, 'could not create the pipelines of a push'));
