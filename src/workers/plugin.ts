@@ -26,7 +26,7 @@ export default fp(async (app) => {
   registerStorageMoveJobs(jobs, { db, jobs, shards: config.storages, testDelayMs: config.storageMoveTestDelayMs });
   registerRepositoryRemovalJobs(jobs, { db, shards: config.storages });
   registerArtifactJobs(jobs, ciEnvFrom(db, config));
-  registerMergeRequestJobs(jobs, { db, shards: config.storages });
+  registerMergeRequestJobs(jobs, { db, shards: config.storages, env: ciEnvFrom(db, config) });
   const workers = new JobRunner(jobs, {
     concurrency: config.jobConcurrency,
     pollMs: config.jobPollMs,

@@ -245,7 +245,52 @@ export function issuesByIids(db: Db, projectId: number, iids: readonly number[])
   return db.selectFrom('issues').selectAll().where('project_id', '=', projectId).where('iid', 'in', [...iids]).orderBy('iid').execute();
 }
 
+/** The request's pending todos are done once it is closed or merged (TodoService#close_merge_request, #merge_merge_request). */
+export async function resolveTodosOf(db: Db, mrId: number, now: string): Promise<void> {
+  await db.updateTable('todos').set({ state: 'done', updated_at: now }).where('target_type', '=', 'MergeRequest')
+    .where('target_id', '=', mrId).where('state', '=', 'pending').execute();
+}
+
+/** The issue's close just recorded was the request's doing (ResourceStateEvent#source_merge_request). */
+export async function markIssueClosedBy(db: Db, issueId: number, mrId: number): Promise<void> {
+  await db.updateTable('resource_state_events').set({ source_merge_request_id: mrId })
+    .where('issue_id', '=', issueId).where('state', '=', 'closed').where('source_merge_request_id', 'is', null).execute();
+}
+
 /** Soft-deleted users' merge requests stay, written by the ghost user (Users::MigrateToGhostUserService). */
 export async function reassignMergeRequests(trx: Transaction<DB>, fromUserId: number, toUserId: number): Promise<void> {
   await trx.updateTable('merge_requests').set({ author_id: toUserId }).where('author_id', '=', fromUserId).execute();
+}
+
+/** Open requests of a branch waiting for its pipeline to merge them (AutoMergeProcessWorker's candidates). */
+export function autoMergeCandidates(db: Db, projectId: number, branch: string): Promise<MergeRequestRow[]> {
+  return db.selectFrom('merge_requests').selectAll().where('source_project_id', '=', projectId).where('source_branch', '=', branch)
+    .where('state', '=', 'opened').where('merge_when_pipeline_succeeds', '=', 1).orderBy('id').execute();
+}
+
+/** The newest pipeline of a branch at a commit (the request's head pipeline). */
+export function headPipelineOf(db: Db, projectId: number, ref: string, sha: string) {
+  return db.selectFrom('ci_pipelines').select(['id', 'status']).where('project_id', '=', projectId).where('ref', '=', ref)
+    .where('sha', '=', sha).orderBy('id', 'desc').limit(1).executeTakeFirst();
+}
+
+/** Time spent on a request, in seconds. */
+export async function totalTimeSpentOn(db: Db, mrId: number): Promise<number> {
+  const row = await db.selectFrom('timelogs').select((eb) => eb.fn.sum<number>('time_spent').as('n'))
+    .where('merge_request_id', '=', mrId).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+export async function insertTimelog(db: Db, mrId: number, userId: number, seconds: number, summary: string | null, now: string) {
+  await db.insertInto('timelogs').values({
+    issue_id: null, merge_request_id: mrId, user_id: userId, time_spent: seconds, spent_at: now, summary, created_at: now, updated_at: now,
+  }).execute();
+}
+
+export async function setSubscription(db: Db, userId: number, mr: MergeRequestRow, subscribed: boolean, now: string): Promise<void> {
+  await db.insertInto('subscriptions').values({
+    user_id: userId, subscribable_type: 'MergeRequest', subscribable_id: mr.id, project_id: mr.project_id,
+    subscribed: subscribed ? 1 : 0, created_at: now, updated_at: now,
+  }).onConflict((oc) => oc.columns(['subscribable_type', 'subscribable_id', 'user_id'])
+    .doUpdateSet({ subscribed: subscribed ? 1 : 0, updated_at: now })).execute();
 }

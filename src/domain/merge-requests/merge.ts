@@ -27,7 +27,8 @@ import { refTarget } from '../repositories/git-read.ts';
 import { updateRefs, type ProjectRepository, type RefUpdate } from '../repositories/project-repository.ts';
 import { ZERO_ID } from '../repositories/ref-names.ts';
 import { commitIdsBetween, commitTree, isAncestor, mergeBase, mergeTree, treeOf } from './mr-git.ts';
-import { recordStateEvent, updateMergeRequestIf } from './merge-requests.queries.ts';
+import { recordStateEvent, resolveTodosOf, updateMergeRequestIf } from './merge-requests.queries.ts';
+import { findUsersByIds } from '../users/users-batch.queries.ts';
 
 export interface MergeOptions {
   sha?: string;
@@ -96,8 +97,7 @@ export async function mergeMergeRequest(
     const base = await mergeBase(gitDir, target, source);
     const commits = await commitIdsBetween(gitDir, base, source, 2);
     if (commits.length > 1 || o.squashCommitMessage !== undefined) {
-      const authorRow = await db.selectFrom('users').select(['name', 'email', 'commit_email']).where('id', '=', mr.author_id)
-        .executeTakeFirst();
+      const [authorRow] = await findUsersByIds(db, [mr.author_id]);
       const author = authorRow ? { name: authorRow.name, email: authorRow.commit_email || authorRow.email } : committer;
       squashSha = await commitTree(gitDir, {
         tree: await treeOf(gitDir, source), parents: base ? [base] : [], author, committer,
@@ -136,8 +136,7 @@ export async function mergeMergeRequest(
     await recordEvent(trx, {
       project_id: mr.project_id, author_id: user.id, action: 'merged', target_type: 'MergeRequest', target_id: mr.id,
     });
-    await trx.updateTable('todos').set({ state: 'done', updated_at: now }).where('target_type', '=', 'MergeRequest')
-      .where('target_id', '=', mr.id).where('state', '=', 'pending').execute();
+    await resolveTodosOf(trx, mr.id, now);
     return done;
   });
   const updates = [update];

@@ -145,10 +145,12 @@ export type MergeTreeResult = { clean: true; tree: string } | { clean: false; co
 export async function mergeTree(gitDir: string, ours: string, theirs: string): Promise<MergeTreeResult> {
   const { stdout, exitCode } = await runGitBytes(
     ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', '--end-of-options', ours, theirs],
-    { gitDir, maxBytes: MAX_DIFF_OUTPUT, okExitCodes: [1] },
+    // 128: git refuses to merge (unrelated histories): no clean merge exists, as for a conflict.
+    { gitDir, maxBytes: MAX_DIFF_OUTPUT, okExitCodes: [1, 128] },
   );
   const parts = stdout.toString('utf8').split('\0').filter(Boolean);
   if (exitCode === 0) return { clean: true, tree: parts[0].trim() };
+  if (exitCode !== 1) return { clean: false, conflicts: [] };
   return { clean: false, conflicts: [...new Set(parts.slice(1))] };
 }
 

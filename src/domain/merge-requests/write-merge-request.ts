@@ -40,7 +40,7 @@ import { changedFileCount, mergeBase } from './mr-git.ts';
 import { canReadMergeRequest } from './merge-request.policy.ts';
 import {
   deleteMergeRequestRow, insertDiffVersion, insertMergeRequest, labelIdsOf, linkLabels, openMergeRequestOfBranch, peopleOf,
-  recordLabelEvents,
+  recordLabelEvents, resolveTodosOf,
   recordMilestoneEvent, recordStateEvent, replacePeople, unlinkLabels, updateMergeRequestRow,
 } from './merge-requests.queries.ts';
 
@@ -300,8 +300,7 @@ export async function updateMergeRequest(
         Object.assign(set, { state: 'closed', closed_at: now, closed_by_id: user.id, merge_when_pipeline_succeeds: 0 });
         await recordStateEvent(trx, mr.id, user.id, 'closed', now);
         await recordEvent(trx, { ...eventOf(mr.id), action: 'closed' });
-        await trx.updateTable('todos').set({ state: 'done', updated_at: now }).where('target_type', '=', 'MergeRequest')
-          .where('target_id', '=', mr.id).where('state', '=', 'pending').execute();
+        await resolveTodosOf(trx, mr.id, now);
       } else if (p.stateEvent === 'reopen' && mr.state === 'closed') {
         Object.assign(set, { state: 'opened', closed_at: null, closed_by_id: null, merge_status: 'unchecked', merge_status_heads: null });
         await recordStateEvent(trx, mr.id, user.id, 'reopened', now);

@@ -59,7 +59,9 @@ export async function createNote(db: Kysely<DB>, n: NewNote): Promise<NoteResult
     const row = await insertNote(trx, {
       note: n.body, noteable_type: t.type, noteable_id: t.id, commit_id: t.commitId, project_id: t.projectId,
       author_id: n.authorId, system: 0, system_action: null, internal: n.internal ? 1 : 0, type: n.type,
-      discussion_id: n.replyTo ?? newDiscussionId(), resolvable: 0, resolved_at: null, resolved_by_id: null,
+      discussion_id: n.replyTo ?? newDiscussionId(),
+      // Threads on merge requests can be resolved (DiscussionNote#resolvable? on a MergeRequest); individual notes cannot.
+      resolvable: t.type === 'MergeRequest' && n.type !== null ? 1 : 0, resolved_at: null, resolved_by_id: null,
       position: n.position ?? null, updated_by_id: null, last_edited_at: null, created_at: created, updated_at: created,
     });
     await touchNoteable(trx, t, now);

@@ -87,7 +87,7 @@ export function presentNote(r: NoteRow, t: Pick<NoteableRef, 'type' | 'iid'>, au
   }
   note.confidential = r.internal === 1;
   note.internal = r.internal === 1;
-  note.noteable_iid = t.type === 'Issue' ? t.iid : null;
+  note.noteable_iid = t.type === 'Issue' || t.type === 'MergeRequest' ? t.iid : null;
   note.commands_changes = {};
   return note;
 }

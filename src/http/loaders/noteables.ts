@@ -23,6 +23,8 @@ import { projectRepository } from '../../domain/repositories/project-repository.
 import { ApiError, badRequest, notFound } from '../errors.ts';
 import { loadProject, type ProjectContext } from './containers.ts';
 import { loadIssue } from './issues.ts';
+import { loadMergeRequest } from './merge-requests.ts';
+import { canCommentOnMergeRequest, canReadMergeRequest } from '../../domain/merge-requests/merge-request.policy.ts';
 
 export interface NoteableContext {
   ctx: ProjectContext;
@@ -33,6 +35,8 @@ export interface NoteableContext {
   canComment: boolean;
   /** Which notes the viewer reads (internal ones from Reporters up). */
   scope: NotesScope;
+  /** Whether the caller may resolve its threads (merge requests only: resolve_note, Developers and the request's author). */
+  canResolve?: boolean;
   /** Whether another user may read the noteable (and its internal notes when `internal`): who a mention reaches. */
   canUserRead: (user: UserRow, internal: boolean) => Promise<boolean>;
 }
@@ -58,6 +62,24 @@ export async function loadIssueNoteable(request: FastifyRequest, projectId: stri
     canUserRead: async (user, internal) => {
       const actor = await actorOf(request, ctx, user);
       return canReadIssue(actor, ctx.project, subject) && readsNotes(actor, ctx) && (!internal || canReadInternalNotes(actor));
+    },
+  };
+}
+
+/** A merge request by iid: read as the request is (read_merge_request), commented on unless locked to non-members. */
+export async function loadMergeRequestNoteable(request: FastifyRequest, projectId: string, iid: number): Promise<NoteableContext> {
+  const ctx = await loadProject(request, projectId);
+  const { mr, subject } = await loadMergeRequest(request, ctx, iid);
+  if (!readsNotes(ctx.actor, ctx)) throw notFound('Merge Request');
+  return {
+    ctx, resource: 'Merge Request',
+    noteable: { type: 'MergeRequest', id: mr.id, commitId: null, projectId: ctx.project.id, iid: mr.iid },
+    canComment: canCommentOnMergeRequest(ctx.actor, ctx.project, subject),
+    canResolve: canOnProject(ctx.actor, 'push_code', ctx.project) || ctx.actor.user?.id === mr.author_id,
+    scope: { includeInternal: canReadInternalNotes(ctx.actor) },
+    canUserRead: async (user, internal) => {
+      const actor = await actorOf(request, ctx, user);
+      return canReadMergeRequest(actor, ctx.project) && readsNotes(actor, ctx) && (!internal || canReadInternalNotes(actor));
     },
   };
 }
@@ -110,7 +132,7 @@ export async function loadCommitNoteable(request: FastifyRequest, projectId: str
 
 /** The noteables of a project that notes, discussions and award emoji routes serve alike, by path segment. */
 export interface ProjectNoteableKind {
-  segment: 'issues' | 'snippets';
+  segment: 'issues' | 'merge_requests' | 'snippets';
   /** For summaries: 'issue', 'snippet'. */
   name: string;
   load: (request: FastifyRequest, projectId: string, noteableId: number) => Promise<NoteableContext>;
@@ -119,6 +141,7 @@ export interface ProjectNoteableKind {
 export const PROJECT_NOTEABLES: readonly ProjectNoteableKind[] = [
   { segment: 'issues', name: 'issue', load: loadIssueNoteable },
   { segment: 'snippets', name: 'snippet', load: loadSnippetNoteable },
+  { segment: 'merge_requests', name: 'merge request', load: loadMergeRequestNoteable },
 ];
 
 /** A Ruby string's inspect form (`"can't be blank"`), as the Service's messages print model errors. */

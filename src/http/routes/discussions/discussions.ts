@@ -13,7 +13,8 @@ import { isStorableId } from '../../../db/constraints.ts';
 import { createNote, destroyNote, updateNote } from '../../../domain/notes/create-note.ts';
 import { mentionTodos } from '../../../domain/notes/mention-todos.ts';
 import { canAdminNote, canSetNoteCreatedAt } from '../../../domain/notes/note.policy.ts';
-import { discussionIdsQuery, discussionNotes, findNoteOf } from '../../../domain/notes/notes.queries.ts';
+import { discussionIdsQuery, discussionNotes, findNoteOf, resolveNotes } from '../../../domain/notes/notes.queries.ts';
+import { nowIso } from '../../../domain/clock.ts';
 import { badRequest, forbidden, invalidParams, notFound, recordNotFound, validationFailed } from '../../errors.ts';
 import { defineParams, INT32_MAX, INT32_MIN, P, type ParamsOf } from '../../input/params.ts';
 import { paginate, paginationParams } from '../../lists/pagination.ts';
@@ -96,7 +97,9 @@ const discussions: FastifyPluginAsync = async (app) => {
       if (!nc.canComment) throw forbidden();
       // An individual note becomes a thread only on issues (Noteable#supports_replying_to_individual_notes?),
       // and never a system note (IndividualNoteDiscussion#can_convert_to_discussion?).
-      if (first.type === null && (nc.noteable.type !== 'Issue' || first.system)) throw badRequest('Discussion can not be replied to.');
+      if (first.type === null && ((nc.noteable.type !== 'Issue' && nc.noteable.type !== 'MergeRequest') || first.system)) {
+        throw badRequest('Discussion can not be replied to.');
+      }
       // A reply to an internal thread is internal too (Notes::BuildService).
       const internal = first.internal === 1;
       const mentions = await mentionTodos(db, input.body, caller.user.id, (u) => nc.canUserRead(u, internal));
@@ -121,9 +124,14 @@ const discussions: FastifyPluginAsync = async (app) => {
         throw invalidParams(['body, resolved are missing, exactly one parameter must be provided']);
       }
       const note = await noteOf(nc, input.note_id);
+      // Only merge request threads can be resolved (the Service's resolve_note: Developers, and the request's author).
+      if (input.resolved !== undefined) {
+        if (note.resolvable !== 1 || note.discussion_id !== input.discussion_id) throw badRequest('Note is not resolvable');
+        if (!nc.canResolve) throw forbidden();
+        await resolveNotes(db, note.discussion_id, note.id, input.resolved ? caller.user.id : null, nowIso());
+        return (await presentNotes(db, [(await noteOf(nc, note.id))], nc.noteable, url))[0];
+      }
       if (!canAdminNote(nc.ctx.actor, nc.ctx.project, note)) throw forbidden();
-      // Only merge request threads can be resolved (the Service's resolve_note).
-      if (input.resolved !== undefined) throw badRequest('Note is not resolvable');
       const result = await updateNote(db, nc.noteable, note, input.body, caller.user.id);
       if (!result.ok) throw noteRefusal(result.errors);
       return (await presentNotes(db, [result.value], nc.noteable, url))[0];
