@@ -154,6 +154,30 @@ describe('merge requests', () => {
     assert.equal(anon.statusCode, 401);
   });
 
+  it('fills the collaboration core: milestone lists, an issue\'s closing requests, search, !iid in markdown', async () => {
+    const issue = (await t.request({ method: 'POST', url: `/api/v4/projects/${project.id}/issues`, token: devToken, payload: { title: 'Bug' } })).json();
+    const ms = (await t.request({ method: 'POST', url: `/api/v4/projects/${project.id}/milestones`, token: devToken, payload: { title: 'm1' } })).json();
+    await commit('closer', { 'c.txt': 'c\n' });
+    const mr = (await t.request({
+      method: 'POST', url: mrs(), token: devToken,
+      payload: { source_branch: 'closer', target_branch: 'main', title: 'Closer', description: `Closes #${issue.iid}`, milestone_id: ms.id },
+    })).json();
+    const closedBy = (await t.request({ method: 'GET', url: `/api/v4/projects/${project.id}/issues/${issue.iid}/closed_by`, token: devToken })).json();
+    // The first request's description closes #1 too.
+    assert.deepEqual(closedBy.map((m: { iid: number }) => m.iid), [1, mr.iid]);
+    const related = (await t.request({ method: 'GET', url: `/api/v4/projects/${project.id}/issues/${issue.iid}/related_merge_requests`, token: devToken })).json();
+    assert.deepEqual(related.map((m: { iid: number }) => m.iid), [1, mr.iid]);
+    const inMilestone = (await t.request({ method: 'GET', url: `/api/v4/projects/${project.id}/milestones/${ms.id}/merge_requests`, token: devToken })).json();
+    assert.deepEqual(inMilestone.map((m: { iid: number }) => m.iid), [mr.iid]);
+    const found = await t.request({ method: 'GET', url: `/api/v4/projects/${project.id}/search?scope=merge_requests&search=Closer`, token: devToken });
+    assert.equal(found.statusCode, 200, found.body);
+    assert.deepEqual(found.json().map((m: { iid: number }) => m.iid), [mr.iid]);
+    const md = await t.request({ method: 'POST', url: '/api/v4/markdown', token: devToken, payload: { text: `See !${mr.iid} and !999`, gfm: true, project: project.path_with_namespace } });
+    assert.equal(md.statusCode, 201, md.body);
+    assert.match(md.json().html, new RegExp(`<a href="[^"]*/-/merge_requests/${mr.iid}"[^>]*class="gfm gfm-merge_request"[^>]*>!${mr.iid}</a>`));
+    assert.match(md.json().html, /!999/);
+  });
+
   it('updates title, labels, target branch; closes and reopens with state events; removes (owners)', async () => {
     await commit('other-target', { 'o.txt': 'o\n' });
     const upd = await t.request({

@@ -187,7 +187,22 @@ export function filterMergeRequests(qb: MergeRequestsQuery, f: MergeRequestFilte
   return qb;
 }
 
-export function orderMergeRequests(qb: MergeRequestsQuery, order: MergeRequestOrder, dir: 'asc' | 'desc'): MergeRequestsQuery {
+const labelPriority = sql`(select min(label_priorities.priority) from label_links
+  inner join label_priorities on label_priorities.label_id = label_links.label_id
+  and label_priorities.project_id = merge_requests.project_id
+  where label_links.target_type = 'MergeRequest' and label_links.target_id = merge_requests.id)`;
+
+/**
+ * The list orders; `label_priority` (milestones' lists) puts the best label priority first and
+ * requests without one last, the newest breaking ties (MergeRequest.sort_by_attribute).
+ */
+export function orderMergeRequests(
+  qb: MergeRequestsQuery, order: MergeRequestOrder | 'label_priority', dir: 'asc' | 'desc',
+): MergeRequestsQuery {
+  if (order === 'label_priority') {
+    return qb.orderBy(sql`case when ${labelPriority} is null then 1 else 0 end`).orderBy(labelPriority, dir)
+      .orderBy('merge_requests.id', 'desc');
+  }
   return qb.orderBy(`merge_requests.${order}`, dir).orderBy('merge_requests.id', dir);
 }
 

@@ -294,3 +294,10 @@ export async function setSubscription(db: Db, userId: number, mr: MergeRequestRo
   }).onConflict((oc) => oc.columns(['subscribable_type', 'subscribable_id', 'user_id'])
     .doUpdateSet({ subscribed: subscribed ? 1 : 0, updated_at: now })).execute();
 }
+
+/** The project's requests whose title or description names `#iid` (candidates: the caller reads the references). */
+export function requestsNamingIssue(db: Db, projectId: number, iid: number): Promise<MergeRequestRow[]> {
+  const pattern = `%#${iid}%`;
+  return db.selectFrom('merge_requests').selectAll().where('project_id', '=', projectId)
+    .where((eb) => eb.or([eb('description', 'like', pattern), eb('title', 'like', pattern)])).orderBy('id').execute();
+}

@@ -59,6 +59,17 @@ export function closingIssueIids(text: string | null): number[] {
   return [...out].sort((a, b) => a - b);
 }
 
+/** The iids of this project's issues a text mentions (`#1`, not followed by more digits). */
+export function mentionedIssueIids(text: string | null): number[] {
+  if (!text) return [];
+  const out = new Set<number>();
+  for (const m of text.matchAll(/(?<![\w&])#(\d+)\b/g)) {
+    const iid = Number(m[1]);
+    if (Number.isSafeInteger(iid) && iid > 0) out.add(iid);
+  }
+  return [...out];
+}
+
 export function defaultMergeCommitMessage(mr: MergeRequestRow, projectPath: string): string {
   const closes = closingIssueIids(mr.description);
   return [
