@@ -176,6 +176,18 @@ describe('merge requests', () => {
     assert.equal(md.statusCode, 201, md.body);
     assert.match(md.json().html, new RegExp(`<a href="[^"]*/-/merge_requests/${mr.iid}"[^>]*class="gfm gfm-merge_request"[^>]*>!${mr.iid}</a>`));
     assert.match(md.json().html, /!999/);
+    const todo = await t.request({ method: 'POST', url: `${mrs()}/${mr.iid}/todo`, token: devToken });
+    assert.equal(todo.statusCode, 201, todo.body);
+    assert.equal(todo.json().target_type, 'MergeRequest');
+    assert.equal(todo.json().target.iid, mr.iid);
+    assert.equal(todo.json().body, 'Closer');
+    assert.equal((await t.request({ method: 'POST', url: `${mrs()}/${mr.iid}/todo`, token: devToken })).statusCode, 304);
+    const todos = (await t.request({ method: 'GET', url: '/api/v4/todos', token: devToken })).json();
+    assert.ok(todos.some((x: { target_type: string; target: { iid: number } }) => x.target_type === 'MergeRequest' && x.target.iid === mr.iid));
+    await t.request({ method: 'PUT', url: `${mrs()}/${mr.iid}`, token: devToken, payload: { assignee_ids: [dev.id], reviewer_ids: [dev.id] } });
+    const counts = (await t.request({ method: 'GET', url: '/api/v4/user_counts', token: devToken })).json();
+    assert.equal(counts.assigned_merge_requests, 1);
+    assert.equal(counts.review_requested_merge_requests, 1);
   });
 
   it('updates title, labels, target branch; closes and reopens with state events; removes (owners)', async () => {

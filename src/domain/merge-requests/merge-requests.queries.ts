@@ -15,6 +15,11 @@ export function findMergeRequestByIid(db: Db, projectId: number, iid: number): P
   return db.selectFrom('merge_requests').selectAll().where('project_id', '=', projectId).where('iid', '=', iid).executeTakeFirst();
 }
 
+export function findMergeRequestsByIds(db: Db, ids: readonly number[]): Promise<MergeRequestRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('merge_requests').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+}
+
 export function findMergeRequestById(db: Db, id: number): Promise<MergeRequestRow | undefined> {
   return db.selectFrom('merge_requests').selectAll().where('id', '=', id).executeTakeFirst();
 }
@@ -255,6 +260,18 @@ export async function resolveTodosOf(db: Db, mrId: number, now: string): Promise
 export async function markIssueClosedBy(db: Db, issueId: number, mrId: number): Promise<void> {
   await db.updateTable('resource_state_events').set({ source_merge_request_id: mrId })
     .where('issue_id', '=', issueId).where('state', '=', 'closed').where('source_merge_request_id', 'is', null).execute();
+}
+
+/** Open requests assigned to the user, and those asking the user's review (User#assigned_open_merge_requests_count …). */
+export async function openMergeRequestCountsOf(db: Db, userId: number): Promise<{ assigned: number; reviews: number }> {
+  const count = async (table: 'merge_request_assignees' | 'merge_request_reviewers') => {
+    const row = await db.selectFrom(table).innerJoin('merge_requests', 'merge_requests.id', `${table}.merge_request_id`)
+      .select((eb) => eb.fn.countAll<number | string>().as('n')).where(`${table}.user_id`, '=', userId)
+      .where('merge_requests.state', '=', 'opened').executeTakeFirst();
+    return Number(row?.n ?? 0);
+  };
+  const [assigned, reviews] = await Promise.all([count('merge_request_assignees'), count('merge_request_reviewers')]);
+  return { assigned, reviews };
 }
 
 /** Soft-deleted users' merge requests stay, written by the ghost user (Users::MigrateToGhostUserService). */
