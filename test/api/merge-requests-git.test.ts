@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { UserRow } from '../../src/db/types.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createToken, createUser } from '../helpers/factories.ts';
+import { REGISTRATION_TOKEN, TestRunner } from '../helpers/test-runner.ts';
 
 describe('merge requests on real git', () => {
   let t: TestApp;
@@ -65,7 +66,7 @@ describe('merge requests on real git', () => {
   }
 
   before(async () => {
-    t = await startTestApp({ KILN_JOB_POLL_MS: '20' });
+    t = await startTestApp({ KILN_JOB_POLL_MS: '20', KILN_RUNNER_REGISTRATION_TOKEN: REGISTRATION_TOKEN });
     dev = await createUser(t.db, { username: 'gdev', name: 'G Dev', email: 'gdev@example.com' });
     devToken = await createToken(t.db, dev);
     const reporter = await createUser(t.db, { username: 'grep' });
@@ -234,6 +235,41 @@ describe('merge requests on real git', () => {
     assert.equal(one.statusCode, 200);
     const msEvents = (await t.request({ method: 'GET', url: `${u}/resource_milestone_events`, token: devToken })).json();
     assert.deepEqual(msEvents.map((e: any) => [e.action, e.milestone.title]), [['add', 'v1']]);
+  });
+
+  // Last: main gains a CI configuration here, so later pushes would start pipelines.
+  it('merge when pipeline succeeds: waits for the running head pipeline, merges when it succeeds; cancel', async () => {
+    const head = await commit('auto', [{ file_path: '.gitlab-ci.yml', content: 'build:\n  script: echo hi\n' }], 'main');
+    let pipelines: any[] = [];
+    for (let i = 0; i < 100 && pipelines.length === 0; i += 1) {
+      pipelines = (await t.request({ method: 'GET', url: `${api()}/pipelines?ref=auto`, token: devToken })).json();
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    assert.equal(pipelines[0].sha, head);
+    const mr = await open('auto');
+    const waiting = await t.request({ method: 'PUT', url: `${mrs()}/${mr.iid}/merge`, token: devToken, payload: { merge_when_pipeline_succeeds: true } });
+    assert.equal(waiting.statusCode, 200, waiting.body);
+    assert.equal(waiting.json().merge_when_pipeline_succeeds, true);
+    assert.equal(waiting.json().state, 'opened');
+    assert.equal(waiting.json().head_pipeline.id, pipelines[0].id);
+    const runner = await TestRunner.register(t);
+    await runner.run('success');
+    const merged = await until(mr.iid, (m) => m.state === 'merged');
+    assert.equal(merged.merge_when_pipeline_succeeds, false);
+    assert.equal(merged.merged_by.username, 'gdev');
+    assert.equal(git('rev-parse', 'main^2'), head);
+
+    await commit('auto2', [{ file_path: 'auto2.txt', content: 'x\n' }], 'main');
+    const mr2 = await open('auto2');
+    await until(mr2.iid, (m) => m.head_pipeline !== null);
+    const set = await t.request({ method: 'PUT', url: `${mrs()}/${mr2.iid}/merge`, token: devToken, payload: { merge_when_pipeline_succeeds: true } });
+    assert.equal(set.json().merge_when_pipeline_succeeds, true);
+    const cancel = await t.request({ method: 'POST', url: `${mrs()}/${mr2.iid}/cancel_merge_when_pipeline_succeeds`, token: devToken });
+    assert.equal(cancel.statusCode, 201, cancel.body);
+    assert.deepEqual(cancel.json(), { status: 'success' });
+    const after = (await t.request({ method: 'GET', url: `${mrs()}/${mr2.iid}`, token: devToken })).json();
+    assert.equal(after.merge_when_pipeline_succeeds, false);
+    assert.equal((await t.request({ method: 'POST', url: `${mrs()}/${mr2.iid}/cancel_merge_when_pipeline_succeeds`, token: devToken })).statusCode, 405);
   });
 
   it('notes, threads that resolve, and award emoji on a merge request', async () => {
