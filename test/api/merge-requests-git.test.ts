@@ -217,6 +217,15 @@ describe('merge requests on real git', () => {
     assert.equal((await t.request({ method: 'POST', url: `${u}/approve`, token: reporterToken })).statusCode, 401);
     assert.equal((await t.request({ method: 'POST', url: `${u}/unapprove`, token: devToken })).statusCode, 201);
     assert.equal((await t.request({ method: 'POST', url: `${u}/unapprove`, token: devToken })).statusCode, 404);
+    // Bots (a project access token's user) reset approvals; people may not.
+    await t.request({ method: 'POST', url: `${u}/approve`, token: devToken });
+    assert.equal((await t.request({ method: 'PUT', url: `${u}/reset_approvals`, token: devToken })).statusCode, 401);
+    const bot = await t.request({ method: 'POST', url: `${api()}/access_tokens`, token: devToken, payload: { name: 'bot', scopes: ['api'] } });
+    assert.equal(bot.statusCode, 201, bot.body);
+    const reset = await t.request({ method: 'PUT', url: `${u}/reset_approvals`, token: bot.json().token });
+    assert.equal(reset.statusCode, 202, reset.body);
+    assert.equal(reset.body, '202');
+    assert.equal((await t.request({ method: 'GET', url: `${u}/approvals`, token: devToken })).json().approved, false);
     assert.equal((await t.request({ method: 'POST', url: `${u}/subscribe`, token: devToken })).statusCode, 304);
     const unsub = await t.request({ method: 'POST', url: `${u}/unsubscribe`, token: devToken });
     assert.equal(unsub.statusCode, 201);
@@ -258,6 +267,8 @@ describe('merge requests on real git', () => {
     assert.equal(merged.merge_when_pipeline_succeeds, false);
     assert.equal(merged.merged_by.username, 'gdev');
     assert.equal(git('rev-parse', 'main^2'), head);
+    const mrPipelines = (await t.request({ method: 'GET', url: `${mrs()}/${mr.iid}/pipelines`, token: devToken })).json();
+    assert.deepEqual(mrPipelines.map((p: { id: number; status: string }) => [p.id, p.status]), [[pipelines[0].id, 'success']]);
 
     await commit('auto2', [{ file_path: 'auto2.txt', content: 'x\n' }], 'main');
     const mr2 = await open('auto2');

@@ -277,6 +277,8 @@ export async function openMergeRequestCountsOf(db: Db, userId: number): Promise<
 /** Soft-deleted users' merge requests stay, written by the ghost user (Users::MigrateToGhostUserService). */
 export async function reassignMergeRequests(trx: Transaction<DB>, fromUserId: number, toUserId: number): Promise<void> {
   await trx.updateTable('merge_requests').set({ author_id: toUserId }).where('author_id', '=', fromUserId).execute();
+  await trx.updateTable('merge_requests').set({ merged_by_id: toUserId }).where('merged_by_id', '=', fromUserId).execute();
+  await trx.updateTable('merge_requests').set({ closed_by_id: toUserId }).where('closed_by_id', '=', fromUserId).execute();
 }
 
 /** Open requests of a branch waiting for its pipeline to merge them (AutoMergeProcessWorker's candidates). */
@@ -289,6 +291,13 @@ export function autoMergeCandidates(db: Db, projectId: number, branch: string): 
 export function headPipelineOf(db: Db, projectId: number, ref: string, sha: string) {
   return db.selectFrom('ci_pipelines').select(['id', 'status']).where('project_id', '=', projectId).where('ref', '=', ref)
     .where('sha', '=', sha).orderBy('id', 'desc').limit(1).executeTakeFirst();
+}
+
+/** The pipelines of a request: its source branch's at its commits, newest first (MergeRequest#all_pipelines). */
+export function pipelinesOfCommits(db: Db, projectId: number, ref: string, shas: readonly string[]) {
+  return db.selectFrom('ci_pipelines').select(['id', 'iid', 'project_id', 'sha', 'ref', 'status', 'source', 'created_at', 'updated_at'])
+    .where('project_id', '=', projectId).where('ref', '=', ref).where('sha', 'in', shas.length > 0 ? [...shas] : [''])
+    .orderBy('id', 'desc');
 }
 
 /** Time spent on a request, in seconds. */

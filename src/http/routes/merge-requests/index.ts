@@ -16,7 +16,7 @@ export default async function mergeRequestsArea(api: FastifyInstance): Promise<v
   await registerFiles(api, 'merge-requests', {
     'merge-requests': mergeRequests,          // /projects/:id/merge_requests[/:merge_request_iid]
     'merge-request-lists': mergeRequestLists, // /projects/:id/merge_requests, /groups/:id/merge_requests, /merge_requests
-    // …/:merge_request_iid/{commits,changes,diffs,versions[/:version_id],participants,closes_issues}
+    // …/:merge_request_iid/{commits,changes,diffs,versions[/:version_id],pipelines,participants,closes_issues}
     'merge-request-changes': mergeRequestChanges,
     // …/:merge_request_iid/{merge,merge_ref,cancel_merge_when_pipeline_succeeds,rebase,approve,unapprove,approvals,reset_approvals,
     // subscribe,unsubscribe,time_estimate,reset_time_estimate,add_spent_time,reset_spent_time,time_stats}

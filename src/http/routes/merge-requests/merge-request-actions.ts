@@ -244,14 +244,15 @@ const mergeRequestActions: FastifyPluginAsync = async (app) => {
 
   route(app, {
     method: 'PUT', url: '/projects/:id/merge_requests/:merge_request_iid/reset_approvals', auth: 'required', params: oneParams,
-    schema: { summary: "Clear a merge request's approvals (bots)", tags: ['merge_requests'], response: { 202: Type.Null() } },
+    schema: { summary: "Clear a merge request's approvals (bots)", tags: ['merge_requests'], response: { 202: Type.Integer() } },
   }, async ({ request, reply, input, caller }) => {
     const { ctx, mr, subject } = await load(request, input);
     if (!canUpdateMergeRequest(ctx.actor, ctx.project, subject)) throw forbidden();
     // Only bots (project and group access tokens) reset approvals.
     if (!isBot(caller.user)) throw unauthorized();
     await db.transaction().execute((trx) => replacePeople(trx, 'approvals', mr.id, [], nowIso()));
-    return reply.code(202).send();
+    // The endpoint's value is `status :accepted`'s: the status code itself, as Grape writes it (`202`).
+    return reply.code(202).type('application/json').send('202');
   });
 
   for (const [action, subscribe] of [['subscribe', true], ['unsubscribe', false]] as const) {

@@ -13,7 +13,9 @@ import type { MergeRequestDiffRow } from '../../../db/tables/merge-requests.ts';
 import { readCommits, refTarget } from '../../../domain/repositories/git-read.ts';
 import { commitIdsBetween, diffFiles, mergeBase, type DiffResult } from '../../../domain/merge-requests/mr-git.ts';
 import { closingIssueIids } from '../../../domain/merge-requests/merge.ts';
-import { commenterIds, diffVersionsOf, issuesByIids, peopleOf } from '../../../domain/merge-requests/merge-requests.queries.ts';
+import {
+  commenterIds, diffVersionsOf, issuesByIids, peopleOf, pipelinesOfCommits,
+} from '../../../domain/merge-requests/merge-requests.queries.ts';
 import { canReadMergeRequest } from '../../../domain/merge-requests/merge-request.policy.ts';
 import { canReadIssue } from '../../../domain/issues/issue.policy.ts';
 import { findUsersByIds } from '../../../domain/users/users-batch.queries.ts';
@@ -25,9 +27,11 @@ import { presentUserBasic, UserBasicSchema } from '../../entities/user.ts';
 import { loadProject, type ProjectContext } from '../../loaders/containers.ts';
 import { contextProjectPath, issueSubject } from '../../loaders/issues.ts';
 import { loadMergeRequest, type MergeRequestContext } from '../../loaders/merge-requests.ts';
-import { recordNotFound } from '../../errors.ts';
+import { forbidden, recordNotFound } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
-import { paginateArray, paginationParams } from '../../lists/pagination.ts';
+import { paginate, paginateArray, paginationParams } from '../../lists/pagination.ts';
+import { PipelineBasicSchema, presentPipelineBasic } from '../../entities/pipeline.ts';
+import { canOnProject } from '../../../domain/permissions/project.policy.ts';
 import { route } from '../../route.ts';
 import { presentOne } from './merge-requests.ts';
 
@@ -147,6 +151,22 @@ const mergeRequestChanges: FastifyPluginAsync = async (app) => {
     const diff = version.state === 'empty' ? { files: [] }
       : await diffFiles(m.repo.gitDir, version.base_commit_sha ?? emptyTree, version.head_commit_sha);
     return { ...presentVersion(version), commits: commits.map((c) => presentCommit(c, webUrl(m.ctx))), diffs: diff.files.map(presentDiff) };
+  });
+
+  route(app, {
+    method: 'GET', url: '/projects/:id/merge_requests/:merge_request_iid/pipelines', auth: 'optional', params: listParams,
+    schema: {
+      summary: "A merge request's pipelines, newest first", tags: ['merge_requests'], response: { 200: Type.Array(PipelineBasicSchema) },
+    },
+  }, async ({ request, reply, input }) => {
+    const m = await load(request, input);
+    // read_pipeline on the project: pipelines are read as builds are.
+    if (!canOnProject(m.ctx.actor, 'read_build', m.ctx.project)) throw forbidden();
+    const r = await range(m);
+    const shas = r && r.base !== r.head ? await commitIdsBetween(m.repo.gitDir, r.base, r.head) : [];
+    if (m.mr.source_project_id === null) return paginateArray(request, reply, []);
+    const rows = await paginate(db, request, reply, pipelinesOfCommits(db, m.mr.source_project_id, m.mr.source_branch, shas));
+    return rows.map((p) => presentPipelineBasic(p, webUrl(m.ctx)));
   });
 
   route(app, {
