@@ -304,11 +304,25 @@ describe('merge requests on real git', () => {
     assert.equal(edited.json().body, 'updated body');
     const list = (await t.request({ method: 'GET', url: `${u}/discussions`, token: devToken })).json();
     assert.equal(list.length, 2);
+    // A diff note on a line of the request's diff; a line outside it is refused as the Service's DiffNote validation refuses it.
+    const refs = (await t.request({ method: 'GET', url: u, token: devToken })).json().diff_refs;
+    const position = { ...refs, position_type: 'text', new_path: 'talk.txt', old_path: 'talk.txt', new_line: 1 };
+    const diffNote = await t.request({ method: 'POST', url: `${u}/discussions`, token: devToken, payload: { body: 'On this line', position } });
+    assert.equal(diffNote.statusCode, 201, diffNote.body);
+    assert.equal(diffNote.json().individual_note, false);
+    assert.equal(diffNote.json().notes[0].type, 'DiffNote');
+    assert.equal(diffNote.json().notes[0].position.new_line, 1);
+    assert.equal(diffNote.json().notes[0].resolvable, true);
+    const replyOnLine = await t.request({ method: 'POST', url: `${u}/discussions/${diffNote.json().id}/notes`, token: devToken, payload: { body: 'Agreed' } });
+    assert.equal(replyOnLine.json().type, 'DiffNote');
+    const offDiff = await t.request({ method: 'POST', url: `${u}/discussions`, token: devToken, payload: { body: 'x', position: { ...position, new_line: 99 } } });
+    assert.equal(offDiff.statusCode, 400);
+    assert.deepEqual(offDiff.json(), { message: '400 Bad request - Note {:line_code=>["can\'t be blank", "must be a valid line code"]}' });
     const award = await t.request({ method: 'POST', url: `${u}/award_emoji`, token: devToken, payload: { name: 'thumbsup' } });
     assert.equal(award.statusCode, 201, award.body);
     assert.equal(award.json().awardable_type, 'MergeRequest');
     const got = (await t.request({ method: 'GET', url: u, token: devToken })).json();
     assert.equal(got.upvotes, 1);
-    assert.equal(got.user_notes_count, 3);
+    assert.equal(got.user_notes_count, 5);
   });
 });

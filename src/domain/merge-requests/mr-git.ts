@@ -209,3 +209,50 @@ export async function divergedCommitsCount(gitDir: string, sourceBranch: string,
   );
   return exitCode === 0 ? Number(stdout.trim()) || 0 : 0;
 }
+
+/**
+ * Whether a diff note's position names a line of the diff `base`..`head` of a file (DiffNote's
+ * line code validation): a new line among the added or context lines of a hunk of `newPath`, or
+ * an old line among the removed or context lines of `oldPath`.
+ */
+export async function diffHasLine(
+  gitDir: string, base: string, head: string, p: { oldPath: string; newPath: string; oldLine: number | null; newLine: number | null },
+): Promise<boolean> {
+  if (p.oldLine === null && p.newLine === null) return false;
+  const paths = [...new Set([p.oldPath, p.newPath])].map((x) => `:(literal)${x}`);
+  let text: string;
+  try {
+    text = (await runGitBytes(['diff', '--no-color', '--no-ext-diff', '-M', '-U3', '--end-of-options', base, head, '--', ...paths], {
+      gitDir, maxBytes: 16 * 1024 * 1024,
+    })).stdout.toString('utf8');
+  } catch {
+    return false;
+  }
+  let oldPos = 0;
+  let newPos = 0;
+  let inHunk = false;
+  for (const raw of text.split('\n')) {
+    const hunk = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(raw);
+    if (hunk) {
+      oldPos = Number(hunk[1]);
+      newPos = Number(hunk[2]);
+      inHunk = true;
+      continue;
+    }
+    if (!inHunk || raw.startsWith('\\')) continue;
+    if (raw.startsWith('diff --git ')) { inHunk = false; continue; }
+    const kind = raw[0];
+    if (kind === '+') {
+      if (p.newLine === newPos && p.oldLine === null) return true;
+      newPos += 1;
+    } else if (kind === '-') {
+      if (p.oldLine === oldPos && p.newLine === null) return true;
+      oldPos += 1;
+    } else if (kind === ' ') {
+      if ((p.newLine === null || p.newLine === newPos) && (p.oldLine === null || p.oldLine === oldPos)) return true;
+      oldPos += 1;
+      newPos += 1;
+    }
+  }
+  return false;
+}

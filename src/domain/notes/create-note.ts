@@ -37,8 +37,11 @@ export interface NewNote {
   authorId: number;
   body: string;
   internal: boolean;
-  /** null: an individual note; 'DiscussionNote': a thread's note; 'LegacyDiffNote': a commit comment on a line. */
-  type: null | 'DiscussionNote' | 'LegacyDiffNote';
+  /**
+   * null: an individual note; 'DiscussionNote': a thread's note; 'LegacyDiffNote': a commit comment on a line;
+   * 'DiffNote': a merge request comment on a line of its diff.
+   */
+  type: null | 'DiscussionNote' | 'LegacyDiffNote' | 'DiffNote';
   /** The thread a reply joins. */
   replyTo?: string;
   /** An administrator's or owner's back-dated creation time (also its updated_at). */

@@ -40,6 +40,12 @@ function paramsFor() {
     create: defineParams({
       ...base, body: P.string(), created_at: P.optional(P.string({ maxLength: 64 })),
       confidential: P.optional(P.boolean()), internal: P.optional(P.boolean()),
+      position: P.optional(P.object({
+        base_sha: P.string({ maxLength: 64 }), start_sha: P.string({ maxLength: 64 }), head_sha: P.string({ maxLength: 64 }),
+        position_type: P.oneOf(['text'] as const), old_path: P.optional(P.string({ maxLength: 4096 })),
+        new_path: P.optional(P.string({ maxLength: 4096 })), old_line: P.optional(P.integer({ minimum: 1 })),
+        new_line: P.optional(P.integer({ minimum: 1 })),
+      }, { description: 'a merge request diff note: the versions and the line it sits on' })),
     }),
     reply: defineParams({
       ...base, discussion_id: discussionId, body: P.string(), created_at: P.optional(P.string({ maxLength: 64 })),
@@ -81,8 +87,10 @@ const discussions: FastifyPluginAsync = async (app) => {
       if (!nc.canComment) throw forbidden();
       const internal = internalAsked(nc, input.internal || input.confidential);
       const mentions = await mentionTodos(db, input.body, caller.user.id, (u) => nc.canUserRead(u, internal));
+      const position = input.position && nc.diffNote ? await nc.diffNote(input.position) : null;
       const result = await createNote(db, {
-        noteable: nc.noteable, authorId: caller.user.id, body: input.body, internal, type: 'DiscussionNote', mentions,
+        noteable: nc.noteable, authorId: caller.user.id, body: input.body, internal, mentions,
+        type: position ? 'DiffNote' : 'DiscussionNote', position: position ? JSON.stringify(position) : null,
         createdAt: canSetNoteCreatedAt(nc.ctx.actor) ? givenCreatedAt(input.created_at) : undefined,
       });
       // render_validation_error!(note): the model's errors as the message.
@@ -105,8 +113,9 @@ const discussions: FastifyPluginAsync = async (app) => {
       const mentions = await mentionTodos(db, input.body, caller.user.id, (u) => nc.canUserRead(u, internal));
       const result = await createNote(db, {
         noteable: nc.noteable, authorId: caller.user.id, body: input.body, internal, mentions,
-        type: first.type === 'LegacyDiffNote' ? 'LegacyDiffNote' : 'DiscussionNote', replyTo: input.discussion_id,
-        position: first.type === 'LegacyDiffNote' ? first.position : null,
+        // A reply to a line comment sits on the same line (a DiffNote's replies are DiffNotes).
+        type: first.type === 'LegacyDiffNote' || first.type === 'DiffNote' ? first.type : 'DiscussionNote', replyTo: input.discussion_id,
+        position: first.type === 'LegacyDiffNote' || first.type === 'DiffNote' ? first.position : null,
         createdAt: canSetNoteCreatedAt(nc.ctx.actor) ? givenCreatedAt(input.created_at) : undefined,
       });
       if (!result.ok) throw validationFailed(result.errors);
