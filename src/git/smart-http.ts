@@ -185,7 +185,7 @@ const smartHttp: FastifyPluginAsync = async (app) => {
       await recordPushEvents(db, { gitDir, project, authorId: userId, updates })
         .catch((err: unknown) => request.log.error({ err }, 'could not record the events of a push'));
       // Merge requests of the pushed branches: a new diff version, the merge status rechecked.
-      await afterBranchPush(db, gitDir, project, updates)
+      await afterBranchPush(db, gitDir, project, updates, userId)
         .catch((err: unknown) => request.log.error({ err }, 'could not refresh the merge requests of a push'));
       await createPushPipelines(ciEnvFrom(db, config), project, updates, userId, { pushOptions });
     };

@@ -204,6 +204,20 @@ describe('merge requests on real git', () => {
     await t.request({ method: 'PUT', url: api(), token: devToken, payload: { merge_method: 'merge' } });
   });
 
+  it('a push to the target that takes the whole source branch marks the request merged', async () => {
+    const head = await commit('manual', [{ file_path: 'manual.txt', content: 'm\n' }], 'main');
+    const mr = await open('manual');
+    // The target takes the source's commit outside the request: main fast-forwards to it through a ref write.
+    const main = git('rev-parse', 'main');
+    const res = await t.request({ method: 'POST', url: `${api()}/repository/commits`, token: devToken, payload: {
+      branch: 'main', start_sha: head, force: true, commit_message: 'On top', actions: [{ action: 'create', file_path: 'top.txt', content: 't' }],
+    } });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.notEqual(git('rev-parse', 'main'), main);
+    const merged = await until(mr.iid, (m) => m.state === 'merged');
+    assert.equal(merged.merged_by.username, 'gdev');
+  });
+
   it('approvals, subscriptions, time tracking, labels and milestone events', async () => {
     await commit('misc', [{ file_path: 'misc.txt', content: 'm\n' }], 'main');
     const mr = await open('misc');

@@ -9,7 +9,9 @@
  *
  * After a push (afterBranchPush), each open request of a pushed source branch gets a diff version
  * for its new head (MergeRequests::RefreshService#reload_diffs), and every request of a pushed
- * source or target goes back to `unchecked` with a check queued.
+ * source or target goes back to `unchecked` with a check queued. A push to a target branch that
+ * now holds a request's whole source branch merged it outside kiln: the request is marked merged
+ * by the pusher (RefreshService#post_merge_manually_merged).
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
@@ -21,7 +23,12 @@ import { refTarget } from '../repositories/git-read.ts';
 import { projectRepository, updateRefs, type RefUpdate } from '../repositories/project-repository.ts';
 import { ZERO_ID } from '../repositories/ref-names.ts';
 import { commitTree, isAncestor, mergeTree } from './mr-git.ts';
-import { findMergeRequestById, insertDiffVersion, openMergeRequestsOfBranches, updateMergeRequestRow } from './merge-requests.queries.ts';
+import {
+  findMergeRequestById, insertDiffVersion, latestDiffsOf, openMergeRequestsOfBranches, recordStateEvent, resolveTodosOf,
+  updateMergeRequestIf, updateMergeRequestRow,
+} from './merge-requests.queries.ts';
+import type { MergeRequestRow } from '../../db/tables/merge-requests.ts';
+import { recordEvent } from '../events/events.queries.ts';
 import { diffVersion, queueMergeStatusCheck } from './write-merge-request.ts';
 
 const BRANCH = 'refs/heads/';
@@ -89,7 +96,7 @@ async function publishRefs(db: Kysely<DB>, repo: ReturnType<typeof projectReposi
 
 /** What a push or an API ref write does to the merge requests of the branches it moved. */
 export async function afterBranchPush(
-  db: Kysely<DB>, gitDir: string, project: ProjectRow, updates: readonly RefUpdate[],
+  db: Kysely<DB>, gitDir: string, project: ProjectRow, updates: readonly RefUpdate[], userId: number,
 ): Promise<void> {
   const moved = updates.filter((u) => u.ref.startsWith(BRANCH));
   if (moved.length === 0) return;
@@ -97,7 +104,19 @@ export async function afterBranchPush(
   const requests = await openMergeRequestsOfBranches(db, project.id, branches);
   if (requests.length === 0) return;
   const now = nowIso();
+  const checks: number[] = [];
   for (const mr of requests) {
+    const targetUpdate = moved.find((u) => u.ref === `${BRANCH}${mr.target_branch}` && mr.project_id === project.id);
+    if (targetUpdate && targetUpdate.after !== ZERO_ID && mr.state === 'opened' && mr.source_project_id === project.id) {
+      const source = await refTarget(gitDir, `${BRANCH}${mr.source_branch}`);
+      const [latest] = await latestDiffsOf(db, [mr.id]);
+      const whole = source && latest?.state === 'collected' && latest.head_commit_sha === source;
+      if (whole && await isAncestor(gitDir, source, targetUpdate.after)) {
+        await markMergedByPush(db, mr, userId, targetUpdate.after, now);
+        continue;
+      }
+    }
+    checks.push(mr.id);
     const sourceUpdate = moved.find((u) => u.ref === `${BRANCH}${mr.source_branch}` && mr.source_project_id === project.id);
     if (sourceUpdate && sourceUpdate.after !== ZERO_ID) {
       const target = await refTarget(gitDir, `${BRANCH}${mr.target_branch}`);
@@ -107,5 +126,21 @@ export async function afterBranchPush(
       merge_status: 'unchecked', merge_status_heads: null, updated_at: sourceUpdate ? now : mr.updated_at,
     });
   }
-  await queueMergeStatusCheck(db, requests.map((r) => r.id));
+  await queueMergeStatusCheck(db, checks);
+}
+
+/** A request whose source the target now holds: merged by the push that moved the target. */
+async function markMergedByPush(db: Kysely<DB>, mr: MergeRequestRow, userId: number, commit: string, now: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const done = await updateMergeRequestIf(trx, mr.id, { state: 'opened' }, {
+      state: 'merged', merged_at: now, merged_by_id: userId, merge_user_id: userId, merge_commit_sha: commit,
+      merge_when_pipeline_succeeds: 0, updated_at: now,
+    });
+    if (!done) return;
+    await recordStateEvent(trx, mr.id, userId, 'merged', now, commit);
+    await recordEvent(trx, {
+      project_id: mr.project_id, author_id: userId, action: 'merged', target_type: 'MergeRequest', target_id: mr.id,
+    }, now);
+    await resolveTodosOf(trx, mr.id, now);
+  });
 }

@@ -32,7 +32,7 @@ export async function afterRefUpdate(
     recordPushEvents(env.db, { gitDir: repo.gitDir, project, authorId: userId, updates })
       .catch(onPipelineError)
       // The merge requests of the moved branches: a diff version per source push, their merge status rechecked.
-      .then(() => afterBranchPush(env.db, repo.gitDir, project, updates))
+      .then(() => afterBranchPush(env.db, repo.gitDir, project, updates, userId))
       .catch(onPipelineError)
       .then(() => createPushPipelines(env, project, updates, userId))
       .catch(onPipelineError);
