@@ -29,6 +29,7 @@ import { findProjectById, recordPush } from '../domain/projects/projects.queries
 import { createPushPipelines, refUpdates, snapshotRefs } from '../domain/pipelines/push-pipelines.ts';
 import { ciEnvFrom } from '../domain/pipelines/ci-env.ts';
 import { recordPushEvents } from '../domain/events/push-events.ts';
+import { afterBranchPush } from '../domain/merge-requests/merge-status.ts';
 import { beginRepositoryWrite } from '../domain/repository-writes/repository-writes.ts';
 import type { ContainerKind } from '../domain/storage-moves/storage-moves.queries.ts';
 import { appliedCommands, type PushOptionSniffer } from './push-options.ts';
@@ -144,6 +145,9 @@ export async function beginPush(
       // The push's activity first (EventCreateService#push); a failure there never keeps its pipelines from starting.
       await recordPushEvents(db, { gitDir, project, authorId: userId, updates })
         .catch((err: unknown) => log.error({ err }, 'could not record the events of a push'));
+      // Merge requests of the pushed branches: a new diff version, the merge status rechecked.
+      await afterBranchPush(db, gitDir, project, updates, userId)
+        .catch((err: unknown) => log.error({ err }, 'could not refresh the merge requests of a push'));
       await createPushPipelines(ciEnvFrom(db, config), project, updates, userId, { pushOptions: sniffer.options() });
     };
     work().catch((err: unknown) => log.error({ err }, 'could not create the pipelines of a push'));

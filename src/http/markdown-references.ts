@@ -6,6 +6,7 @@
  * - `@all`: only with a context project, linking to it.
  * - `#iid`: the context project's issues, if the viewer may read issues there; a confidential
  *   one only for those canReadIssue lets see it (domain/issues/issue.policy.ts).
+ * - `!iid`: the context project's merge requests, if the viewer may read them there.
  * - `~label`, `%milestone`: the context project's and its ancestor groups', if the viewer may read
  *   labels (milestones) of the project; the project's own win over a group's of the same name.
  * Without a context project only users resolve (the Service renders with `skip_project_check`).
@@ -17,10 +18,10 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { canReadIssue } from '../domain/issues/issue.policy.ts';
 import type {
-  IssueReference, LabelReference, MilestoneReference, ReferenceResolver, UserReference,
+  IssueReference, LabelReference, MergeRequestReference, MilestoneReference, ReferenceResolver, UserReference,
 } from '../domain/markdown/render.ts';
 import {
-  activeUsersByUsernames, labelsByIdsOrTitles, milestonesByIidsOrTitles, projectIssuesByIids,
+  activeUsersByUsernames, labelsByIdsOrTitles, milestonesByIidsOrTitles, projectIssuesByIids, projectMergeRequestsByIids,
 } from '../domain/markdown/references.queries.ts';
 import { namespacePathsById } from '../domain/namespaces/namespaces.queries.ts';
 import type { Actor } from '../domain/permissions/access.ts';
@@ -47,7 +48,7 @@ export function referenceResolverFor(db: Kysely<DB>, context: ReferenceContext):
   const projectUrl = `${base}/${projectPath}`;
   // The project's namespace and its ancestors, nearest first: whose labels and milestones apply.
   const groupIds = ctx && ctx.namespace.namespace.kind === 'group' ? ctx.lineage : [];
-  const may = (action: 'read_issue' | 'read_label' | 'read_milestone') =>
+  const may = (action: 'read_issue' | 'read_label' | 'read_milestone' | 'read_merge_request') =>
     ctx !== undefined && canOnProject(ctx.actor, action, ctx.project);
 
   return {
@@ -62,6 +63,14 @@ export function referenceResolverFor(db: Kysely<DB>, context: ReferenceContext):
       return rows.filter((i) => canReadIssue(ctx.actor, ctx.project, i)).map((i) => ({
         id: i.id, iid: i.iid, title: i.title, url: `${projectUrl}/-/issues/${i.iid}`,
         projectId: ctx.project.id, projectPath, issueType: i.issue_type,
+      }));
+    },
+
+    async mergeRequests(iids: number[]): Promise<MergeRequestReference[]> {
+      if (!ctx || !may('read_merge_request')) return [];
+      const rows = await projectMergeRequestsByIids(db, ctx.project.id, iids);
+      return rows.map((m) => ({
+        id: m.id, iid: m.iid, title: m.title, url: `${projectUrl}/-/merge_requests/${m.iid}`, projectId: ctx.project.id, projectPath,
       }));
     },
 

@@ -10,6 +10,7 @@ import { JobRunner } from './job-runner.ts';
 import { registerStorageMoveJobs } from './storage-move.worker.ts';
 import { registerRepositoryRemovalJobs } from './repository-removal.worker.ts';
 import { registerArtifactJobs } from './artifacts.worker.ts';
+import { registerMergeRequestJobs } from './merge-requests.worker.ts';
 import { ciEnvFrom } from '../domain/pipelines/ci-env.ts';
 
 declare module 'fastify' {
@@ -25,6 +26,7 @@ export default fp(async (app) => {
   registerStorageMoveJobs(jobs, { db, jobs, shards: config.storages, testDelayMs: config.storageMoveTestDelayMs });
   registerRepositoryRemovalJobs(jobs, { db, shards: config.storages });
   registerArtifactJobs(jobs, ciEnvFrom(db, config));
+  registerMergeRequestJobs(jobs, { db, shards: config.storages, env: ciEnvFrom(db, config) });
   const workers = new JobRunner(jobs, {
     concurrency: config.jobConcurrency,
     pollMs: config.jobPollMs,

@@ -162,7 +162,7 @@ describe('search', () => {
       assert.equal(found.body[1].web_url, 'http://kiln.test/alicequartz');
     });
 
-    it('merge_requests: an empty page (no merge request exists yet)', async () => {
+    it('merge_requests: an empty page when none matches', async () => {
       const found = await ok('/search?scope=merge_requests&search=zircon&state=merged');
       assert.deepEqual(found.body, []);
       assert.equal(found.res.headers['x-total'], '0');
@@ -181,7 +181,7 @@ describe('search', () => {
       assert.deepEqual((await ok(`/groups/${subgroupId}/search?scope=users&search=quartz`)).body.map((u) => u.id), [alice.id]);
     });
 
-    it('merge_requests: an empty page', async () => {
+    it('merge_requests: an empty page when none matches', async () => {
       assert.deepEqual((await ok(`/groups/${groupId}/search?scope=merge_requests&search=x`)).body, []);
     });
   });

@@ -1,7 +1,8 @@
 /**
  * Objects for the fuzzer's path ids (issue 13): a target user with a key, an email, a GPG key, a
  * custom attribute and tokens; the same for root (the `/user/…` routes); a project with a
- * pipeline, a job a runner holds, a member, a protected branch and tag, a deploy key; a group, a snippet, an OAuth application. A path
+ * pipeline, a job a runner holds, a member, a protected branch and tag, a deploy key, a merge request; a group, a snippet,
+ * an OAuth application. A path
  * parameter is resolved from its name and the resource before it; one the map does not know
  * (a route added later) gets 1, which names root or the first of its kind.
  */
@@ -49,6 +50,9 @@ export async function seedFuzzObjects(t: TestApp): Promise<FuzzObjects> {
   const group = await post(t, '/api/v4/groups', { name: 'Fuzz group', path: 'fuzz-group' });
   await post(t, `/api/v4/groups/${group.id}/members`, { user_id: user.id, access_level: 30 });
   const snippet = await post(t, '/api/v4/snippets', { title: 'fuzz', file_name: 'a.txt', content: 'hello', visibility: 'public' });
+  // A merge request of the project (its routes' :merge_request_iid), from a branch pushed beside main.
+  await pushFiles(t, ci, { 'feature.txt': 'fuzz\n' }, { branch: 'fuzz-feature' });
+  const mr = await post(t, `/api/v4/projects/${ci.project.id}/merge_requests`, { source_branch: 'fuzz-feature', target_branch: 'main', title: 'Fuzz' });
   const application = await post(t, '/api/v4/applications', { name: 'fuzz', redirect_uri: 'https://client.example/cb', scopes: 'api' });
   // The project's default branch is protected by its first push; a protected tag pattern beside it.
   await post(t, `/api/v4/projects/${ci.project.id}/protected_tags`, { name: 'v*' });
@@ -62,7 +66,7 @@ export async function seedFuzzObjects(t: TestApp): Promise<FuzzObjects> {
   const byName: Record<string, number> = {
     user_id: user.id, project_id: ci.project.id, group_id: group.id, namespace_id: group.id, snippet_id: snippet.id,
     runner_id: runner.id, pipeline_id: pipeline.id, job_id: job!.id, impersonation_token_id: impersonation.id,
-    application_id: application.id,
+    application_id: application.id, merge_request_iid: mr.iid,
   };
 
   return {

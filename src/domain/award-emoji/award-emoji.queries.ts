@@ -10,7 +10,7 @@ import { nowIso } from '../clock.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 export type AwardEmojiRow = Selectable<AwardEmojiTable>;
-export type AwardableType = 'Issue' | 'Snippet' | 'Note';
+export type AwardableType = 'Issue' | 'MergeRequest' | 'Snippet' | 'Note';
 
 export interface AwardableRef {
   type: AwardableType;

@@ -124,7 +124,7 @@ export function visibleEvents(
     if (e.action === 'created' && e.target_type === null) return canOnProject(actor, 'read_project', project);
     switch (e.target_type) {
       case 'Issue': return issueReadable(e.target_id);
-      case 'MergeRequest': return canOnProject(actor, 'read_project', project);
+      case 'MergeRequest': return canOnProject(actor, 'read_merge_request', project);
       case 'Milestone': return canOnProject(actor, 'read_milestone', project);
       case 'Note': {
         const note = e.target_id === null ? undefined : targets.notes.get(e.target_id);

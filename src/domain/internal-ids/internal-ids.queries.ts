@@ -40,6 +40,11 @@ const USAGES = {
     greatest: (trx, projectId) => trx.selectFrom('issues').select((eb) => eb.fn.max('iid').as('iid'))
       .where('project_id', '=', projectId).$asScalar(),
   },
+  merge_requests: {
+    scope: 'project_id',
+    greatest: (trx, projectId) => trx.selectFrom('merge_requests').select((eb) => eb.fn.max('iid').as('iid'))
+      .where('project_id', '=', projectId).$asScalar(),
+  },
   // A project's milestones and a group's are numbered apart, as the Service numbers them.
   milestones: {
     scope: 'project_id',

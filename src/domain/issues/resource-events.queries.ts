@@ -24,6 +24,21 @@ export function stateEventsOfIssue(db: Db, issueId: number) {
   return db.selectFrom('resource_state_events').selectAll().where('issue_id', '=', issueId).orderBy('id');
 }
 
+/** Whose events: an issue's (issue_id) or a merge request's (merge_request_id). */
+export type ResourceOwnerColumn = 'issue_id' | 'merge_request_id';
+
+export function labelEventsOf(db: Db, column: ResourceOwnerColumn, id: number) {
+  return db.selectFrom('resource_label_events').selectAll().where(column, '=', id).orderBy('id');
+}
+
+export function milestoneEventsOf(db: Db, column: ResourceOwnerColumn, id: number) {
+  return db.selectFrom('resource_milestone_events').selectAll().where(column, '=', id).orderBy('id');
+}
+
+export function stateEventsOf(db: Db, column: ResourceOwnerColumn, id: number) {
+  return db.selectFrom('resource_state_events').selectAll().where(column, '=', id).orderBy('id');
+}
+
 export async function labelsByIds(db: Db, ids: readonly number[]): Promise<Map<number, LabelRow>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();

@@ -218,17 +218,15 @@ export async function labelIssueCounts(db: Db, s: CountScope): Promise<Map<numbe
   return out;
 }
 
-/**
- * Merge requests carrying each label: kiln has no merge requests yet, so this counts the label
- * links that name one, which is what the count will be made of when they land.
- */
+/** Open merge requests carrying each label (open_merge_requests_count). */
 export async function labelMergeRequestCounts(db: Db, labelIds: number[]): Promise<Map<number, number>> {
   const out = new Map<number, number>(labelIds.map((id) => [id, 0]));
   if (labelIds.length === 0) return out;
-  const rows = await db.selectFrom('label_links')
-    .select(['label_id', (eb) => eb.fn.countAll<number | string>().as('n')])
-    .where('label_id', 'in', labelIds).where('target_type', '=', 'MergeRequest')
-    .groupBy('label_id').execute();
+  const rows = await db.selectFrom('label_links').innerJoin('merge_requests', 'merge_requests.id', 'label_links.target_id')
+    .select(['label_links.label_id', (eb) => eb.fn.countAll<number | string>().as('n')])
+    .where('label_links.label_id', 'in', labelIds).where('label_links.target_type', '=', 'MergeRequest')
+    .where('merge_requests.state', '=', 'opened')
+    .groupBy('label_links.label_id').execute();
   for (const r of rows) out.set(r.label_id, Number(r.n));
   return out;
 }

@@ -6,7 +6,8 @@
  */
 import { el, replaceWith, Text, textNodes, type ChildNode, type Element, type ParentNode } from './dom.ts';
 import {
-  findReferences, type AllMembersReference, type IssueReference, type LabelReference, type MilestoneReference, type ReferenceMatch,
+  findReferences, type AllMembersReference, type IssueReference, type LabelReference, type MergeRequestReference, type MilestoneReference,
+  type ReferenceMatch,
   type ReferenceResolver, type UserReference,
 } from './references.ts';
 
@@ -19,6 +20,7 @@ interface Resolved {
   users: Map<string, UserReference>;
   all: AllMembersReference | null;
   issues: Map<number, IssueReference>;
+  mergeRequests: Map<number, MergeRequestReference>;
   labelsById: Map<number, LabelReference>;
   labelsByTitle: Map<string, LabelReference>;
   milestonesByIid: Map<number, MilestoneReference>;
@@ -40,20 +42,23 @@ async function resolve(resolver: ReferenceResolver, matches: ReferenceMatch[]): 
   const refs = matches.map((m) => m.ref);
   const usernames = capped(refs.flatMap((r) => (r.kind === 'user' ? [r.username.toLowerCase()] : [])));
   const iids = capped(refs.flatMap((r) => (r.kind === 'issue' ? [r.iid] : [])));
+  const mrIids = capped(refs.flatMap((r) => (r.kind === 'merge_request' ? [r.iid] : [])));
   const labelIds = capped(refs.flatMap((r) => (r.kind === 'label' && 'id' in r ? [r.id] : [])));
   const labelTitles = capped(refs.flatMap((r) => (r.kind === 'label' && 'title' in r ? [r.title] : [])));
   const milestoneIids = capped(refs.flatMap((r) => (r.kind === 'milestone' && 'iid' in r ? [r.iid] : [])));
   const milestoneTitles = capped(refs.flatMap((r) => (r.kind === 'milestone' && 'title' in r ? [r.title] : [])));
-  const [users, issues, labels, milestones, all] = await Promise.all([
+  const [users, issues, labels, milestones, all, mergeRequests] = await Promise.all([
     usernames.length > 0 ? resolver.users(usernames) : [],
     iids.length > 0 ? resolver.issues(iids) : [],
     labelIds.length + labelTitles.length > 0 ? resolver.labels({ ids: labelIds, titles: labelTitles }) : [],
     milestoneIids.length + milestoneTitles.length > 0 ? resolver.milestones({ iids: milestoneIids, titles: milestoneTitles }) : [],
     refs.some((r) => r.kind === 'all') ? resolver.allMembers() : null,
+    mrIids.length > 0 ? resolver.mergeRequests(mrIids) : [],
   ]);
   return {
     users: new Map(users.map((u) => [u.username.toLowerCase(), u])),
     issues: new Map(issues.map((i) => [i.iid, i])),
+    mergeRequests: new Map(mergeRequests.map((m) => [m.iid, m])),
     labelsById: firstBy(labels, (l) => l.id),
     labelsByTitle: firstBy(labels, (l) => l.title),
     milestonesByIid: firstBy(milestones, (m) => m.iid),
@@ -120,6 +125,15 @@ function linkFor(match: ReferenceMatch, found: Resolved): ChildNode | null {
         href: issue.url, ...common('issue', original, issue.projectId), 'data-issue': String(issue.id),
         'data-project-path': issue.projectPath, 'data-iid': String(issue.iid), 'data-issue-type': issue.issueType, ...tooltip,
         title: issue.title, class: 'gfm gfm-issue has-tooltip',
+      }, [new Text(original)]);
+    }
+    case 'merge_request': {
+      const mr = found.mergeRequests.get(ref.iid);
+      if (!mr) return null;
+      return el('a', {
+        href: mr.url, ...common('merge_request', original, mr.projectId), 'data-merge-request': String(mr.id),
+        'data-project-path': mr.projectPath, 'data-iid': String(mr.iid), ...tooltip,
+        title: mr.title, class: 'gfm gfm-merge_request',
       }, [new Text(original)]);
     }
     case 'label': {

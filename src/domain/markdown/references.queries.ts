@@ -33,6 +33,12 @@ export async function projectIssuesByIids(db: Db, projectId: number, iids: numbe
   return issues.map((i) => ({ ...i, assignee_ids: assignees.filter((a) => a.issue_id === i.id).map((a) => a.user_id) }));
 }
 
+export function projectMergeRequestsByIids(db: Db, projectId: number, iids: number[]) {
+  if (iids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('merge_requests').select(['id', 'iid', 'title']).where('project_id', '=', projectId).where('iid', 'in', iids)
+    .execute();
+}
+
 /** The project's labels and its groups' that `ids` or `titles` name. */
 export function labelsByIdsOrTitles(db: Db, projectId: number, groupIds: number[], ids: number[], titles: string[]) {
   const names = storable(titles);

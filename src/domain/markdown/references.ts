@@ -2,15 +2,13 @@
  * GitLab Flavored Markdown references (issue 29: "#1, !1, @user, ~label, %milestone linked when the
  * caller may see them"), as the Service's reference filters find them in text
  * (lib/banzai/filter/references/*_reference_filter.rb): `@username`, `#iid`, `~123` / `~name` /
- * `~"two words"`, `%123` / `%name` / `%"two words"`.
+ * `~"two words"`, `%123` / `%name` / `%"two words"`, `!iid` (merge requests, issue 30).
  *
  * The renderer only finds the references; a ReferenceResolver says which of them exist and are
  * visible to the viewer in the rendering context, and answers nothing for the others, whose text
  * then stays text (the Service's ReferenceRedactor leaves no trace of what the viewer may not see).
  *
- * `!iid` (merge requests) stays text: there are no merge requests yet (issue 30), and the resolver
- * gains a `mergeRequests` method with them. Cross-project references (`group/project#1`) stay text
- * as well.
+ * Cross-project references (`group/project#1`, `group/project!1`) stay text.
  */
 
 export interface UserReference {
@@ -28,6 +26,15 @@ export interface IssueReference {
   projectId: number;
   projectPath: string;
   issueType: string;
+}
+
+export interface MergeRequestReference {
+  id: number;
+  iid: number;
+  title: string;
+  url: string;
+  projectId: number;
+  projectPath: string;
 }
 
 export interface LabelReference {
@@ -66,6 +73,8 @@ export interface ReferenceResolver {
   users(usernames: string[]): Promise<UserReference[]>;
   /** The context project's issues by iid. */
   issues(iids: number[]): Promise<IssueReference[]>;
+  /** The context project's merge requests by iid. */
+  mergeRequests(iids: number[]): Promise<MergeRequestReference[]>;
   labels(query: { ids: number[]; titles: string[] }): Promise<LabelReference[]>;
   /** `%123` names a milestone by iid. */
   milestones(query: { iids: number[]; titles: string[] }): Promise<MilestoneReference[]>;
@@ -77,6 +86,7 @@ export type FoundReference =
   | { kind: 'user'; username: string }
   | { kind: 'all' }
   | { kind: 'issue'; iid: number }
+  | { kind: 'merge_request'; iid: number }
   | { kind: 'label'; id: number }
   | { kind: 'label'; title: string }
   | { kind: 'milestone'; iid: number }
@@ -95,6 +105,7 @@ export interface ReferenceMatch {
 const REFERENCE = new RegExp([
   String.raw`(?<![\w@/.])@(?<user>[a-zA-Z0-9_][a-zA-Z0-9_.-]*)`,
   String.raw`(?<![\w&])#(?<issue>\d+)(?![\w])`,
+  String.raw`(?<![\w&])!(?<mergeRequest>\d+)(?![\w])`,
   String.raw`(?<!\w)~(?:(?<labelId>\d+)(?![\w.-])|"(?<labelQuoted>[^"\n]+)"|(?<labelName>[A-Za-z0-9_\-?.&]+))`,
   String.raw`(?<!\w)%(?:(?<milestoneIid>\d+)(?![\w.-])|"(?<milestoneQuoted>[^"\n]+)"|(?<milestoneName>[^"\s<]+))`,
 ].join('|'), 'g');
@@ -117,6 +128,10 @@ function build(m: RegExpMatchArray): { original: string; ref: FoundReference } |
   if (g.issue !== undefined) {
     const iid = id(g.issue);
     return iid === null ? null : { original, ref: { kind: 'issue', iid } };
+  }
+  if (g.mergeRequest !== undefined) {
+    const iid = id(g.mergeRequest);
+    return iid === null ? null : { original, ref: { kind: 'merge_request', iid } };
   }
   if (g.labelId !== undefined) {
     const labelId = id(g.labelId);
@@ -145,7 +160,7 @@ function build(m: RegExpMatchArray): { original: string; ref: FoundReference } |
 /** The references a piece of text makes, in order. */
 export function findReferences(text: string): ReferenceMatch[] {
   const out: ReferenceMatch[] = [];
-  if (!/[@#~%]/.test(text)) return out;
+  if (!/[@#~%!]/.test(text)) return out;
   for (const m of text.matchAll(REFERENCE)) {
     const found = build(m);
     if (found) out.push({ index: m.index, ...found });

@@ -24,7 +24,7 @@ import type { ReferenceResolver } from './references.ts';
 import { sanitizeMarkdownHtml } from './sanitize.ts';
 
 export type {
-  AllMembersReference, IssueReference, LabelReference, MilestoneReference, ReferenceResolver, UserReference,
+  AllMembersReference, IssueReference, LabelReference, MergeRequestReference, MilestoneReference, ReferenceResolver, UserReference,
 } from './references.ts';
 
 export interface RenderOptions {

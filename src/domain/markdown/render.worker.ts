@@ -22,6 +22,7 @@ function proxy(job: number): ReferenceResolver {
   return {
     users: (usernames) => ask('users', [usernames]),
     issues: (iids) => ask('issues', [iids]),
+    mergeRequests: (iids) => ask('mergeRequests', [iids]),
     labels: (query) => ask('labels', [query]),
     milestones: (query) => ask('milestones', [query]),
     allMembers: () => ask('allMembers', []),

@@ -37,8 +37,11 @@ export interface NewNote {
   authorId: number;
   body: string;
   internal: boolean;
-  /** null: an individual note; 'DiscussionNote': a thread's note; 'LegacyDiffNote': a commit comment on a line. */
-  type: null | 'DiscussionNote' | 'LegacyDiffNote';
+  /**
+   * null: an individual note; 'DiscussionNote': a thread's note; 'LegacyDiffNote': a commit comment on a line;
+   * 'DiffNote': a merge request comment on a line of its diff.
+   */
+  type: null | 'DiscussionNote' | 'LegacyDiffNote' | 'DiffNote';
   /** The thread a reply joins. */
   replyTo?: string;
   /** An administrator's or owner's back-dated creation time (also its updated_at). */
@@ -59,7 +62,9 @@ export async function createNote(db: Kysely<DB>, n: NewNote): Promise<NoteResult
     const row = await insertNote(trx, {
       note: n.body, noteable_type: t.type, noteable_id: t.id, commit_id: t.commitId, project_id: t.projectId,
       author_id: n.authorId, system: 0, system_action: null, internal: n.internal ? 1 : 0, type: n.type,
-      discussion_id: n.replyTo ?? newDiscussionId(), resolvable: 0, resolved_at: null, resolved_by_id: null,
+      discussion_id: n.replyTo ?? newDiscussionId(),
+      // Threads on merge requests can be resolved (DiscussionNote#resolvable? on a MergeRequest); individual notes cannot.
+      resolvable: t.type === 'MergeRequest' && n.type !== null ? 1 : 0, resolved_at: null, resolved_by_id: null,
       position: n.position ?? null, updated_by_id: null, last_edited_at: null, created_at: created, updated_at: created,
     });
     await touchNoteable(trx, t, now);

@@ -6,7 +6,7 @@
 import { ACCESS_LEVELS, type Actor, visibleWithoutMembership } from '../permissions/access.ts';
 import { canOnProject, type ProjectSubject } from '../permissions/project.policy.ts';
 
-export type NoteableType = 'Issue' | 'Snippet' | 'Commit';
+export type NoteableType = 'Issue' | 'MergeRequest' | 'Snippet' | 'Commit';
 
 export interface NoteableRef {
   type: NoteableType;
@@ -15,7 +15,7 @@ export interface NoteableRef {
   /** A commit's sha; null for the others. */
   commitId: string | null;
   projectId: number;
-  /** An issue's iid (noteable_iid of the Note entity); null for the others. */
+  /** An issue's or merge request's iid (noteable_iid of the Note entity); null for the others. */
   iid: number | null;
 }
 

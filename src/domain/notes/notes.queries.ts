@@ -106,6 +106,15 @@ export async function touchNoteable(db: Db, t: NoteableRef, now: string): Promis
   if (t.id === null) return;
   if (t.type === 'Issue') await db.updateTable('issues').set({ updated_at: now }).where('id', '=', t.id).execute();
   if (t.type === 'Snippet') await db.updateTable('snippets').set({ updated_at: now }).where('id', '=', t.id).execute();
+  if (t.type === 'MergeRequest') await db.updateTable('merge_requests').set({ updated_at: now }).where('id', '=', t.id).execute();
+}
+
+/** Resolves (or unresolves, `userId` null) resolvable notes of a thread, or one note of it (ResolvableNote#resolve!). */
+export async function resolveNotes(db: Db, discussionId: string, noteId: number | null, userId: number | null, now: string) {
+  let q = db.updateTable('notes').set({ resolved_at: userId === null ? null : now, resolved_by_id: userId, updated_at: now })
+    .where('discussion_id', '=', discussionId).where('resolvable', '=', 1);
+  if (noteId !== null) q = q.where('id', '=', noteId);
+  await q.execute();
 }
 
 /** A deleted user's notes stay with their noteables, written by the ghost user (Users::MigrateToGhostUserService). */

@@ -41,7 +41,14 @@ export type ProjectAction =
   // Project snippets (ProjectPolicy 15.2 with ProjectSnippetPolicy on top, project-snippet.policy.ts).
   | 'read_snippet'
   | 'create_snippet'
-  | 'admin_snippet';
+  | 'admin_snippet'
+  // Merge requests (issue 30): ProjectPolicy 15.2's merge request abilities.
+  | 'read_merge_request'
+  | 'create_merge_request_in'
+  | 'create_merge_request_from'
+  | 'admin_merge_request'
+  | 'update_merge_request'
+  | 'destroy_merge_request';
 
 interface Rule {
   /** Lowest member access level that grants the action. */
@@ -54,7 +61,7 @@ interface Rule {
    * The project feature the action belongs to (ProjectFeature): 'disabled' withholds it from
    * everyone, administrators included; 'private' from everyone but members and administrators.
    */
-  feature?: 'issues' | 'snippets' | 'repository';
+  feature?: 'issues' | 'snippets' | 'repository' | 'merge_requests';
 }
 
 export const PROJECT_RULES: Record<ProjectAction, Rule> = {
@@ -106,6 +113,20 @@ export const PROJECT_RULES: Record<ProjectAction, Rule> = {
   read_snippet: { minLevel: ACCESS_LEVELS.guest, byVisibility: true, blockedWhenArchived: false, feature: 'snippets' },
   create_snippet: { minLevel: ACCESS_LEVELS.reporter, byVisibility: false, blockedWhenArchived: true, feature: 'snippets' },
   admin_snippet: { minLevel: ACCESS_LEVELS.maintainer, byVisibility: false, blockedWhenArchived: true, feature: 'snippets' },
+  // Merge requests: Guests of a private project do not see its code, so not its merge requests
+  // either (read_merge_request goes with download_code); readers by visibility of a public or
+  // internal project see them and, signed in, may open one into it (create_merge_request_in);
+  // opening one from a branch of the project is pushing to it (create_merge_request_from,
+  // Developer), as are updating and merging anyone's (admin_merge_request, update_merge_request);
+  // removing one is the Owner's.
+  read_merge_request: { minLevel: ACCESS_LEVELS.reporter, byVisibility: true, blockedWhenArchived: false, feature: 'merge_requests' },
+  create_merge_request_in: { minLevel: ACCESS_LEVELS.guest, byVisibility: true, blockedWhenArchived: true, feature: 'merge_requests' },
+  create_merge_request_from: {
+    minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true, feature: 'merge_requests',
+  },
+  admin_merge_request: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true, feature: 'merge_requests' },
+  update_merge_request: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true, feature: 'merge_requests' },
+  destroy_merge_request: { minLevel: ACCESS_LEVELS.owner, byVisibility: false, blockedWhenArchived: false, feature: 'merge_requests' },
 };
 
 // ProjectFeature levels (domain/projects/project-attributes.ts FEATURE_LEVELS), here to keep permissions free of projects.
@@ -124,6 +145,8 @@ export interface ProjectSubject {
   snippets_access_level?: number;
   /** ProjectFeature level of the repository, as issues_access_level. */
   repository_access_level?: number;
+  /** ProjectFeature level of merge requests, as issues_access_level. */
+  merge_requests_access_level?: number;
 }
 
 export function canOnProject(actor: Actor, action: ProjectAction, project: ProjectSubject): boolean {

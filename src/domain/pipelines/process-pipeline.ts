@@ -24,6 +24,7 @@ import { findPipeline, updatePipelineStatus } from './pipelines.queries.ts';
 import { durationAfter, startedAtAfter } from './pipeline-timing.ts';
 import type { CiEnv } from './ci-env.ts';
 import { mirrorDownstream, triggerDownstream } from './bridges.ts';
+import { pipelineCompleted } from './pipeline-hooks.ts';
 
 const VALID_PRIOR: Record<string, string[]> = {
   on_success: ['success', 'skipped'],
@@ -77,6 +78,11 @@ async function writeStatus(env: CiEnv, pipelineId: number, jobs: BuildRow[]): Pr
   const changed = status !== pipeline.status || finishedAt !== pipeline.finished_at || startedAt !== pipeline.started_at;
   if (changed || duration !== pipeline.duration) {
     await updatePipelineStatus(env.db, pipelineId, { status, started_at: startedAt, finished_at: finishedAt, duration });
+  }
+  // A pipeline that has just finished: its listeners (merge when pipeline succeeds) act on it.
+  if (done && !PIPELINE_COMPLETED.includes(pipeline.status)) {
+    const completed = { id: pipelineId, projectId: pipeline.project_id, ref: pipeline.ref, sha: pipeline.sha, status };
+    await pipelineCompleted(env, completed, () => {});
   }
   return { before: pipeline.status, after: status };
 }

@@ -13,6 +13,7 @@ import type { CiEnv } from '../pipelines/ci-env.ts';
 import { createPushPipelines } from '../pipelines/push-pipelines.ts';
 import { recordPushEvents } from '../events/push-events.ts';
 import { protectDefaultBranch } from '../protected-refs/protected-refs.ts';
+import { afterBranchPush } from '../merge-requests/merge-status.ts';
 
 /**
  * `userId` changed the refs and is the push pipelines' user. The pipelines are created after the
@@ -34,6 +35,9 @@ export async function afterRefUpdate(
   setImmediate(() => {
     // The write's push events (the Service runs the same post-receive for API writes), then its pipelines.
     recordPushEvents(env.db, { gitDir: repo.gitDir, project, authorId: userId, updates })
+      .catch(onPipelineError)
+      // The merge requests of the moved branches: a diff version per source push, their merge status rechecked.
+      .then(() => afterBranchPush(env.db, repo.gitDir, project, updates, userId))
       .catch(onPipelineError)
       .then(() => createPushPipelines(env, project, updates, userId))
       .catch(onPipelineError);

@@ -19,6 +19,7 @@ import { deleteGroupsWithProjects, groupTrees } from '../groups/groups.queries.t
 import { deleteMembersOf, groupsSolelyOwnedBy } from '../members/members.queries.ts';
 import { reassignPipelinesAndJobs } from '../pipelines/pipelines.queries.ts';
 import { reassignIssues } from '../issues/issue-writes.queries.ts';
+import { reassignMergeRequests } from '../merge-requests/merge-requests.queries.ts';
 import { personalProjectRepositories } from '../projects/projects.queries.ts';
 import { removeRepository } from '../repositories/repositories.ts';
 import { repositoryPath } from '../repositories/storage.ts';
@@ -70,6 +71,8 @@ const CONTRIBUTION_MOVERS: ContributionMover[] = [
   (trx, from, ghost) => moveAwardsToUser(trx, from.id, ghost.id),
   // Issues they opened (and closed) stay in their projects, the ghost user's.
   (trx, from, ghost) => reassignIssues(trx, from.id, ghost.id),
+  // Merge requests they opened stay in their projects, the ghost user's (migrate_merge_requests).
+  (trx, from, ghost) => reassignMergeRequests(trx, from.id, ghost.id),
   // Project snippets stay with their projects (migrate_snippets); only personal ones go with the account.
   (trx, from, ghost) => moveProjectSnippets(trx, from.id, ghost.id),
 ];

@@ -34,6 +34,11 @@ export const NoteSchema = Type.Object({
   internal: Type.Boolean(),
   noteable_iid: Nullable(Type.Integer()),
   commands_changes: Type.Object({}),
+  /** A diff note's place in the merge request's diff. */
+  position: Type.Optional(Type.Object({
+    base_sha: Type.String(), start_sha: Type.String(), head_sha: Type.String(), old_path: Type.String(), new_path: Type.String(),
+    position_type: Type.String(), old_line: Nullable(Type.Integer()), new_line: Nullable(Type.Integer()), line_range: Type.Null(),
+  })),
 }, { title: 'Note' });
 export type Note = Static<typeof NoteSchema>;
 
@@ -87,8 +92,10 @@ export function presentNote(r: NoteRow, t: Pick<NoteableRef, 'type' | 'iid'>, au
   }
   note.confidential = r.internal === 1;
   note.internal = r.internal === 1;
-  note.noteable_iid = t.type === 'Issue' ? t.iid : null;
+  note.noteable_iid = t.type === 'Issue' || t.type === 'MergeRequest' ? t.iid : null;
   note.commands_changes = {};
+  // DiffNote: where in the merge request's diff it sits (Entities::Note exposes `position` for diff notes).
+  if (r.type === 'DiffNote' && r.position !== null) note.position = JSON.parse(r.position) as Note['position'];
   return note;
 }
 

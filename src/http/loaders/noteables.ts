@@ -23,6 +23,14 @@ import { projectRepository } from '../../domain/repositories/project-repository.
 import { ApiError, badRequest, notFound } from '../errors.ts';
 import { loadProject, type ProjectContext } from './containers.ts';
 import { loadIssue } from './issues.ts';
+import { loadMergeRequest } from './merge-requests.ts';
+import { diffHasLine } from '../../domain/merge-requests/mr-git.ts';
+import { canCommentOnMergeRequest, canReadMergeRequest } from '../../domain/merge-requests/merge-request.policy.ts';
+
+export interface DiffNotePosition {
+  base_sha: string; start_sha: string; head_sha: string; position_type: 'text';
+  old_path?: string; new_path?: string; old_line?: number; new_line?: number;
+}
 
 export interface NoteableContext {
   ctx: ProjectContext;
@@ -33,6 +41,14 @@ export interface NoteableContext {
   canComment: boolean;
   /** Which notes the viewer reads (internal ones from Reporters up). */
   scope: NotesScope;
+  /** Whether the caller may resolve its threads (merge requests only: resolve_note, Developers and the request's author). */
+  canResolve?: boolean;
+  /**
+   * A merge request's diff note position checked against its diff (base and head must be commits
+   * of the request, the line one of the diff's): the position to store, or a 400 as the Service's
+   * DiffNote validation answers.
+   */
+  diffNote?: (p: DiffNotePosition) => Promise<Record<string, unknown>>;
   /** Whether another user may read the noteable (and its internal notes when `internal`): who a mention reaches. */
   canUserRead: (user: UserRow, internal: boolean) => Promise<boolean>;
 }
@@ -58,6 +74,40 @@ export async function loadIssueNoteable(request: FastifyRequest, projectId: stri
     canUserRead: async (user, internal) => {
       const actor = await actorOf(request, ctx, user);
       return canReadIssue(actor, ctx.project, subject) && readsNotes(actor, ctx) && (!internal || canReadInternalNotes(actor));
+    },
+  };
+}
+
+/** A merge request by iid: read as the request is (read_merge_request), commented on unless locked to non-members. */
+export async function loadMergeRequestNoteable(request: FastifyRequest, projectId: string, iid: number): Promise<NoteableContext> {
+  const ctx = await loadProject(request, projectId);
+  const { mr, subject } = await loadMergeRequest(request, ctx, iid);
+  if (!readsNotes(ctx.actor, ctx)) throw notFound('Merge Request');
+  return {
+    ctx, resource: 'Merge Request',
+    noteable: { type: 'MergeRequest', id: mr.id, commitId: null, projectId: ctx.project.id, iid: mr.iid },
+    canComment: canCommentOnMergeRequest(ctx.actor, ctx.project, subject),
+    canResolve: canOnProject(ctx.actor, 'push_code', ctx.project) || ctx.actor.user?.id === mr.author_id,
+    diffNote: async (p) => {
+      const gitDir = projectRepository(request.server.kiln.config.storages, ctx.project).gitDir;
+      const oldPath = p.old_path ?? p.new_path;
+      const newPath = p.new_path ?? p.old_path;
+      const shaOk = [p.base_sha, p.start_sha, p.head_sha].every((s) => /^[0-9a-f]{40}$/.test(s));
+      const commitsOk = shaOk && (await Promise.all([p.base_sha, p.head_sha].map((s) => resolveCommit(gitDir, s)))).every(Boolean);
+      if (!oldPath || !newPath || !commitsOk || !await diffHasLine(gitDir, p.base_sha, p.head_sha, {
+        oldPath, newPath, oldLine: p.old_line ?? null, newLine: p.new_line ?? null,
+      })) {
+        throw noteRefusal({ line_code: ["can't be blank", 'must be a valid line code'] });
+      }
+      return {
+        base_sha: p.base_sha, start_sha: p.start_sha, head_sha: p.head_sha, old_path: oldPath, new_path: newPath,
+        position_type: p.position_type, old_line: p.old_line ?? null, new_line: p.new_line ?? null, line_range: null,
+      };
+    },
+    scope: { includeInternal: canReadInternalNotes(ctx.actor) },
+    canUserRead: async (user, internal) => {
+      const actor = await actorOf(request, ctx, user);
+      return canReadMergeRequest(actor, ctx.project) && readsNotes(actor, ctx) && (!internal || canReadInternalNotes(actor));
     },
   };
 }
@@ -110,7 +160,7 @@ export async function loadCommitNoteable(request: FastifyRequest, projectId: str
 
 /** The noteables of a project that notes, discussions and award emoji routes serve alike, by path segment. */
 export interface ProjectNoteableKind {
-  segment: 'issues' | 'snippets';
+  segment: 'issues' | 'merge_requests' | 'snippets';
   /** For summaries: 'issue', 'snippet'. */
   name: string;
   load: (request: FastifyRequest, projectId: string, noteableId: number) => Promise<NoteableContext>;
@@ -119,6 +169,7 @@ export interface ProjectNoteableKind {
 export const PROJECT_NOTEABLES: readonly ProjectNoteableKind[] = [
   { segment: 'issues', name: 'issue', load: loadIssueNoteable },
   { segment: 'snippets', name: 'snippet', load: loadSnippetNoteable },
+  { segment: 'merge_requests', name: 'merge request', load: loadMergeRequestNoteable },
 ];
 
 /** A Ruby string's inspect form (`"can't be blank"`), as the Service's messages print model errors. */

@@ -19,6 +19,7 @@ import storage from './storage/index.ts';
 import issues from './issues/index.ts';
 import discussions from './discussions/index.ts';
 import activity from './activity/index.ts';
+import mergeRequests from './merge-requests/index.ts';
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await registerFiles(app, 'meta', { 'meta': health });       // /-/liveness, /-/readiness
@@ -36,6 +37,7 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
     await api.register(issues);
     await api.register(discussions);
     await api.register(activity);
+    await api.register(mergeRequests);
   }, { prefix: '/api/v4' });
   await app.register(apiV3, { prefix: '/api/v3' });
 }

@@ -36,6 +36,12 @@ import { IssueBasicSchema, milestoneOwnerUrl, milestonePathsOf } from '../entiti
 import { MilestoneSchema, presentMilestone } from '../entities/milestone.ts';
 import { NoteSchema, presentNotes } from '../entities/note.ts';
 import { issuesList, presentIssuesFor } from '../loaders/issue-presenting.ts';
+import { presentMergeRequestsFor } from '../loaders/merge-request-presenting.ts';
+import { MergeRequestBasicSchema } from '../entities/merge-request.ts';
+import {
+  filterMergeRequests, orderMergeRequests, visibleMergeRequests, type MergeRequestContainer,
+} from '../../domain/merge-requests/merge-requests.finder.ts';
+import { canReadMergeRequest } from '../../domain/merge-requests/merge-request.policy.ts';
 import { projectContainer } from '../routes/issues/issue-list-params.ts';
 import { filterIssues, issuesShape, visibleIssues, type IssueContainer } from '../../domain/issues/issues.finder.ts';
 import { orderIssues } from '../../domain/issues/issue-orders.ts';
@@ -228,11 +234,22 @@ export const SEARCH_SCOPES = {
   },
   merge_requests: {
     levels: ['global', 'group', 'project'],
-    // Merge requests arrive with issue 30 (kiln has no merge_requests table yet): until then no
-    // merge request exists to match, and the answer is the empty page the Service gives a search
-    // that matches none.
-    item: Type.Never(),
-    run: async (ctx) => emptyPage(ctx),
+    item: MergeRequestBasicSchema,
+    async run(ctx) {
+      // Merge requests the viewer may read whose title or description holds the text
+      // (Gitlab::SearchResults#merge_requests over MergeRequestsFinder), newest first unless sorted.
+      const container: MergeRequestContainer = ctx.project
+        ? { project: { id: ctx.project.project.id, canRead: canReadMergeRequest(ctx.project.actor, ctx.project.project) } }
+        : ctx.group ? { namespaceIds: await groupHierarchyIds(ctx.db, ctx.group.group.id) } : { instance: true };
+      const state = ctx.state === 'opened' || ctx.state === 'closed' || ctx.state === 'merged' ? ctx.state : undefined;
+      const qb = filterMergeRequests(await visibleMergeRequests(ctx.db, ctx.viewer, container, true), {
+        search: ctx.search, ...(state ? { state } : {}),
+      }, ctx.viewer);
+      const rows = await paginate(ctx.db, ctx.request, ctx.reply,
+        orderMergeRequests(qb, ctx.sort?.column ?? 'created_at', ctx.sort?.direction ?? 'desc'));
+      const from = ctx.project ? { project: ctx.project.project.id } : ctx.group ? { group: ctx.group.group.id } : null;
+      return presentMergeRequestsFor(ctx.request, rows, from);
+    },
   },
   wiki_blobs: {
     levels: ['project'],

@@ -6,6 +6,7 @@
  * issues can be todo targets until merge requests land (issue 30): a todo of another target type
  * has nothing to present and is left out the same way.
  */
+import { protectionRulesFor } from '../../../domain/protected-refs/protected-refs.ts';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { IssueRow } from '../../../db/tables/issues.ts';
@@ -24,7 +25,11 @@ import { recordNotFound } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { paginate, paginationParams } from '../../lists/pagination.ts';
 import { loadProject } from '../../loaders/containers.ts';
-import { loadIssue } from '../../loaders/issues.ts';
+import { issueProjectPaths, loadIssue } from '../../loaders/issues.ts';
+import { loadMergeRequest } from '../../loaders/merge-requests.ts';
+import { presentMergeRequests } from '../../entities/merge-request.ts';
+import { findMergeRequestsByIds } from '../../../domain/merge-requests/merge-requests.queries.ts';
+import { canMergeMergeRequest, canReadMergeRequest } from '../../../domain/merge-requests/merge-request.policy.ts';
 import { presentIssuesFor } from '../../loaders/issue-presenting.ts';
 import { presentNamespaceBasic, presentProjectIdentity } from '../../entities/project.ts';
 import { presentUserBasic } from '../../entities/user.ts';
@@ -45,6 +50,9 @@ const listParams = defineParams({
   ...paginationParams,
 });
 const idParams = defineParams({ id: P.integer() });
+const mergeRequestParams = defineParams({
+  id: P.string({ description: 'ID or URL-encoded full path of the project' }), merge_request_iid: P.integer(),
+});
 const issueParams = defineParams({ id: P.string({ description: 'ID or URL-encoded full path of the project' }), issue_iid: P.integer() });
 
 const todos: FastifyPluginAsync = async (app) => {
@@ -69,8 +77,25 @@ const todos: FastifyPluginAsync = async (app) => {
       const subject = { ...issue, assignee_ids: assignees.get(issue.id) ?? [] };
       if (canReadIssue(actor, project, subject)) readable.push(issue);
     }
-    const presented = new Map((await presentIssuesFor(request, readable, null)).map((i) => [i.id, i]));
-    const issuesById = new Map(readable.map((i) => [i.id, i]));
+    const presented = new Map<string, Todo['target']>((await presentIssuesFor(request, readable, null)).map((i) => [`Issue:${i.id}`, i]));
+    const titles = new Map<string, string>(readable.map((i) => [`Issue:${i.id}`, i.title]));
+    // Merge requests: readable with the project's merge requests (read_merge_request), presented as the MergeRequest entity.
+    const mrIds = rows.flatMap((r) => (r.target_type === 'MergeRequest' && r.target_id !== null ? [r.target_id] : []));
+    for (const mr of await findMergeRequestsByIds(db, mrIds)) {
+      const project = projectById.get(mr.project_id) ?? (await findProjectsByIds(db, [mr.project_id]))[0];
+      const ns = project
+        ? namespaces.get(project.namespace_id) ?? (await namespacePathsById(db, [project.namespace_id])).get(project.namespace_id)
+        : undefined;
+      if (!project || !ns) continue;
+      const actor = await projectActor(db, request.caller?.user ?? null, project.id, ns.lineage);
+      if (!canReadMergeRequest(actor, project)) continue;
+      const [entity] = await presentMergeRequests(db, [mr], {
+        externalUrl: config.externalUrl, projects: await issueProjectPaths(db, [mr.project_id]), viewerId: request.caller?.user.id ?? null,
+        from: null, full: { canMerge: canMergeMergeRequest(actor, project, await protectionRulesFor(db, project.id), mr.target_branch) },
+      });
+      presented.set(`MergeRequest:${mr.id}`, entity);
+      titles.set(`MergeRequest:${mr.id}`, mr.title);
+    }
     const [authors, notes] = await Promise.all([
       findUsersByIds(db, [...new Set(rows.map((r) => r.author_id))]),
       noteTextsByIds(db, rows.flatMap((r) => r.note_id ?? [])),
@@ -78,10 +103,11 @@ const todos: FastifyPluginAsync = async (app) => {
     const authorById = new Map(authors.map((u) => [u.id, u]));
     const out: Todo[] = [];
     for (const r of rows) {
-      const target = r.target_id !== null ? presented.get(r.target_id) : undefined;
-      const issue = r.target_id !== null ? issuesById.get(r.target_id) : undefined;
+      const key = `${r.target_type}:${r.target_id}`;
+      const target = r.target_id !== null ? presented.get(key) : undefined;
+      const title = titles.get(key);
       const author = authorById.get(r.author_id);
-      if (r.target_type !== 'Issue' || !target || !issue || !author) continue;
+      if (!target || title === undefined || !author) continue;
       const project = r.project_id !== null ? projectById.get(r.project_id) : undefined;
       const ns = project ? namespaces.get(project.namespace_id) : undefined;
       const group = r.group_id !== null ? namespaces.get(r.group_id) : undefined;
@@ -94,7 +120,7 @@ const todos: FastifyPluginAsync = async (app) => {
         target_type: r.target_type,
         target,
         target_url: `${target.web_url}${r.note_id !== null ? `#note_${r.note_id}` : ''}`,
-        body: (r.note_id !== null ? notes.get(r.note_id) : undefined) ?? issue.title,
+        body: (r.note_id !== null ? notes.get(r.note_id) : undefined) ?? title,
         state: r.state,
         created_at: r.created_at,
         updated_at: r.updated_at,
@@ -140,6 +166,20 @@ const todos: FastifyPluginAsync = async (app) => {
     const { issue } = await loadIssue(request, ctx, input.issue_iid);
     const todo = await markTodo(db, caller.user.id, {
       project_id: issue.project_id, group_id: null, target_type: 'Issue', target_id: issue.id,
+    });
+    if (!todo) return reply.code(304).send();
+    reply.code(201);
+    return (await present(request, [todo]))[0];
+  });
+
+  route(app, {
+    method: 'POST', url: '/projects/:id/merge_requests/:merge_request_iid/todo', auth: 'required', params: mergeRequestParams,
+    schema: { summary: 'Add a todo for a merge request', tags: ['todos'], response: { 201: TodoSchema, 304: Type.Null() } },
+  }, async ({ request, reply, input, caller }) => {
+    const ctx = await loadProject(request, input.id);
+    const { mr } = await loadMergeRequest(request, ctx, input.merge_request_iid);
+    const todo = await markTodo(db, caller.user.id, {
+      project_id: mr.project_id, group_id: null, target_type: 'MergeRequest', target_id: mr.id,
     });
     if (!todo) return reply.code(304).send();
     reply.code(201);

@@ -20,6 +20,8 @@ import { findNoteOf } from '../../../domain/notes/notes.queries.ts';
 import { ACCESS_LEVELS } from '../../../domain/permissions/access.ts';
 import { canOnProject } from '../../../domain/permissions/project.policy.ts';
 import { findSnippetById } from '../../../domain/snippets/snippets.queries.ts';
+import { findMergeRequestByIid, peopleOf } from '../../../domain/merge-requests/merge-requests.queries.ts';
+import { canReadMergeRequest } from '../../../domain/merge-requests/merge-request.policy.ts';
 import { notFound, recordNotFound, unauthorized } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { paginate, paginationParams } from '../../lists/pagination.ts';
@@ -60,9 +62,20 @@ const awards: FastifyPluginAsync = async (app) => {
     return { ref: { type: 'Snippet', id: snippet.id }, canRead, canAward: canRead && canOnProject(ctx.actor, 'award_emoji', ctx.project) };
   }
 
+  async function mergeRequestAwardable(ctx: ProjectContext, iid: number): Promise<Awardable> {
+    const mr = isStorableId(iid) ? await findMergeRequestByIid(db, ctx.project.id, iid) : undefined;
+    if (!mr) throw recordNotFound();
+    const assignees = (await peopleOf(db, 'merge_request_assignees', [mr.id])).get(mr.id) ?? [];
+    const subject = { author_id: mr.author_id, assignee_ids: assignees, discussion_locked: mr.discussion_locked };
+    const canRead = canReadMergeRequest(ctx.actor, ctx.project);
+    const member = ctx.actor.accessLevel >= ACCESS_LEVELS.guest || Boolean(ctx.actor.user?.admin);
+    const canAward = canRead && canOnProject(ctx.actor, 'award_emoji', ctx.project) && (subject.discussion_locked !== 1 || member);
+    return { ref: { type: 'MergeRequest', id: mr.id }, canRead, canAward };
+  }
+
   /** A note of the awardable: read and awarded as its noteable is (internal notes from Reporters up). */
   async function noteAwardable(ctx: ProjectContext, parent: Awardable, noteId: number): Promise<Awardable> {
-    const type = parent.ref.type as 'Issue' | 'Snippet';
+    const type = parent.ref.type as 'Issue' | 'MergeRequest' | 'Snippet';
     const noteable = { type, id: parent.ref.id, commitId: null, projectId: ctx.project.id, iid: null };
     const note = isStorableId(noteId) ? await findNoteOf(db, noteable, noteId) : undefined;
     if (!note) throw recordNotFound();
@@ -73,6 +86,7 @@ const awards: FastifyPluginAsync = async (app) => {
   const kinds = [
     { segment: 'issues', param: 'issue_iid', name: 'an issue', find: issueAwardable },
     { segment: 'snippets', param: 'snippet_id', name: 'a project snippet', find: snippetAwardable },
+    { segment: 'merge_requests', param: 'merge_request_iid', name: 'a merge request', find: mergeRequestAwardable },
   ] as const;
 
   for (const kind of kinds) {

@@ -13,7 +13,8 @@ import { isStorableId } from '../../../db/constraints.ts';
 import { createNote, destroyNote, updateNote } from '../../../domain/notes/create-note.ts';
 import { mentionTodos } from '../../../domain/notes/mention-todos.ts';
 import { canAdminNote, canSetNoteCreatedAt } from '../../../domain/notes/note.policy.ts';
-import { discussionIdsQuery, discussionNotes, findNoteOf } from '../../../domain/notes/notes.queries.ts';
+import { discussionIdsQuery, discussionNotes, findNoteOf, resolveNotes } from '../../../domain/notes/notes.queries.ts';
+import { nowIso } from '../../../domain/clock.ts';
 import { badRequest, forbidden, invalidParams, notFound, recordNotFound, validationFailed } from '../../errors.ts';
 import { defineParams, INT32_MAX, INT32_MIN, P, type ParamsOf } from '../../input/params.ts';
 import { paginate, paginationParams } from '../../lists/pagination.ts';
@@ -39,6 +40,12 @@ function paramsFor() {
     create: defineParams({
       ...base, body: P.string(), created_at: P.optional(P.string({ maxLength: 64 })),
       confidential: P.optional(P.boolean()), internal: P.optional(P.boolean()),
+      position: P.optional(P.object({
+        base_sha: P.string({ maxLength: 64 }), start_sha: P.string({ maxLength: 64 }), head_sha: P.string({ maxLength: 64 }),
+        position_type: P.oneOf(['text'] as const), old_path: P.optional(P.string({ maxLength: 4096 })),
+        new_path: P.optional(P.string({ maxLength: 4096 })), old_line: P.optional(P.integer({ minimum: 1 })),
+        new_line: P.optional(P.integer({ minimum: 1 })),
+      }, { description: 'a merge request diff note: the versions and the line it sits on' })),
     }),
     reply: defineParams({
       ...base, discussion_id: discussionId, body: P.string(), created_at: P.optional(P.string({ maxLength: 64 })),
@@ -80,8 +87,10 @@ const discussions: FastifyPluginAsync = async (app) => {
       if (!nc.canComment) throw forbidden();
       const internal = internalAsked(nc, input.internal || input.confidential);
       const mentions = await mentionTodos(db, input.body, caller.user.id, (u) => nc.canUserRead(u, internal));
+      const position = input.position && nc.diffNote ? await nc.diffNote(input.position) : null;
       const result = await createNote(db, {
-        noteable: nc.noteable, authorId: caller.user.id, body: input.body, internal, type: 'DiscussionNote', mentions,
+        noteable: nc.noteable, authorId: caller.user.id, body: input.body, internal, mentions,
+        type: position ? 'DiffNote' : 'DiscussionNote', position: position ? JSON.stringify(position) : null,
         createdAt: canSetNoteCreatedAt(nc.ctx.actor) ? givenCreatedAt(input.created_at) : undefined,
       });
       // render_validation_error!(note): the model's errors as the message.
@@ -96,14 +105,17 @@ const discussions: FastifyPluginAsync = async (app) => {
       if (!nc.canComment) throw forbidden();
       // An individual note becomes a thread only on issues (Noteable#supports_replying_to_individual_notes?),
       // and never a system note (IndividualNoteDiscussion#can_convert_to_discussion?).
-      if (first.type === null && (nc.noteable.type !== 'Issue' || first.system)) throw badRequest('Discussion can not be replied to.');
+      if (first.type === null && ((nc.noteable.type !== 'Issue' && nc.noteable.type !== 'MergeRequest') || first.system)) {
+        throw badRequest('Discussion can not be replied to.');
+      }
       // A reply to an internal thread is internal too (Notes::BuildService).
       const internal = first.internal === 1;
       const mentions = await mentionTodos(db, input.body, caller.user.id, (u) => nc.canUserRead(u, internal));
       const result = await createNote(db, {
         noteable: nc.noteable, authorId: caller.user.id, body: input.body, internal, mentions,
-        type: first.type === 'LegacyDiffNote' ? 'LegacyDiffNote' : 'DiscussionNote', replyTo: input.discussion_id,
-        position: first.type === 'LegacyDiffNote' ? first.position : null,
+        // A reply to a line comment sits on the same line (a DiffNote's replies are DiffNotes).
+        type: first.type === 'LegacyDiffNote' || first.type === 'DiffNote' ? first.type : 'DiscussionNote', replyTo: input.discussion_id,
+        position: first.type === 'LegacyDiffNote' || first.type === 'DiffNote' ? first.position : null,
         createdAt: canSetNoteCreatedAt(nc.ctx.actor) ? givenCreatedAt(input.created_at) : undefined,
       });
       if (!result.ok) throw validationFailed(result.errors);
@@ -121,9 +133,14 @@ const discussions: FastifyPluginAsync = async (app) => {
         throw invalidParams(['body, resolved are missing, exactly one parameter must be provided']);
       }
       const note = await noteOf(nc, input.note_id);
+      // Only merge request threads can be resolved (the Service's resolve_note: Developers, and the request's author).
+      if (input.resolved !== undefined) {
+        if (note.resolvable !== 1 || note.discussion_id !== input.discussion_id) throw badRequest('Note is not resolvable');
+        if (!nc.canResolve) throw forbidden();
+        await resolveNotes(db, note.discussion_id, note.id, input.resolved ? caller.user.id : null, nowIso());
+        return (await presentNotes(db, [(await noteOf(nc, note.id))], nc.noteable, url))[0];
+      }
       if (!canAdminNote(nc.ctx.actor, nc.ctx.project, note)) throw forbidden();
-      // Only merge request threads can be resolved (the Service's resolve_note).
-      if (input.resolved !== undefined) throw badRequest('Note is not resolvable');
       const result = await updateNote(db, nc.noteable, note, input.body, caller.user.id);
       if (!result.ok) throw noteRefusal(result.errors);
       return (await presentNotes(db, [result.value], nc.noteable, url))[0];

@@ -28,7 +28,8 @@ export default async function issuesArea(api: FastifyInstance): Promise<void> {
     'issue-move': issueMove,                // /projects/:id/issues/:issue_iid/{move,clone}
     'issue-links': issueLinks,              // /projects/:id/issues/:issue_iid/links[/:issue_link_id]
     'issue-time-tracking': issueTimeTracking, // …/:issue_iid/{time_estimate,add_spent_time,reset_*,time_stats}
-    'resource-events': resourceEvents,      // /projects/:id/issues/:issue_iid/resource_{label,milestone,state}_events[/:event_id]
+    // /projects/:id/{issues/:issue_iid,merge_requests/:merge_request_iid}/resource_{label,milestone,state}_events[/:event_id]
+    'resource-events': resourceEvents,
     'labels': labels,                       // /projects/:id/labels[/:label_id[/promote|subscribe|unsubscribe]], /groups/:id/labels[…]
     'milestones': milestones,               // /projects/:id/milestones[/:milestone_id[/promote|merge_requests]], /groups/:id/milestones[…]
     'boards': boards,                       // /projects/:id/boards[/:board_id[/lists[/:list_id]]], /groups/:id/boards[…]

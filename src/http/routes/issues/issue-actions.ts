@@ -24,6 +24,12 @@ import { loadProject, type ProjectContext } from '../../loaders/containers.ts';
 import { issueSubject, loadIssue } from '../../loaders/issues.ts';
 import { presentIssuesFor } from '../../loaders/issue-presenting.ts';
 import { IssueSchema } from '../../entities/issue.ts';
+import { MergeRequestBasicSchema } from '../../entities/merge-request.ts';
+import { presentMergeRequestsFor } from '../../loaders/merge-request-presenting.ts';
+import type { MergeRequestRow } from '../../../db/tables/merge-requests.ts';
+import { requestsNamingIssue } from '../../../domain/merge-requests/merge-requests.queries.ts';
+import { closingIssueIids, mentionedIssueIids } from '../../../domain/merge-requests/merge.ts';
+import { canReadMergeRequest } from '../../../domain/merge-requests/merge-request.policy.ts';
 import { presentUserBasic, UserBasicSchema } from '../../entities/user.ts';
 import { route } from '../../route.ts';
 
@@ -36,13 +42,6 @@ const reorderParams = defineParams({
   move_before_id: P.optional(P.integer({ description: 'the id of the issue this one goes before' })),
 });
 
-/**
- * Merge requests arrive with issue 30: until then no merge request can close or mention an
- * issue, so these lists are empty; the schema names the fields every merge request entity has.
- */
-const MergeRequestBasicSchema = Type.Object({
-  id: Type.Integer(), iid: Type.Integer(), project_id: Type.Integer(), title: Type.String(), state: Type.String(), web_url: Type.String(),
-}, { title: 'MergeRequestBasic' });
 
 
 const issueActions: FastifyPluginAsync = async (app) => {
@@ -99,12 +98,20 @@ const issueActions: FastifyPluginAsync = async (app) => {
   for (const [path, summary] of [
     ['closed_by', 'Merge requests that close an issue on merge'], ['related_merge_requests', 'Merge requests that mention an issue'],
   ] as const) {
+    // Requests of the issue's project the viewer may read: open ones whose description closes it
+    // (Issue#closed_by_merge_requests), or any that mention it (Issue#related_merge_requests).
+    const picks = path === 'closed_by'
+      ? (mr: MergeRequestRow, iid: number) => (mr.state === 'opened' || mr.state === 'locked')
+        && closingIssueIids(mr.description).includes(iid)
+      : (mr: MergeRequestRow, iid: number) => mentionedIssueIids(`${mr.title}\n${mr.description ?? ''}`).includes(iid);
     route(app, {
       method: 'GET', url: `/projects/:id/issues/:issue_iid/${path}`, auth: 'optional', params: listParams,
       schema: { summary, tags: ['issues'], response: { 200: Type.Array(MergeRequestBasicSchema) } },
     }, async ({ request, reply, input }) => {
-      await readable(request, input);
-      return paginateArray(request, reply, []);
+      const { ctx, issue } = await readable(request, input);
+      const rows = canReadMergeRequest(ctx.actor, ctx.project)
+        ? (await requestsNamingIssue(db, ctx.project.id, issue.iid)).filter((mr) => picks(mr, issue.iid)) : [];
+      return presentMergeRequestsFor(request, paginateArray(request, reply, rows), { project: ctx.project.id });
     });
   }
 

@@ -6,7 +6,7 @@
  * ancestor groups' milestones. A milestone's issues are listed by the issues area
  * (…/milestones/:milestone_id/issues needs the issue entity).
  */
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { MilestoneRow } from '../../../db/tables/labels.ts';
 import { isStorableId } from '../../../db/constraints.ts';
@@ -20,10 +20,18 @@ import { canOnGroup } from '../../../domain/permissions/group.policy.ts';
 import { MilestoneSchema, presentMilestone } from '../../entities/milestone.ts';
 import { ApiError, forbidden, notFound, validationFailed } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
-import { paginate, paginateArray, paginationParams } from '../../lists/pagination.ts';
+import { paginate, paginationParams } from '../../lists/pagination.ts';
 import {
   authorizeGroup, authorizeProject, loadGroup, loadProject, type GroupContext, type ProjectContext,
 } from '../../loaders/containers.ts';
+import { MergeRequestBasicSchema } from '../../entities/merge-request.ts';
+import { presentMergeRequestsFor } from '../../loaders/merge-request-presenting.ts';
+import {
+  orderMergeRequests, visibleMergeRequests, type MergeRequestContainer,
+} from '../../../domain/merge-requests/merge-requests.finder.ts';
+import { canReadMergeRequest } from '../../../domain/merge-requests/merge-request.policy.ts';
+import type { ReferenceContext } from '../../entities/issue.ts';
+import { groupAndDescendants } from './issue-lists.ts';
 import { route } from '../../route.ts';
 import { projectGroupId } from './label-context.ts';
 
@@ -190,15 +198,30 @@ const milestones: FastifyPluginAsync = async (app) => {
     return (await present([result.milestone]))[0];
   });
 
-  // Merge requests land with issue 30; until then no milestone has any, and the list is truthfully empty.
+  /**
+   * A milestone's merge requests the viewer may read (lib/api/milestone_responses.rb
+   * milestone_issuables_for: MergeRequestsFinder by milestone, `label_priority` order), as MergeRequestBasic.
+   */
+  async function milestoneRequests(
+    request: FastifyRequest, reply: FastifyReply, container: MergeRequestContainer, milestoneId: number, from: ReferenceContext,
+  ) {
+    const qb = (await visibleMergeRequests(db, request.caller?.user ?? null, container, false))
+      .where('merge_requests.milestone_id', '=', milestoneId);
+    const rows = await paginate(db, request, reply, orderMergeRequests(qb, 'label_priority', 'asc'));
+    return presentMergeRequestsFor(request, rows, from);
+  }
+
   route(app, {
     method: 'GET', url: '/projects/:id/milestones/:milestone_id/merge_requests', auth: 'optional',
     params: defineParams({ ...projectId, ...milestoneId, ...paginationParams }),
-    schema: { summary: "A project milestone's merge requests", tags: ['milestones'], response: { 200: Type.Array(Type.Object({})) } },
+    schema: {
+      summary: "A project milestone's merge requests", tags: ['milestones'], response: { 200: Type.Array(MergeRequestBasicSchema) },
+    },
   }, async ({ request, reply, input }) => {
     const ctx = await readableProject(request, input.id);
-    await projectMilestone(ctx, input.milestone_id);
-    return paginateArray(request, reply, []);
+    const m = await projectMilestone(ctx, input.milestone_id);
+    const container = { project: { id: ctx.project.id, canRead: canReadMergeRequest(ctx.actor, ctx.project) } };
+    return milestoneRequests(request, reply, container, m.id, { project: ctx.project.id });
   });
 
   // ---- group milestones ----
@@ -252,15 +275,17 @@ const milestones: FastifyPluginAsync = async (app) => {
     return reply.code(204).send();
   });
 
-  // Merge requests land with issue 30 (see the project route above).
   route(app, {
     method: 'GET', url: '/groups/:id/milestones/:milestone_id/merge_requests', auth: 'optional',
     params: defineParams({ ...groupId, ...milestoneId, ...paginationParams }),
-    schema: { summary: "A group milestone's merge requests", tags: ['milestones'], response: { 200: Type.Array(Type.Object({})) } },
+    schema: {
+      summary: "A group milestone's merge requests", tags: ['milestones'], response: { 200: Type.Array(MergeRequestBasicSchema) },
+    },
   }, async ({ request, reply, input }) => {
     const ctx = await loadGroup(request, input.id);
-    await groupMilestone(ctx, input.milestone_id);
-    return paginateArray(request, reply, []);
+    const m = await groupMilestone(ctx, input.milestone_id);
+    const container = { namespaceIds: await groupAndDescendants(request, ctx.group.id) };
+    return milestoneRequests(request, reply, container, m.id, { group: ctx.group.id });
   });
 };
 

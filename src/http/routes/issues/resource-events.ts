@@ -9,13 +9,14 @@ import { Type } from 'typebox';
 import { findUsersByIds } from '../../../domain/users/users-batch.queries.ts';
 import { milestonesByIds } from '../../../domain/issues/issues.queries.ts';
 import {
-  labelEventsOfIssue, labelsByIds, milestoneEventsOfIssue, stateEventsOfIssue,
+  labelEventsOf, labelsByIds, milestoneEventsOf, stateEventsOf, type ResourceOwnerColumn,
 } from '../../../domain/issues/resource-events.queries.ts';
 import { recordNotFound } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { paginate, paginationParams } from '../../lists/pagination.ts';
 import { loadProject } from '../../loaders/containers.ts';
 import { loadIssue } from '../../loaders/issues.ts';
+import { loadMergeRequest } from '../../loaders/merge-requests.ts';
 import { milestoneOwnerUrl, milestonePathsOf } from '../../entities/issue.ts';
 import { presentLabelBasic } from '../../entities/label.ts';
 import { presentMilestone } from '../../entities/milestone.ts';
@@ -27,10 +28,9 @@ import { presentUserBasic } from '../../entities/user.ts';
 import { route } from '../../route.ts';
 
 const id = P.string({ description: 'ID or URL-encoded full path of the project' });
-const listParams = defineParams({ id, issue_iid: P.integer(), ...paginationParams });
-const oneParams = defineParams({ id, issue_iid: P.integer(), event_id: P.integer() });
 
-interface EventRowBase { id: number; issue_id: number | null; user_id: number | null; created_at: string }
+interface EventRowBase { id: number; issue_id: number | null; merge_request_id: number | null; user_id: number | null; created_at: string }
+type EventRow = EventRowBase & Record<string, unknown>;
 
 /** The non-null values of one column of a page of rows. */
 const idsOf = <R, K extends keyof R>(rows: readonly R[], key: K) => rows.flatMap((r) => (r[key] === null ? [] : [r[key] as number]));
@@ -38,26 +38,31 @@ const idsOf = <R, K extends keyof R>(rows: readonly R[], key: K) => rows.flatMap
 const resourceEvents: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
 
-  async function readableIssue(request: FastifyRequest, input: { id: string; issue_iid: number }) {
+  async function readableIssue(request: FastifyRequest, input: { id: string; iid: number }): Promise<number> {
     const ctx = await loadProject(request, input.id);
-    return (await loadIssue(request, ctx, input.issue_iid)).issue;
+    return (await loadIssue(request, ctx, input.iid)).issue.id;
   }
 
-  async function commons(rows: readonly EventRowBase[]) {
+  async function readableMergeRequest(request: FastifyRequest, input: { id: string; iid: number }): Promise<number> {
+    const ctx = await loadProject(request, input.id);
+    return (await loadMergeRequest(request, ctx, input.iid)).mr.id;
+  }
+
+  async function commons(rows: readonly EventRowBase[], type: string) {
     const users = new Map((await findUsersByIds(db, idsOf(rows, 'user_id'))).map((u) => [u.id, u]));
     return (r: EventRowBase) => {
       const u = r.user_id !== null ? users.get(r.user_id) : undefined;
       return {
         id: r.id, user: u ? presentUserBasic(u, {}, { externalUrl: config.externalUrl, canReadProfile: false }) : null,
-        created_at: r.created_at, resource_type: 'Issue', resource_id: r.issue_id!,
+        created_at: r.created_at, resource_type: type, resource_id: (r.issue_id ?? r.merge_request_id)!,
       };
     };
   }
 
   async function presentLabelEvents(
-    rows: readonly (EventRowBase & { label_id: number | null; action: string })[],
+    rows: readonly (EventRowBase & { label_id: number | null; action: string })[], type: string,
   ): Promise<ResourceLabelEvent[]> {
-    const [base, labels] = await Promise.all([commons(rows), labelsByIds(db, idsOf(rows, 'label_id'))]);
+    const [base, labels] = await Promise.all([commons(rows, type), labelsByIds(db, idsOf(rows, 'label_id'))]);
     return rows.map((r) => {
       const label = r.label_id !== null ? labels.get(r.label_id) : undefined;
       return { ...base(r), label: label ? presentLabelBasic(label) : null, action: r.action };
@@ -65,10 +70,10 @@ const resourceEvents: FastifyPluginAsync = async (app) => {
   }
 
   async function presentMilestoneEvents(
-    rows: readonly (EventRowBase & { milestone_id: number | null; action: string; state: string })[],
+    rows: readonly (EventRowBase & { milestone_id: number | null; action: string; state: string })[], type: string,
   ): Promise<ResourceMilestoneEvent[]> {
     const [base, milestones] = await Promise.all([
-      commons(rows), milestonesByIds(db, idsOf(rows, 'milestone_id')),
+      commons(rows, type), milestonesByIds(db, idsOf(rows, 'milestone_id')),
     ]);
     const paths = await milestonePathsOf(db, [...milestones.values()]);
     return rows.map((r) => {
@@ -78,77 +83,50 @@ const resourceEvents: FastifyPluginAsync = async (app) => {
     });
   }
 
-  async function presentStateEvents(rows: readonly (EventRowBase & { state: string })[]): Promise<ResourceStateEvent[]> {
-    const base = await commons(rows);
+  async function presentStateEvents(rows: readonly (EventRowBase & { state: string })[], type: string): Promise<ResourceStateEvent[]> {
+    const base = await commons(rows, type);
     return rows.map((r) => ({ ...base(r), state: r.state }));
   }
 
-  route(app, {
-    method: 'GET', url: '/projects/:id/issues/:issue_iid/resource_label_events', auth: 'optional', params: listParams,
-    schema: {
-      summary: "An issue's label events", tags: ['resource_label_events'], response: { 200: Type.Array(ResourceLabelEventSchema) },
+  // The same six routes for issues and merge requests (the Service's resource events APIs serve both eventables).
+  const kinds = [
+    { segment: 'issues', param: 'issue_iid', name: 'an issue', type: 'Issue', column: 'issue_id', load: readableIssue },
+    { segment: 'merge_requests', param: 'merge_request_iid', name: 'a merge request', type: 'MergeRequest', column: 'merge_request_id',
+      load: readableMergeRequest },
+  ] as const;
+  const events = [
+    { path: 'resource_label_events', what: 'label', schema: ResourceLabelEventSchema, query: labelEventsOf, present: presentLabelEvents },
+    {
+      path: 'resource_milestone_events', what: 'milestone', schema: ResourceMilestoneEventSchema, query: milestoneEventsOf,
+      present: presentMilestoneEvents,
     },
-  }, async ({ request, reply, input }) => {
-    const issue = await readableIssue(request, input);
-    return presentLabelEvents(await paginate(db, request, reply, labelEventsOfIssue(db, issue.id)));
-  });
-
-  route(app, {
-    method: 'GET', url: '/projects/:id/issues/:issue_iid/resource_label_events/:event_id', auth: 'optional', params: oneParams,
-    schema: {
-      summary: 'A label event of an issue', tags: ['resource_label_events'], response: { 200: ResourceLabelEventSchema },
-    },
-  }, async ({ request, input }) => {
-    const issue = await readableIssue(request, input);
-    const row = await labelEventsOfIssue(db, issue.id).where('id', '=', input.event_id).executeTakeFirst();
-    if (!row) throw recordNotFound();
-    return (await presentLabelEvents([row]))[0];
-  });
-
-  route(app, {
-    method: 'GET', url: '/projects/:id/issues/:issue_iid/resource_milestone_events', auth: 'optional', params: listParams,
-    schema: {
-      summary: "An issue's milestone events", tags: ['resource_milestone_events'],
-      response: { 200: Type.Array(ResourceMilestoneEventSchema) },
-    },
-  }, async ({ request, reply, input }) => {
-    const issue = await readableIssue(request, input);
-    return presentMilestoneEvents(await paginate(db, request, reply, milestoneEventsOfIssue(db, issue.id)));
-  });
-
-  route(app, {
-    method: 'GET', url: '/projects/:id/issues/:issue_iid/resource_milestone_events/:event_id', auth: 'optional', params: oneParams,
-    schema: {
-      summary: 'A milestone event of an issue', tags: ['resource_milestone_events'], response: { 200: ResourceMilestoneEventSchema },
-    },
-  }, async ({ request, input }) => {
-    const issue = await readableIssue(request, input);
-    const row = await milestoneEventsOfIssue(db, issue.id).where('id', '=', input.event_id).executeTakeFirst();
-    if (!row) throw recordNotFound();
-    return (await presentMilestoneEvents([row]))[0];
-  });
-
-  route(app, {
-    method: 'GET', url: '/projects/:id/issues/:issue_iid/resource_state_events', auth: 'optional', params: listParams,
-    schema: {
-      summary: "An issue's state events", tags: ['resource_state_events'], response: { 200: Type.Array(ResourceStateEventSchema) },
-    },
-  }, async ({ request, reply, input }) => {
-    const issue = await readableIssue(request, input);
-    return presentStateEvents(await paginate(db, request, reply, stateEventsOfIssue(db, issue.id)));
-  });
-
-  route(app, {
-    method: 'GET', url: '/projects/:id/issues/:issue_iid/resource_state_events/:event_id', auth: 'optional', params: oneParams,
-    schema: {
-      summary: 'A state event of an issue', tags: ['resource_state_events'], response: { 200: ResourceStateEventSchema },
-    },
-  }, async ({ request, input }) => {
-    const issue = await readableIssue(request, input);
-    const row = await stateEventsOfIssue(db, issue.id).where('id', '=', input.event_id).executeTakeFirst();
-    if (!row) throw recordNotFound();
-    return (await presentStateEvents([row]))[0];
-  });
+    { path: 'resource_state_events', what: 'state', schema: ResourceStateEventSchema, query: stateEventsOf, present: presentStateEvents },
+  ] as const;
+  for (const kind of kinds) {
+    const list = defineParams({ id, [kind.param]: P.integer(), ...paginationParams });
+    const one = defineParams({ id, [kind.param]: P.integer(), event_id: P.integer() });
+    for (const e of events) {
+      const query = e.query as (db: typeof app.kiln.db, column: ResourceOwnerColumn, id: number) => ReturnType<typeof labelEventsOf>;
+      const present = e.present as unknown as (rows: readonly EventRow[], type: string) => Promise<unknown[]>;
+      route(app, {
+        method: 'GET', url: `/projects/:id/${kind.segment}/:${kind.param}/${e.path}`, auth: 'optional', params: list,
+        schema: { summary: `The ${e.what} events of ${kind.name}`, tags: [e.path], response: { 200: Type.Array(e.schema) } },
+      }, async ({ request, reply, input }) => {
+        const ownerId = await kind.load(request, { id: input.id as string, iid: (input as Record<string, unknown>)[kind.param] as number });
+        return present(await paginate(db, request, reply, query(db, kind.column, ownerId)), kind.type);
+      });
+      route(app, {
+        method: 'GET', url: `/projects/:id/${kind.segment}/:${kind.param}/${e.path}/:event_id`, auth: 'optional', params: one,
+        schema: { summary: `A ${e.what} event of ${kind.name}`, tags: [e.path], response: { 200: e.schema } },
+      }, async ({ request, input }) => {
+        const ownerId = await kind.load(request, { id: input.id as string, iid: (input as Record<string, unknown>)[kind.param] as number });
+        const eventId = (input as Record<string, unknown>).event_id as number;
+        const row = await query(db, kind.column, ownerId).where('id', '=', eventId).executeTakeFirst();
+        if (!row) throw recordNotFound();
+        return (await present([row], kind.type))[0];
+      });
+    }
+  }
 };
 
 export default resourceEvents;

@@ -1,0 +1,329 @@
+/**
+ * Reads and writes of merge requests and of what hangs off them (assignees, reviewers, approvals,
+ * label links, resource events, diff versions), batched by request id where a page needs them.
+ */
+import { sql, type Insertable, type Kysely, type Transaction, type Updateable } from 'kysely';
+import type { DB } from '../../db/types.ts';
+import type {
+  MergeRequestDiffRow, MergeRequestRow, MergeRequestsTable,
+} from '../../db/tables/merge-requests.ts';
+
+type Db = Kysely<DB> | Transaction<DB>;
+export type PeopleTable = 'merge_request_assignees' | 'merge_request_reviewers' | 'approvals';
+
+export function findMergeRequestByIid(db: Db, projectId: number, iid: number): Promise<MergeRequestRow | undefined> {
+  return db.selectFrom('merge_requests').selectAll().where('project_id', '=', projectId).where('iid', '=', iid).executeTakeFirst();
+}
+
+export function findMergeRequestsByIds(db: Db, ids: readonly number[]): Promise<MergeRequestRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('merge_requests').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+}
+
+export function findMergeRequestById(db: Db, id: number): Promise<MergeRequestRow | undefined> {
+  return db.selectFrom('merge_requests').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The open request of a source branch into a project (the one the partial unique index allows). */
+export function openMergeRequestOfBranch(
+  db: Db, projectId: number, sourceProjectId: number, sourceBranch: string,
+): Promise<MergeRequestRow | undefined> {
+  return db.selectFrom('merge_requests').selectAll().where('project_id', '=', projectId)
+    .where('source_project_id', '=', sourceProjectId).where('source_branch', '=', sourceBranch)
+    .where('state', 'in', ['opened', 'locked']).executeTakeFirst();
+}
+
+/** Open requests whose source or target is one of these branches of the project (after a push). */
+export function openMergeRequestsOfBranches(db: Db, projectId: number, branches: readonly string[]): Promise<MergeRequestRow[]> {
+  if (branches.length === 0) return Promise.resolve([]);
+  return db.selectFrom('merge_requests').selectAll().where('state', 'in', ['opened', 'locked']).where((eb) => eb.or([
+    eb.and([eb('source_project_id', '=', projectId), eb('source_branch', 'in', [...branches])]),
+    eb.and([eb('project_id', '=', projectId), eb('target_branch', 'in', [...branches])]),
+  ])).orderBy('id').execute();
+}
+
+export function insertMergeRequest(trx: Transaction<DB>, values: Insertable<MergeRequestsTable>): Promise<MergeRequestRow> {
+  return trx.insertInto('merge_requests').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export function updateMergeRequestRow(db: Db, id: number, set: Updateable<MergeRequestsTable>): Promise<MergeRequestRow> {
+  return db.updateTable('merge_requests').set(set).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Moves the row only while it still has `expected` as its state (a merge racing a close). */
+export function updateMergeRequestIf(
+  db: Db, id: number, expected: { state?: string; merge_status_heads?: string | null }, set: Updateable<MergeRequestsTable>,
+): Promise<MergeRequestRow | undefined> {
+  let q = db.updateTable('merge_requests').set(set).where('id', '=', id);
+  if (expected.state !== undefined) q = q.where('state', '=', expected.state);
+  return q.returningAll().executeTakeFirst();
+}
+
+export async function deleteMergeRequestRow(trx: Transaction<DB>, id: number): Promise<void> {
+  // Rows that name the request without a foreign key (polymorphic targets) go with it.
+  await trx.deleteFrom('label_links').where('target_type', '=', 'MergeRequest').where('target_id', '=', id).execute();
+  await trx.deleteFrom('notes').where('noteable_type', '=', 'MergeRequest').where('noteable_id', '=', id).execute();
+  await trx.deleteFrom('award_emoji').where('awardable_type', '=', 'MergeRequest').where('awardable_id', '=', id).execute();
+  await trx.deleteFrom('subscriptions').where('subscribable_type', '=', 'MergeRequest').where('subscribable_id', '=', id).execute();
+  await trx.deleteFrom('todos').where('target_type', '=', 'MergeRequest').where('target_id', '=', id).execute();
+  await trx.deleteFrom('events').where('target_type', '=', 'MergeRequest').where('target_id', '=', id).execute();
+  for (const table of ['resource_label_events', 'resource_milestone_events', 'resource_state_events', 'timelogs'] as const) {
+    await trx.deleteFrom(table).where('merge_request_id', '=', id).execute();
+  }
+  await trx.deleteFrom('merge_requests').where('id', '=', id).execute();
+}
+
+export async function replacePeople(trx: Transaction<DB>, table: PeopleTable, mrId: number, userIds: readonly number[], now: string) {
+  await trx.deleteFrom(table).where('merge_request_id', '=', mrId).execute();
+  if (userIds.length === 0) return;
+  const rows = [...new Set(userIds)].map((user_id) => ({ merge_request_id: mrId, user_id, created_at: now }));
+  await trx.insertInto(table).values(rows).execute();
+}
+
+/** Adds one person; false when they were there already (the primary key decides). */
+export async function addPerson(db: Db, table: PeopleTable, mrId: number, userId: number, now: string): Promise<boolean> {
+  const rows = await db.insertInto(table).values({ merge_request_id: mrId, user_id: userId, created_at: now })
+    .onConflict((oc) => oc.columns(['merge_request_id', 'user_id']).doNothing()).returning('user_id').execute();
+  return rows.length > 0;
+}
+
+export async function removePerson(db: Db, table: PeopleTable, mrId: number, userId: number): Promise<boolean> {
+  const r = await db.deleteFrom(table).where('merge_request_id', '=', mrId).where('user_id', '=', userId).executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
+}
+
+/** User ids of each request in the table, in the order they were added. */
+export async function peopleOf(db: Db, table: PeopleTable, mrIds: readonly number[]): Promise<Map<number, number[]>> {
+  const ids = [...new Set(mrIds)];
+  const out = new Map<number, number[]>(ids.map((id) => [id, []]));
+  if (ids.length === 0) return out;
+  const rows = await db.selectFrom(table).select(['merge_request_id', 'user_id']).where('merge_request_id', 'in', ids)
+    .orderBy('merge_request_id').orderBy('created_at').orderBy('user_id').execute();
+  for (const r of rows) out.get(r.merge_request_id)?.push(r.user_id);
+  return out;
+}
+
+export interface MergeRequestCounts {
+  user_notes_count: number;
+  upvotes: number;
+  downvotes: number;
+  total_time_spent: number;
+  /** Resolvable threads not yet resolved. */
+  unresolved_discussions: number;
+}
+
+/** The counts the entity shows (Gitlab::IssuableMetadata) for a page of requests. */
+export async function mergeRequestCounts(db: Db, mrIds: readonly number[]): Promise<Map<number, MergeRequestCounts>> {
+  const ids = [...new Set(mrIds)];
+  const out = new Map<number, MergeRequestCounts>(ids.map((id) => [id, {
+    user_notes_count: 0, upvotes: 0, downvotes: 0, total_time_spent: 0, unresolved_discussions: 0,
+  }]));
+  if (ids.length === 0) return out;
+  const [notes, awards, spent, unresolved] = await Promise.all([
+    db.selectFrom('notes').select(['noteable_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('noteable_type', '=', 'MergeRequest').where('noteable_id', 'in', ids).where('system', '=', 0).groupBy('noteable_id').execute(),
+    db.selectFrom('award_emoji').select(['awardable_id', 'name', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('awardable_type', '=', 'MergeRequest').where('awardable_id', 'in', ids).where('name', 'in', ['thumbsup', 'thumbsdown'])
+      .groupBy(['awardable_id', 'name']).execute(),
+    db.selectFrom('timelogs').select(['merge_request_id', (eb) => eb.fn.sum<number>('time_spent').as('n')])
+      .where('merge_request_id', 'in', ids).groupBy('merge_request_id').execute(),
+    db.selectFrom('notes').select(['noteable_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('noteable_type', '=', 'MergeRequest').where('noteable_id', 'in', ids).where('resolvable', '=', 1)
+      .where('resolved_at', 'is', null).groupBy('noteable_id').execute(),
+  ]);
+  for (const r of notes) out.get(r.noteable_id!)!.user_notes_count = Number(r.n);
+  for (const r of awards) out.get(r.awardable_id)![r.name === 'thumbsup' ? 'upvotes' : 'downvotes'] = Number(r.n);
+  for (const r of spent) out.get(r.merge_request_id!)!.total_time_spent = Number(r.n);
+  for (const r of unresolved) out.get(r.noteable_id!)!.unresolved_discussions = Number(r.n);
+  return out;
+}
+
+/**
+ * Which of these requests the user is subscribed to (Subscribable#subscribed?): an explicit row
+ * decides; without one, taking part (author, assignee, reviewer, commenter) subscribes.
+ */
+export async function subscribedMergeRequestIds(db: Db, userId: number, mrIds: readonly number[]): Promise<Set<number>> {
+  const ids = [...new Set(mrIds)];
+  if (ids.length === 0) return new Set();
+  const [explicit, participating] = await Promise.all([
+    db.selectFrom('subscriptions').select(['subscribable_id', 'subscribed'])
+      .where('subscribable_type', '=', 'MergeRequest').where('subscribable_id', 'in', ids).where('user_id', '=', userId).execute(),
+    db.selectFrom('merge_requests').select('id').where('id', 'in', ids).where((eb) => eb.or([
+      eb('author_id', '=', userId),
+      eb.exists(eb.selectFrom('merge_request_assignees').select(sql.lit(1).as('one'))
+        .whereRef('merge_request_assignees.merge_request_id', '=', 'merge_requests.id')
+        .where('merge_request_assignees.user_id', '=', userId)),
+      eb.exists(eb.selectFrom('merge_request_reviewers').select(sql.lit(1).as('one'))
+        .whereRef('merge_request_reviewers.merge_request_id', '=', 'merge_requests.id')
+        .where('merge_request_reviewers.user_id', '=', userId)),
+      eb.exists(eb.selectFrom('notes').select(sql.lit(1).as('one')).where('notes.noteable_type', '=', 'MergeRequest')
+        .whereRef('notes.noteable_id', '=', 'merge_requests.id').where('notes.author_id', '=', userId).where('notes.system', '=', 0)),
+    ])).execute(),
+  ]);
+  const decided = new Map(explicit.map((r) => [r.subscribable_id, r.subscribed === 1]));
+  const out = new Set<number>();
+  for (const r of participating) if (!decided.has(r.id)) out.add(r.id);
+  for (const [id, on] of decided) if (on) out.add(id);
+  return out;
+}
+
+/** Authors of the request's comments (participants). */
+export async function commenterIds(db: Db, mrId: number): Promise<number[]> {
+  const rows = await db.selectFrom('notes').select('author_id').distinct().where('noteable_type', '=', 'MergeRequest')
+    .where('noteable_id', '=', mrId).where('system', '=', 0).execute();
+  return rows.map((r) => r.author_id);
+}
+
+export async function labelIdsOf(db: Db, mrId: number): Promise<number[]> {
+  const rows = await db.selectFrom('label_links').select('label_id').where('target_type', '=', 'MergeRequest')
+    .where('target_id', '=', mrId).execute();
+  return rows.map((r) => r.label_id);
+}
+
+export async function linkLabels(trx: Transaction<DB>, mrId: number, labelIds: readonly number[], now: string): Promise<void> {
+  if (labelIds.length === 0) return;
+  await trx.insertInto('label_links').values(labelIds.map((label_id) => ({
+    label_id, target_type: 'MergeRequest', target_id: mrId, created_at: now, updated_at: now,
+  }))).onConflict((oc) => oc.columns(['target_type', 'target_id', 'label_id']).doNothing()).execute();
+}
+
+export async function unlinkLabels(trx: Transaction<DB>, mrId: number, labelIds: readonly number[]): Promise<void> {
+  if (labelIds.length === 0) return;
+  await trx.deleteFrom('label_links').where('target_type', '=', 'MergeRequest').where('target_id', '=', mrId)
+    .where('label_id', 'in', [...labelIds]).execute();
+}
+
+export async function recordLabelEvents(
+  trx: Transaction<DB>, mrId: number, userId: number, changes: { added: readonly number[]; removed: readonly number[] }, now: string,
+): Promise<void> {
+  const rows = [
+    ...changes.added.map((label_id) => ({ label_id, action: 'add' })),
+    ...changes.removed.map((label_id) => ({ label_id, action: 'remove' })),
+  ].map((r) => ({ ...r, issue_id: null, merge_request_id: mrId, user_id: userId, created_at: now }));
+  if (rows.length > 0) await trx.insertInto('resource_label_events').values(rows).execute();
+}
+
+export async function recordMilestoneEvent(
+  trx: Transaction<DB>, mrId: number, userId: number, e: { milestoneId: number; action: 'add' | 'remove'; state: string }, now: string,
+): Promise<void> {
+  await trx.insertInto('resource_milestone_events').values({
+    issue_id: null, merge_request_id: mrId, milestone_id: e.milestoneId, user_id: userId, action: e.action, state: e.state, created_at: now,
+  }).execute();
+}
+
+export async function recordStateEvent(
+  trx: Db, mrId: number, userId: number, state: string, now: string, sourceCommit: string | null = null,
+): Promise<void> {
+  await trx.insertInto('resource_state_events').values({
+    issue_id: null, merge_request_id: mrId, user_id: userId, state, source_commit: sourceCommit, source_merge_request_id: null,
+    created_at: now,
+  }).execute();
+}
+
+/** The request's diff versions, newest first. */
+export function diffVersionsOf(db: Db, mrId: number): Promise<MergeRequestDiffRow[]> {
+  return db.selectFrom('merge_request_diffs').selectAll().where('merge_request_id', '=', mrId).orderBy('id', 'desc').execute();
+}
+
+export function latestDiffsOf(db: Db, mrIds: readonly number[]): Promise<MergeRequestDiffRow[]> {
+  const ids = [...new Set(mrIds)];
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('merge_request_diffs').selectAll().where('merge_request_id', 'in', ids)
+    .where('id', 'in', (eb) => eb.selectFrom('merge_request_diffs as d').select((e) => e.fn.max('d.id').as('id'))
+      .where('d.merge_request_id', 'in', ids).groupBy('d.merge_request_id'))
+    .execute();
+}
+
+/** A new diff version; none when the request already has one for this head (a repeated check). */
+export async function insertDiffVersion(
+  db: Db, v: { mrId: number; head: string; base: string | null; start: string | null; state: string; realSize: string | null; now: string },
+): Promise<void> {
+  await db.insertInto('merge_request_diffs').values({
+    merge_request_id: v.mrId, head_commit_sha: v.head, base_commit_sha: v.base, start_commit_sha: v.start, state: v.state,
+    real_size: v.realSize, created_at: v.now,
+  }).onConflict((oc) => oc.columns(['merge_request_id', 'head_commit_sha']).doNothing()).execute();
+}
+
+/** Issues of the project by iid (for `Closes #1`). */
+export function issuesByIids(db: Db, projectId: number, iids: readonly number[]) {
+  if (iids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('issues').selectAll().where('project_id', '=', projectId).where('iid', 'in', [...iids]).orderBy('iid').execute();
+}
+
+/** The request's pending todos are done once it is closed or merged (TodoService#close_merge_request, #merge_merge_request). */
+export async function resolveTodosOf(db: Db, mrId: number, now: string): Promise<void> {
+  await db.updateTable('todos').set({ state: 'done', updated_at: now }).where('target_type', '=', 'MergeRequest')
+    .where('target_id', '=', mrId).where('state', '=', 'pending').execute();
+}
+
+/** The issue's close just recorded was the request's doing (ResourceStateEvent#source_merge_request). */
+export async function markIssueClosedBy(db: Db, issueId: number, mrId: number): Promise<void> {
+  await db.updateTable('resource_state_events').set({ source_merge_request_id: mrId })
+    .where('issue_id', '=', issueId).where('state', '=', 'closed').where('source_merge_request_id', 'is', null).execute();
+}
+
+/** Open requests assigned to the user, and those asking the user's review (User#assigned_open_merge_requests_count …). */
+export async function openMergeRequestCountsOf(db: Db, userId: number): Promise<{ assigned: number; reviews: number }> {
+  const count = async (table: 'merge_request_assignees' | 'merge_request_reviewers') => {
+    const row = await db.selectFrom(table).innerJoin('merge_requests', 'merge_requests.id', `${table}.merge_request_id`)
+      .select((eb) => eb.fn.countAll<number | string>().as('n')).where(`${table}.user_id`, '=', userId)
+      .where('merge_requests.state', '=', 'opened').executeTakeFirst();
+    return Number(row?.n ?? 0);
+  };
+  const [assigned, reviews] = await Promise.all([count('merge_request_assignees'), count('merge_request_reviewers')]);
+  return { assigned, reviews };
+}
+
+/** Soft-deleted users' merge requests stay, written by the ghost user (Users::MigrateToGhostUserService). */
+export async function reassignMergeRequests(trx: Transaction<DB>, fromUserId: number, toUserId: number): Promise<void> {
+  await trx.updateTable('merge_requests').set({ author_id: toUserId }).where('author_id', '=', fromUserId).execute();
+  await trx.updateTable('merge_requests').set({ merged_by_id: toUserId }).where('merged_by_id', '=', fromUserId).execute();
+  await trx.updateTable('merge_requests').set({ closed_by_id: toUserId }).where('closed_by_id', '=', fromUserId).execute();
+}
+
+/** Open requests of a branch waiting for its pipeline to merge them (AutoMergeProcessWorker's candidates). */
+export function autoMergeCandidates(db: Db, projectId: number, branch: string): Promise<MergeRequestRow[]> {
+  return db.selectFrom('merge_requests').selectAll().where('source_project_id', '=', projectId).where('source_branch', '=', branch)
+    .where('state', '=', 'opened').where('merge_when_pipeline_succeeds', '=', 1).orderBy('id').execute();
+}
+
+/** The newest pipeline of a branch at a commit (the request's head pipeline). */
+export function headPipelineOf(db: Db, projectId: number, ref: string, sha: string) {
+  return db.selectFrom('ci_pipelines').select(['id', 'status']).where('project_id', '=', projectId).where('ref', '=', ref)
+    .where('sha', '=', sha).orderBy('id', 'desc').limit(1).executeTakeFirst();
+}
+
+/** The pipelines of a request: its source branch's at its commits, newest first (MergeRequest#all_pipelines). */
+export function pipelinesOfCommits(db: Db, projectId: number, ref: string, shas: readonly string[]) {
+  return db.selectFrom('ci_pipelines').select(['id', 'iid', 'project_id', 'sha', 'ref', 'status', 'source', 'created_at', 'updated_at'])
+    .where('project_id', '=', projectId).where('ref', '=', ref).where('sha', 'in', shas.length > 0 ? [...shas] : [''])
+    .orderBy('id', 'desc');
+}
+
+/** Time spent on a request, in seconds. */
+export async function totalTimeSpentOn(db: Db, mrId: number): Promise<number> {
+  const row = await db.selectFrom('timelogs').select((eb) => eb.fn.sum<number>('time_spent').as('n'))
+    .where('merge_request_id', '=', mrId).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+export async function insertTimelog(db: Db, mrId: number, userId: number, seconds: number, summary: string | null, now: string) {
+  await db.insertInto('timelogs').values({
+    issue_id: null, merge_request_id: mrId, user_id: userId, time_spent: seconds, spent_at: now, summary, created_at: now, updated_at: now,
+  }).execute();
+}
+
+export async function setSubscription(db: Db, userId: number, mr: MergeRequestRow, subscribed: boolean, now: string): Promise<void> {
+  await db.insertInto('subscriptions').values({
+    user_id: userId, subscribable_type: 'MergeRequest', subscribable_id: mr.id, project_id: mr.project_id,
+    subscribed: subscribed ? 1 : 0, created_at: now, updated_at: now,
+  }).onConflict((oc) => oc.columns(['subscribable_type', 'subscribable_id', 'user_id'])
+    .doUpdateSet({ subscribed: subscribed ? 1 : 0, updated_at: now })).execute();
+}
+
+/** The project's requests whose title or description names `#iid` (candidates: the caller reads the references). */
+export function requestsNamingIssue(db: Db, projectId: number, iid: number): Promise<MergeRequestRow[]> {
+  const pattern = `%#${iid}%`;
+  return db.selectFrom('merge_requests').selectAll().where('project_id', '=', projectId)
+    .where((eb) => eb.or([eb('description', 'like', pattern), eb('title', 'like', pattern)])).orderBy('id').execute();
+}

@@ -1,0 +1,252 @@
+/**
+ * The merge request entities (lib/api/entities/merge_request_basic.rb and merge_request.rb of the
+ * Service 15.2): MergeRequestBasic for lists, MergeRequest for single reads adding `subscribed`,
+ * `changes_count`, `diff_refs`, `merge_error`, the pipelines of its head, `user.can_merge` and
+ * friends. `presentMergeRequests` batches what a page needs into a fixed number of queries.
+ *
+ * `detailed_merge_status` follows MergeRequests::Mergeability::DetailedMergeStatusService:
+ * `checking` until the background check ran, then `not_open`, `draft_status`,
+ * `discussions_not_resolved`, `broken_status` (a conflict), `need_rebase` (fast-forward only
+ * projects) or `mergeable`.
+ */
+import { Type, type Static } from 'typebox';
+import type { Kysely } from 'kysely';
+import type { DB, UserRow } from '../../db/types.ts';
+import type { MergeRequestDiffRow, MergeRequestRow } from '../../db/tables/merge-requests.ts';
+import { findUsersByIds } from '../../domain/users/users-batch.queries.ts';
+import { labelsOfTargets, milestonesByIds } from '../../domain/issues/issues.queries.ts';
+import { formatDuration } from '../../domain/issues/time-tracking.ts';
+import { taskCompletion } from '../../domain/issues/task-list.ts';
+import {
+  latestDiffsOf, mergeRequestCounts, peopleOf, subscribedMergeRequestIds,
+} from '../../domain/merge-requests/merge-requests.queries.ts';
+import { ffPossibleOf } from '../../domain/merge-requests/merge-status.ts';
+import { presentUserBasic, UserBasicSchema } from './user.ts';
+import { LabelBasicSchema, presentLabelBasic } from './label.ts';
+import { MilestoneSchema, presentMilestone } from './milestone.ts';
+import { milestoneOwnerUrl, milestonePathsOf, TimeStatsSchema, type IssueProjectPath, type ReferenceContext } from './issue.ts';
+import { PipelineBasicSchema, presentPipelineBasic, PIPELINE_BASIC_COLUMNS } from './pipeline.ts';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
+export const DiffRefsSchema = Type.Object({
+  base_sha: Nullable(Type.String()), head_sha: Nullable(Type.String()), start_sha: Nullable(Type.String()),
+}, { title: 'DiffRefs' });
+
+export const MergeRequestBasicSchema = Type.Object({
+  id: Type.Integer(),
+  iid: Type.Integer(),
+  project_id: Type.Integer(),
+  title: Type.String(),
+  description: Nullable(Type.String()),
+  state: Type.String(),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+  merged_by: Nullable(UserBasicSchema),
+  merge_user: Nullable(UserBasicSchema),
+  merged_at: Nullable(Type.String()),
+  closed_by: Nullable(UserBasicSchema),
+  closed_at: Nullable(Type.String()),
+  target_branch: Type.String(),
+  source_branch: Type.String(),
+  user_notes_count: Type.Integer(),
+  upvotes: Type.Integer(),
+  downvotes: Type.Integer(),
+  author: UserBasicSchema,
+  assignees: Type.Array(UserBasicSchema),
+  assignee: Nullable(UserBasicSchema),
+  reviewers: Type.Array(UserBasicSchema),
+  source_project_id: Nullable(Type.Integer()),
+  target_project_id: Type.Integer(),
+  labels: Type.Union([Type.Array(Type.String()), Type.Array(LabelBasicSchema)]),
+  draft: Type.Boolean(),
+  work_in_progress: Type.Boolean(),
+  milestone: Nullable(MilestoneSchema),
+  merge_when_pipeline_succeeds: Type.Boolean(),
+  merge_status: Type.String(),
+  detailed_merge_status: Type.String(),
+  sha: Nullable(Type.String()),
+  merge_commit_sha: Nullable(Type.String()),
+  squash_commit_sha: Nullable(Type.String()),
+  discussion_locked: Nullable(Type.Boolean()),
+  should_remove_source_branch: Nullable(Type.Boolean()),
+  force_remove_source_branch: Nullable(Type.Boolean()),
+  reference: Type.String(),
+  references: Type.Object({ short: Type.String(), relative: Type.String(), full: Type.String() }),
+  web_url: Type.String(),
+  time_stats: TimeStatsSchema,
+  squash: Type.Boolean(),
+  task_completion_status: Type.Object({ count: Type.Integer(), completed_count: Type.Integer() }),
+  has_conflicts: Type.Boolean(),
+  blocking_discussions_resolved: Type.Boolean(),
+}, { title: 'MergeRequestBasic' });
+
+export const MergeRequestSchema = Type.Object({
+  ...MergeRequestBasicSchema.properties,
+  subscribed: Type.Optional(Type.Boolean()),
+  changes_count: Nullable(Type.String()),
+  latest_build_started_at: Nullable(Type.String()),
+  latest_build_finished_at: Nullable(Type.String()),
+  first_deployed_to_production_at: Nullable(Type.String()),
+  pipeline: Nullable(PipelineBasicSchema),
+  head_pipeline: Nullable(PipelineBasicSchema),
+  diff_refs: Nullable(DiffRefsSchema),
+  merge_error: Nullable(Type.String()),
+  rebase_in_progress: Type.Optional(Type.Boolean()),
+  diverged_commits_count: Type.Optional(Type.Integer()),
+  first_contribution: Type.Boolean(),
+  user: Type.Object({ can_merge: Type.Boolean() }),
+}, { title: 'MergeRequest' });
+
+export type MergeRequestBasic = Static<typeof MergeRequestBasicSchema>;
+export type MergeRequestEntity = Static<typeof MergeRequestSchema>;
+
+export interface PresentMergeRequestsOptions {
+  externalUrl: string;
+  projects: ReadonlyMap<number, IssueProjectPath>;
+  viewerId: number | null;
+  from: ReferenceContext;
+  withLabelsDetails?: boolean;
+  /** The MergeRequest entity (single reads) rather than MergeRequestBasic. */
+  full?: { canMerge: boolean; includeRebaseInProgress?: boolean; divergedCommitsCount?: number };
+}
+
+function references(mr: MergeRequestRow, p: IssueProjectPath, from: ReferenceContext) {
+  const short = `!${mr.iid}`;
+  const full = `${p.fullPath}${short}`;
+  let relative = full;
+  if (from && 'project' in from && from.project === mr.project_id) relative = short;
+  else if (from && 'group' in from && from.group === p.namespaceId) relative = `${p.path}${short}`;
+  return { short, relative, full };
+}
+
+/** DetailedMergeStatusService's answer from what kiln stores. */
+export function detailedMergeStatus(
+  mr: MergeRequestRow, o: { unresolved: number; onlyIfResolved: boolean; ffOnly: boolean },
+): string {
+  if (mr.state !== 'opened' && mr.state !== 'locked') return 'not_open';
+  if (mr.merge_status === 'unchecked' || mr.merge_status === 'checking') return 'checking';
+  if (mr.draft === 1) return 'draft_status';
+  if (o.onlyIfResolved && o.unresolved > 0) return 'discussions_not_resolved';
+  if (mr.merge_status === 'cannot_be_merged' || mr.merge_status === 'cannot_be_merged_recheck') return 'broken_status';
+  if (o.ffOnly && ffPossibleOf(mr.merge_status_heads) === false) return 'need_rebase';
+  return 'mergeable';
+}
+
+/** The head pipeline of each request: the newest pipeline of its source branch at its head. */
+async function headPipelines(db: Kysely<DB>, rows: readonly MergeRequestRow[], heads: Map<number, MergeRequestDiffRow>) {
+  const out = new Map<number, Awaited<ReturnType<typeof pipelineAt>>>();
+  for (const r of rows) {
+    const head = heads.get(r.id)?.head_commit_sha;
+    if (head && r.source_project_id !== null) out.set(r.id, await pipelineAt(db, r.source_project_id, r.source_branch, head));
+  }
+  return out;
+}
+
+function pipelineAt(db: Kysely<DB>, projectId: number, ref: string, sha: string) {
+  return db.selectFrom('ci_pipelines').select([...PIPELINE_BASIC_COLUMNS, 'started_at', 'finished_at'])
+    .where('project_id', '=', projectId).where('ref', '=', ref).where('sha', '=', sha).orderBy('id', 'desc').limit(1).executeTakeFirst();
+}
+
+export async function presentMergeRequests(
+  db: Kysely<DB>, rows: readonly MergeRequestRow[], o: PresentMergeRequestsOptions,
+): Promise<MergeRequestEntity[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  const [assignees, reviewers, labels, milestones, counts, subscribed, diffs] = await Promise.all([
+    peopleOf(db, 'merge_request_assignees', ids),
+    peopleOf(db, 'merge_request_reviewers', ids),
+    labelsOfTargets(db, 'MergeRequest', ids),
+    milestonesByIds(db, rows.flatMap((r) => (r.milestone_id === null ? [] : [r.milestone_id]))),
+    mergeRequestCounts(db, ids),
+    o.full && o.viewerId !== null ? subscribedMergeRequestIds(db, o.viewerId, ids) : Promise.resolve(null),
+    latestDiffsOf(db, ids),
+  ]);
+  const latest = new Map(diffs.map((d) => [d.merge_request_id, d]));
+  const projectIds = [...new Set(rows.map((r) => r.project_id))];
+  const projectRules = new Map((await db.selectFrom('projects')
+    .select(['id', 'merge_method', 'only_allow_merge_if_all_discussions_are_resolved']).where('id', 'in', projectIds).execute())
+    .map((p) => [p.id, p]));
+  const pipelines = o.full ? await headPipelines(db, rows, latest) : new Map();
+  const userIds = new Set<number>();
+  for (const r of rows) {
+    for (const id of [r.author_id, r.closed_by_id, r.merged_by_id, r.merge_user_id]) if (id !== null) userIds.add(id);
+    for (const a of [...(assignees.get(r.id) ?? []), ...(reviewers.get(r.id) ?? [])]) userIds.add(a);
+  }
+  const users = new Map((await findUsersByIds(db, [...userIds])).map((u) => [u.id, u]));
+  const milestonePaths = await milestonePathsOf(db, [...milestones.values()], o.projects);
+  const userOpts = { externalUrl: o.externalUrl, canReadProfile: false };
+  const basic = (u: UserRow | undefined) => (u ? presentUserBasic(u, {}, userOpts) : null);
+  const people = (list: number[] | undefined) => (list ?? []).flatMap((id) => { const u = basic(users.get(id)); return u ? [u] : []; });
+
+  return rows.map((r) => {
+    const p = o.projects.get(r.project_id)!;
+    const c = counts.get(r.id)!;
+    const rules = projectRules.get(r.project_id);
+    const mrAssignees = people(assignees.get(r.id));
+    const mrLabels = labels.get(r.id) ?? [];
+    const milestone = r.milestone_id !== null ? milestones.get(r.milestone_id) : undefined;
+    const tasks = taskCompletion(r.description ?? '');
+    const diff = latest.get(r.id);
+    const refs = references(r, p, o.from);
+    const merger = r.merge_user_id ?? r.merged_by_id;
+    const entity: MergeRequestBasic = {
+      id: r.id, iid: r.iid, project_id: r.project_id, title: r.title, description: r.description, state: r.state,
+      created_at: r.created_at, updated_at: r.updated_at,
+      merged_by: r.merged_by_id !== null ? basic(users.get(r.merged_by_id)) : null,
+      merge_user: merger !== null ? basic(users.get(merger)) : null,
+      merged_at: r.merged_at,
+      closed_by: r.closed_by_id !== null ? basic(users.get(r.closed_by_id)) : null,
+      closed_at: r.closed_at,
+      target_branch: r.target_branch, source_branch: r.source_branch,
+      user_notes_count: c.user_notes_count, upvotes: c.upvotes, downvotes: c.downvotes,
+      author: basic(users.get(r.author_id))!,
+      assignees: mrAssignees, assignee: mrAssignees[0] ?? null, reviewers: people(reviewers.get(r.id)),
+      source_project_id: r.source_project_id, target_project_id: r.project_id,
+      labels: o.withLabelsDetails ? mrLabels.map(presentLabelBasic) : mrLabels.map((l) => l.title),
+      draft: r.draft === 1, work_in_progress: r.draft === 1,
+      milestone: milestone ? presentMilestone(milestone, milestoneOwnerUrl(milestone, o.externalUrl, milestonePaths)) : null,
+      merge_when_pipeline_succeeds: r.merge_when_pipeline_succeeds === 1,
+      merge_status: r.merge_status,
+      detailed_merge_status: detailedMergeStatus(r, {
+        unresolved: c.unresolved_discussions, onlyIfResolved: rules?.only_allow_merge_if_all_discussions_are_resolved === 1,
+        ffOnly: rules?.merge_method === 'ff' || rules?.merge_method === 'rebase_merge',
+      }),
+      sha: diff?.head_commit_sha ?? null,
+      merge_commit_sha: r.merge_commit_sha, squash_commit_sha: r.squash_commit_sha,
+      discussion_locked: r.discussion_locked === null ? null : r.discussion_locked === 1,
+      should_remove_source_branch: r.should_remove_source_branch === null ? null : r.should_remove_source_branch === 1,
+      force_remove_source_branch: r.force_remove_source_branch === null ? null : r.force_remove_source_branch === 1,
+      reference: refs.short, references: refs,
+      web_url: `${o.externalUrl}/${p.fullPath}/-/merge_requests/${r.iid}`,
+      time_stats: {
+        time_estimate: r.time_estimate, total_time_spent: c.total_time_spent,
+        human_time_estimate: formatDuration(r.time_estimate), human_total_time_spent: formatDuration(c.total_time_spent),
+      },
+      squash: r.squash === 1,
+      task_completion_status: { count: tasks.count, completed_count: tasks.completed },
+      has_conflicts: r.merge_status === 'cannot_be_merged',
+      blocking_discussions_resolved: !(rules?.only_allow_merge_if_all_discussions_are_resolved === 1 && c.unresolved_discussions > 0),
+    };
+    if (!o.full) return entity as MergeRequestEntity;
+    const pipeline = pipelines.get(r.id);
+    const webUrl = `${o.externalUrl}/${p.fullPath}`;
+    const full: MergeRequestEntity = {
+      ...entity,
+      subscribed: subscribed?.has(r.id) ?? false,
+      changes_count: diff?.real_size ?? null,
+      latest_build_started_at: pipeline?.started_at ?? null,
+      latest_build_finished_at: pipeline?.finished_at ?? null,
+      first_deployed_to_production_at: null,
+      pipeline: pipeline ? presentPipelineBasic(pipeline, webUrl) : null,
+      head_pipeline: pipeline ? presentPipelineBasic(pipeline, webUrl) : null,
+      diff_refs: diff ? { base_sha: diff.base_commit_sha, head_sha: diff.head_commit_sha, start_sha: diff.start_commit_sha } : null,
+      merge_error: r.merge_error,
+      first_contribution: false,
+      user: { can_merge: o.full.canMerge },
+    };
+    if (o.full.includeRebaseInProgress) full.rebase_in_progress = r.rebase_in_progress === 1;
+    if (o.full.divergedCommitsCount !== undefined) full.diverged_commits_count = o.full.divergedCommitsCount;
+    return full;
+  });
+}

@@ -1,0 +1,192 @@
+/**
+ * One merge request (lib/api/merge_requests.rb of the Service 15.2): opening one from a branch of
+ * the project, reading it (the MergeRequest entity: `diff_refs`, `merge_status` and
+ * `detailed_merge_status`, `changes_count`, `user.can_merge`, `subscribed` …), changing it —
+ * title, description, target branch, labels (`labels`, `add_labels`, `remove_labels`),
+ * assignees, reviewers, milestone, `state_event` close/reopen — and removing it (owners and
+ * administrators, 204). A missing request and one the caller may not read answer the same
+ * `404 Merge Request Not Found`.
+ */
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { MergeRequestRow } from '../../../db/tables/merge-requests.ts';
+import { labelTitles } from '../../../domain/issues/issue-labels.ts';
+import { canOnProject } from '../../../domain/permissions/project.policy.ts';
+import { protectionRulesFor } from '../../../domain/protected-refs/protected-refs.ts';
+import {
+  canMergeMergeRequest, canUpdateMergeRequest,
+} from '../../../domain/merge-requests/merge-request.policy.ts';
+import {
+  createMergeRequest, deleteMergeRequest, updateMergeRequest, type WriteRefusal,
+} from '../../../domain/merge-requests/write-merge-request.ts';
+import { projectRepository } from '../../../domain/repositories/project-repository.ts';
+import { divergedCommitsCount } from '../../../domain/merge-requests/mr-git.ts';
+import { MergeRequestSchema, presentMergeRequests } from '../../entities/merge-request.ts';
+import { contextProjectPath } from '../../loaders/issues.ts';
+import { authorizeProject, loadProject, type ProjectContext } from '../../loaders/containers.ts';
+import { loadMergeRequest } from '../../loaders/merge-requests.ts';
+import { forbidden, messageList, validationFailed, ApiError } from '../../errors.ts';
+import { defineParams, P } from '../../input/params.ts';
+import { route } from '../../route.ts';
+
+const labelsParam = (description: string) => P.optional(P.array(P.name(), { commaSeparated: true, description }));
+const userIds = (description: string) => P.optional(P.array(P.integer({ minimum: 0 }), { commaSeparated: true, description }));
+const branch = (description: string) => P.name({ description });
+
+const createParams = defineParams({
+  id: P.string(),
+  source_branch: branch('the branch to merge'),
+  target_branch: branch('the branch to merge into'),
+  title: P.name(),
+  description: P.optional(P.string({ description: 'at most 1,048,576 characters' })),
+  labels: labelsParam('comma-separated label titles; missing ones are created'),
+  assignee_id: P.optional(P.integer({ minimum: 0 })),
+  assignee_ids: userIds('one user id (Free tier)'),
+  reviewer_ids: userIds('one user id (Free tier)'),
+  milestone_id: P.optional(P.integer({ minimum: 0 })),
+  remove_source_branch: P.optional(P.boolean()),
+  squash: P.optional(P.boolean()),
+  allow_collaboration: P.optional(P.boolean({ description: 'forks only; ignored' })),
+  allow_maintainer_to_push: P.optional(P.boolean({ description: 'deprecated: allow_collaboration' })),
+  target_project_id: P.optional(P.integer({ minimum: 1, description: 'this project only (forks are not served)' })),
+});
+
+const updateParams = defineParams({
+  id: P.string(),
+  merge_request_iid: P.integer(),
+  title: P.optional(P.name()),
+  description: P.optional(P.string()),
+  target_branch: P.optional(branch('a new target branch')),
+  labels: labelsParam('replaces the labels'),
+  add_labels: labelsParam('labels to add'),
+  remove_labels: labelsParam('labels to remove'),
+  assignee_id: P.optional(P.integer({ minimum: 0 })),
+  assignee_ids: userIds('one user id; [] or 0 clears'),
+  reviewer_ids: userIds('one user id; [] or 0 clears'),
+  milestone_id: P.optional(P.integer({ minimum: 0, description: '0 removes the milestone' })),
+  state_event: P.optional(P.oneOf(['close', 'reopen'] as const)),
+  remove_source_branch: P.optional(P.boolean()),
+  squash: P.optional(P.boolean()),
+  discussion_locked: P.optional(P.boolean()),
+  allow_collaboration: P.optional(P.boolean()),
+  allow_maintainer_to_push: P.optional(P.boolean()),
+}, {
+  atLeastOneOf: [[
+    'title', 'description', 'target_branch', 'labels', 'add_labels', 'remove_labels', 'assignee_id', 'assignee_ids', 'reviewer_ids',
+    'milestone_id', 'state_event', 'remove_source_branch', 'squash', 'discussion_locked', 'allow_collaboration', 'allow_maintainer_to_push',
+  ]],
+});
+
+const oneParams = defineParams({
+  id: P.string(),
+  merge_request_iid: P.integer(),
+  render_html: P.optional(P.boolean({ description: 'ignored: kiln renders no HTML here' })),
+  include_diverged_commits_count: P.optional(P.boolean()),
+  include_rebase_in_progress: P.optional(P.boolean()),
+});
+const deleteParams = defineParams({ id: P.string(), merge_request_iid: P.integer() });
+
+const assigneesOf = (input: { assignee_ids?: number[]; assignee_id?: number }) =>
+  input.assignee_ids ?? (input.assignee_id !== undefined ? [input.assignee_id] : undefined);
+
+/** The model's refusals as lib/api/merge_requests.rb handle_merge_request_errors! answers them. */
+export function refusal(r: WriteRefusal): ApiError {
+  if (r.reason === 'same_branch') return messageList(422, ["You can't use same project/branch for source and target"]);
+  if (r.reason === 'exists') return messageList(409, [`Another open merge request already exists for this source branch: !${r.iid}`]);
+  return validationFailed(r.errors);
+}
+
+function checkTitle(title: string | undefined): void {
+  if (title !== undefined && title.trim() === '') throw validationFailed({ title: ["can't be blank"] });
+}
+
+/** One request as the MergeRequest entity, for a project's routes. */
+export async function presentOne(
+  request: FastifyRequest, ctx: ProjectContext, mr: MergeRequestRow,
+  o: { includeRebaseInProgress?: boolean; divergedCommitsCount?: number } = {},
+) {
+  const { db, config } = request.server.kiln;
+  const [one] = await presentMergeRequests(db, [mr], {
+    externalUrl: config.externalUrl, projects: contextProjectPath(ctx), viewerId: request.caller?.user.id ?? null,
+    from: { project: ctx.project.id },
+    full: { canMerge: canMergeMergeRequest(ctx.actor, ctx.project, await protectionRulesFor(db, ctx.project.id), mr.target_branch), ...o },
+  });
+  return one;
+}
+
+const mergeRequests: FastifyPluginAsync = async (app) => {
+  const { db, config } = app.kiln;
+
+  route(app, {
+    method: 'POST', url: '/projects/:id/merge_requests', auth: 'required', params: createParams,
+    schema: { summary: 'Open a merge request', tags: ['merge_requests'], response: { 201: MergeRequestSchema } },
+  }, async ({ request, reply, input, caller }) => {
+    const ctx = await loadProject(request, input.id);
+    // authorize! :create_merge_request_from (the source project) and :create_merge_request_in (the target).
+    authorizeProject(ctx, 'create_merge_request_in');
+    authorizeProject(ctx, 'create_merge_request_from');
+    // Forks are not served: a target project other than this one is none the caller may reach.
+    if (input.target_project_id !== undefined && input.target_project_id !== ctx.project.id) {
+      throw validationFailed({ validate_fork: ['Source project is not a fork of the target project'] });
+    }
+    checkTitle(input.title);
+    const result = await createMergeRequest(db, {
+      where: { project: ctx.project, lineage: ctx.lineage }, user: caller.user, actor: ctx.actor,
+      gitDir: projectRepository(config.storages, ctx.project).gitDir,
+    }, {
+      title: input.title, description: input.description, sourceBranch: input.source_branch, targetBranch: input.target_branch,
+      labels: input.labels ? labelTitles(input.labels) : undefined, assigneeIds: assigneesOf(input), reviewerIds: input.reviewer_ids,
+      milestoneId: input.milestone_id, removeSourceBranch: input.remove_source_branch, squash: input.squash,
+    });
+    if (!result.ok) throw refusal(result);
+    reply.code(201);
+    return presentOne(request, ctx, result.value);
+  });
+
+  route(app, {
+    method: 'GET', url: '/projects/:id/merge_requests/:merge_request_iid', auth: 'optional', params: oneParams,
+    schema: { summary: 'One merge request', tags: ['merge_requests'], response: { 200: MergeRequestSchema } },
+  }, async ({ request, input }) => {
+    const ctx = await loadProject(request, input.id);
+    const { mr, repo } = await loadMergeRequest(request, ctx, input.merge_request_iid);
+    let diverged: number | undefined;
+    if (input.include_diverged_commits_count) diverged = await divergedCommitsCount(repo.gitDir, mr.source_branch, mr.target_branch);
+    return presentOne(request, ctx, mr, { includeRebaseInProgress: input.include_rebase_in_progress, divergedCommitsCount: diverged });
+  });
+
+  route(app, {
+    method: 'PUT', url: '/projects/:id/merge_requests/:merge_request_iid', auth: 'required', params: updateParams,
+    schema: { summary: 'Change, close or reopen a merge request', tags: ['merge_requests'], response: { 200: MergeRequestSchema } },
+  }, async ({ request, input, caller }) => {
+    const ctx = await loadProject(request, input.id);
+    const { mr, subject, repo } = await loadMergeRequest(request, ctx, input.merge_request_iid);
+    if (!canUpdateMergeRequest(ctx.actor, ctx.project, subject)) throw forbidden();
+    checkTitle(input.title);
+    const result = await updateMergeRequest(db, {
+      where: { project: ctx.project, lineage: ctx.lineage }, user: caller.user, actor: ctx.actor, gitDir: repo.gitDir,
+    }, mr, {
+      title: input.title, description: input.description, targetBranch: input.target_branch,
+      labels: input.labels ? labelTitles(input.labels) : undefined,
+      addLabels: input.add_labels ? labelTitles(input.add_labels) : undefined,
+      removeLabels: input.remove_labels ? labelTitles(input.remove_labels) : undefined,
+      assigneeIds: assigneesOf(input), reviewerIds: input.reviewer_ids, milestoneId: input.milestone_id,
+      removeSourceBranch: input.remove_source_branch, squash: input.squash, discussionLocked: input.discussion_locked,
+      stateEvent: input.state_event,
+    });
+    if (!result.ok) throw refusal(result);
+    return presentOne(request, ctx, result.value);
+  });
+
+  route(app, {
+    method: 'DELETE', url: '/projects/:id/merge_requests/:merge_request_iid', auth: 'required', params: deleteParams,
+    schema: { summary: 'Remove a merge request (owners and administrators)', tags: ['merge_requests'], response: { 204: Type.Null() } },
+  }, async ({ request, reply, input }) => {
+    const ctx = await loadProject(request, input.id);
+    const { mr } = await loadMergeRequest(request, ctx, input.merge_request_iid);
+    if (!canOnProject(ctx.actor, 'destroy_merge_request', ctx.project)) throw forbidden();
+    await deleteMergeRequest(db, mr.id);
+    return reply.code(204).send();
+  });
+};
+
+export default mergeRequests;
