@@ -41,10 +41,13 @@ const CONTAINER_KINDS: Record<RepositoryTarget['kind'], ContainerKind> = { proje
 export const HOOKS_DIR = fileURLToPath(new URL('./hooks', import.meta.url));
 
 /**
- * A deploy key with write access pushes where any writer may, never to a protected branch or
- * tag (kiln has no per-key access levels, the Service's licensed deploy_key_id rows).
+ * A deploy key with write access (Gitlab::DeployKeyAccess) pushes to any unprotected branch, and
+ * to a protected one as its creator could: the protection's levels are checked against the
+ * key's user. A key whose creator is gone pushes to unprotected branches only.
  */
-const DEPLOY_KEY_ACTOR: RefActor = { admin: false, accessLevel: 0, canPushCode: true };
+function deployKeyActor(creator: RefActor | null): RefActor {
+  return { admin: creator?.admin ?? false, accessLevel: creator?.accessLevel ?? 0, canPushCode: true };
+}
 
 export interface PushSession {
   /** The repository where the locked row says it is now. */
@@ -101,10 +104,10 @@ export async function beginPush(
 
   /** Who pushes and what protects the project, for the pre-receive hook. */
   async function pushAccess(t: RepositoryTarget, who: GitActor, before: Map<string, string>): Promise<PushAccess> {
-    const user: UserRow | null = who.kind === 'user' ? who.user : null;
+    const user: UserRow | null = who.kind === 'user' ? who.user : who.kind === 'deploy_key' ? who.creator : null;
     const [context, rules] = await Promise.all([t.pushContext!(user), protectionRulesFor(db, t.id)]);
     return {
-      rules, actor: who.kind === 'deploy_key' ? DEPLOY_KEY_ACTOR : context.actor, defaultBranch: context.defaultBranch,
+      rules, actor: who.kind === 'deploy_key' ? deployKeyActor(context.actor) : context.actor, defaultBranch: context.defaultBranch,
       // Project#empty_repo?: no branch yet.
       state: { emptyRepo: ![...before.keys()].some((r) => r.startsWith('refs/heads/')) },
       emptyRepoMessage: emptyRepoPushMessage(context.fullPath, `${config.externalUrl}/${context.fullPath}/-/project_members`),

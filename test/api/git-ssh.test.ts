@@ -163,6 +163,18 @@ describe('git over SSH', () => {
     const push = await git('bob', ['push', '--quiet', 'origin', 'HEAD'], path.join(dir, 'clone-bob'));
     assert.notEqual(push.code, 0);
     assert.match(push.stderr, /You are not allowed to push code to this project\./);
+
+    // As a Developer Bob may push, but not to the protected default branch: the same
+    // pre-receive check as over HTTP, and another branch takes the push.
+    const promoted = await t.request({
+      method: 'PUT', url: `/api/v4/projects/${project.id}/members/${bob.id}`, token: aliceToken, payload: { access_level: 30 },
+    });
+    assert.equal(promoted.statusCode, 200, promoted.body);
+    const protectedPush = await git('bob', ['push', '--quiet', 'origin', 'HEAD:main'], path.join(dir, 'clone-bob'));
+    assert.notEqual(protectedPush.code, 0);
+    assert.match(protectedPush.stderr, /You are not allowed to push code to protected branches on this project\./);
+    const branchPush = await git('bob', ['push', '--quiet', 'origin', 'HEAD:refs/heads/bob-work'], path.join(dir, 'clone-bob'));
+    assert.equal(branchPush.code, 0, branchPush.stderr);
   });
 
   it('hides a private project from a user who is not a member', async () => {

@@ -207,7 +207,12 @@ describe('merge requests on real git', () => {
   it('a push to the target that takes the whole source branch marks the request merged', async () => {
     const head = await commit('manual', [{ file_path: 'manual.txt', content: 'm\n' }], 'main');
     const mr = await open('manual');
-    // The target takes the source's commit outside the request: main fast-forwards to it through a ref write.
+    // The target takes the source's commit outside the request: main fast-forwards to it through a
+    // ref write, forced (start_sha), which the protected default branch must allow first.
+    const allow = await t.request({
+      method: 'PATCH', url: `${api()}/protected_branches/main`, token: devToken, payload: { allow_force_push: true },
+    });
+    assert.equal(allow.statusCode, 200, allow.body);
     const main = git('rev-parse', 'main');
     const res = await t.request({ method: 'POST', url: `${api()}/repository/commits`, token: devToken, payload: {
       branch: 'main', start_sha: head, force: true, commit_message: 'On top', actions: [{ action: 'create', file_path: 'top.txt', content: 't' }],
