@@ -125,7 +125,11 @@ describe('project permission table', () => {
         'read_issue', 'create_issue', 'admin_issue', 'read_confidential_issues', 'destroy_issue', 'read_issue_board',
         'admin_issue_board', 'read_label', 'admin_label', 'read_milestone', 'admin_milestone', 'read_note', 'create_note',
         'admin_note', 'award_emoji', 'read_snippet', 'create_snippet', 'admin_snippet',
+        'read_release', 'create_release', 'update_release', 'destroy_release',
       ]);
+      // Releases (ProjectPolicy 15.2): read with the project, written by Developers.
+      assert.deepEqual(allowed(20)('read_release'), Object.keys(EXPECTED));
+      assert.deepEqual(allowed(0)('create_release'), ['developer', 'maintainer', 'owner', 'administrator']);
       // Project snippets (ProjectPolicy 15.2): read with the project, written by Reporters, anyone's changed by Maintainers.
       assert.deepEqual(allowed(20)('read_snippet'), Object.keys(EXPECTED));
       assert.deepEqual(allowed(20)('create_snippet'), ['reporter', 'developer', 'maintainer', 'owner', 'administrator']);

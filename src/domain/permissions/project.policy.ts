@@ -41,7 +41,11 @@ export type ProjectAction =
   // Project snippets (ProjectPolicy 15.2 with ProjectSnippetPolicy on top, project-snippet.policy.ts).
   | 'read_snippet'
   | 'create_snippet'
-  | 'admin_snippet';
+  | 'admin_snippet'
+  | 'read_release'
+  | 'create_release'
+  | 'update_release'
+  | 'destroy_release';
 
 interface Rule {
   /** Lowest member access level that grants the action. */
@@ -105,6 +109,13 @@ export const PROJECT_RULES: Record<ProjectAction, Rule> = {
   read_snippet: { minLevel: ACCESS_LEVELS.guest, byVisibility: true, blockedWhenArchived: false, feature: 'snippets' },
   create_snippet: { minLevel: ACCESS_LEVELS.reporter, byVisibility: false, blockedWhenArchived: true, feature: 'snippets' },
   admin_snippet: { minLevel: ACCESS_LEVELS.maintainer, byVisibility: false, blockedWhenArchived: true, feature: 'snippets' },
+  // Releases (ProjectPolicy 15.2): readable with the project (guests of a private project too;
+  // the entity hides the tag, commit and sources from those without download_code); Developers
+  // create, update and delete them.
+  read_release: { minLevel: ACCESS_LEVELS.guest, byVisibility: true, blockedWhenArchived: false },
+  create_release: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
+  update_release: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
+  destroy_release: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
 };
 
 // ProjectFeature levels (domain/projects/project-attributes.ts FEATURE_LEVELS), here to keep permissions free of projects.

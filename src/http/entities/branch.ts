@@ -1,10 +1,12 @@
 /**
  * The Branch and Tag entities of the Service's repository API. kiln has no protected branches
- * or tags and no releases, so `protected` is false, the developers_can_* flags are false (the
- * Service answers false for a branch no protection rule matches) and `release` is null.
+ * or tags, so `protected` is false and the developers_can_* flags are false (the Service answers
+ * false for a branch no protection rule matches); a tag's `release` is its release's tag name and
+ * description (Entities::TagRelease), null without one.
  */
 import { Type, type Static } from 'typebox';
 import { CommitSchema, type Commit } from './commit.ts';
+import { TagReleaseSchema } from './release.ts';
 
 export const BranchSchema = Type.Object({
   name: Type.String(),
@@ -23,7 +25,7 @@ export const TagSchema = Type.Object({
   message: Type.Union([Type.String(), Type.Null()]),
   target: Type.String(),
   commit: CommitSchema,
-  release: Type.Null(),
+  release: Type.Union([TagReleaseSchema, Type.Null()]),
   protected: Type.Boolean(),
 }, { title: 'Tag' });
 
@@ -40,6 +42,8 @@ export function presentBranch(
   };
 }
 
-export function presentTag(name: string, target: string, message: string | null, commit: Commit): Tag {
-  return { name, message, target, commit, release: null, protected: false };
+export function presentTag(
+  name: string, target: string, message: string | null, commit: Commit, release: Tag['release'] = null,
+): Tag {
+  return { name, message, target, commit, release, protected: false };
 }

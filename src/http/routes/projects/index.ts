@@ -11,6 +11,8 @@ import snippets from './snippets.ts';
 import snippetReads from './snippet-reads.ts';
 import projectSnippets from './project-snippets.ts';
 import accessTokens from './access-tokens.ts';
+import releases from './releases.ts';
+import releaseLinks from './release-links.ts';
 
 export default async function projectsArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'projects', {
@@ -22,5 +24,7 @@ export default async function projectsArea(api: FastifyInstance): Promise<void> 
     'snippet-reads': snippetReads,     // /snippets/public, /snippets/:id/files/:ref/:file_path/raw
     'project-snippets': projectSnippets, // /projects/:id/snippets[/:snippet_id[/raw|/files/:ref/:file_path/raw|/user_agent_detail]]
     'access-tokens': accessTokens,     // /projects/:id/access_tokens, /groups/:id/access_tokens
+    'releases': releases,              // /projects/:id/releases[/:tag_name|/permalink/latest[/*]]
+    'release-links': releaseLinks,     // /projects/:id/releases/:tag_name/assets/links[/:link_id]
   });
 }

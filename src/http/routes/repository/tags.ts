@@ -7,6 +7,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { listRefs, type RefEntry } from '../../../domain/repositories/git-read.ts';
 import { createTag, deleteTag, MAX_MESSAGE_BYTES } from '../../../domain/repositories/ref-writes.ts';
+import { releasesOfTags } from '../../../domain/releases/releases.queries.ts';
 import { ciEnvFrom } from '../../../domain/pipelines/ci-env.ts';
 import { afterRefUpdate } from '../../../domain/repositories/after-ref-update.ts';
 import { validRefName } from '../../../domain/repositories/ref-names.ts';
@@ -41,8 +42,15 @@ const tags: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
 
   async function present(ctx: RepositoryContext, refs: RefEntry[]): Promise<Tag[]> {
-    const commits = await presentCommits(ctx, refs.map((r) => r.commitId));
-    return refs.map((r) => presentTag(r.name, r.target, r.tagMessage, commits.get(r.commitId)!));
+    const [commits, releases] = await Promise.all([
+      presentCommits(ctx, refs.map((r) => r.commitId)),
+      releasesOfTags(db, ctx.project.id, refs.map((r) => r.name)),
+    ]);
+    return refs.map((r) => {
+      const release = releases.get(r.name);
+      const entity = release ? { tag_name: release.tag, description: release.description } : null;
+      return presentTag(r.name, r.target, r.tagMessage, commits.get(r.commitId)!, entity);
+    });
   }
 
   async function findTag(ctx: RepositoryContext, name: string): Promise<RefEntry> {
