@@ -9,6 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createIssue, createPeople, createProject, type People } from '../helpers/noteables.ts';
+import { createCiProject, createPipeline, pushFiles, type CiProject } from '../helpers/ci.ts';
+import { REGISTRATION_TOKEN, TestRunner } from '../helpers/test-runner.ts';
 
 describe('releases API', () => {
   let t: TestApp;
@@ -175,5 +177,50 @@ describe('releases API', () => {
     const rows = await t.db.selectFrom('release_links').innerJoin('releases', 'releases.id', 'release_links.release_id')
       .select('releases.tag').execute();
     assert.ok(rows.every((l) => l.tag !== 'v1.2.3'), 'the links went with the release');
+  });
+});
+
+describe('group releases and job tokens', () => {
+  let t: TestApp;
+  let p: CiProject;
+
+  before(async () => {
+    t = await startTestApp({ KILN_RUNNER_REGISTRATION_TOKEN: REGISTRATION_TOKEN });
+    p = await createCiProject(t);
+    await pushFiles(t, p, { '.gitlab-ci.yml': 'build: {script: x}\n' });
+  });
+  after(async () => { await t.close(); });
+
+  it('lets a running job create a release with its token, as the Service release tool does', async () => {
+    await createPipeline(t, p);
+    const runner = await TestRunner.register(t);
+    const job = await runner.requestJob();
+    const res = await t.request({
+      method: 'POST', url: `/api/v4/projects/${p.project.id}/releases`, headers: { 'job-token': job.token },
+      payload: { tag_name: 'v1.0', ref: 'main', description: 'from CI' },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.equal(res.json().tag_name, 'v1.0');
+  });
+
+  it("lists a group's releases, those of the projects below it, and their basic details with simple", async () => {
+    const group = await t.request({ method: 'POST', url: '/api/v4/groups', token: p.ownerToken, payload: { name: 'rel', path: 'rel' } });
+    assert.equal(group.statusCode, 201, group.body);
+    const project = await t.request({
+      method: 'POST', url: '/api/v4/projects', token: p.ownerToken,
+      payload: { name: 'in-group', namespace_id: group.json().id, initialize_with_readme: true },
+    });
+    assert.equal(project.statusCode, 201, project.body);
+    const created = await t.request({
+      method: 'POST', url: `/api/v4/projects/${project.json().id}/releases`, token: p.ownerToken,
+      payload: { tag_name: 'g1', ref: project.json().default_branch ?? 'main' },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const list = await t.request({ url: `/api/v4/groups/${group.json().id}/releases`, token: p.ownerToken });
+    assert.equal(list.statusCode, 200, list.body);
+    assert.deepEqual(list.json().map((r: { tag_name: string }) => r.tag_name), ['g1']);
+    assert.ok(list.json()[0].assets);
+    const simple = await t.request({ url: `/api/v4/groups/${group.json().id}/releases?simple=true`, token: p.ownerToken });
+    assert.deepEqual(Object.keys(simple.json()[0]), ['name', 'tag_name', 'description', 'created_at', 'released_at', 'upcoming_release']);
   });
 });

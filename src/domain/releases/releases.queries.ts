@@ -167,3 +167,9 @@ export function projectSummary(db: Db, projectId: number) {
   return db.selectFrom('projects').select(['id', 'name', 'description', 'created_at'])
     .where('id', '=', projectId).executeTakeFirstOrThrow();
 }
+
+/** The projects of these namespaces (a group's releases cover its and its subgroups' projects). */
+export function projectsOfNamespaces(db: Db, namespaceIds: number[]) {
+  if (namespaceIds.length === 0) return Promise.resolve([]);
+  return db.selectFrom('projects').selectAll().where('namespace_id', 'in', namespaceIds).orderBy('id').execute();
+}

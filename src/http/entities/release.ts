@@ -67,6 +67,23 @@ export const ReleaseSchema = exactJson(Type.Object({
 }, { title: 'Release' }));
 export type Release = Static<typeof ReleaseSchema>;
 
+/** The Service's BasicReleaseDetails (a group's releases with `simple`). */
+export const BasicReleaseSchema = Type.Object({
+  name: Type.Union([Type.String(), Type.Null()]),
+  tag_name: Type.String(),
+  description: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String(),
+  released_at: Type.String(),
+  upcoming_release: Type.Boolean(),
+}, { title: 'BasicReleaseDetails' });
+
+export function presentBasicRelease(r: ReleaseRow, now = Date.now()): Static<typeof BasicReleaseSchema> {
+  return {
+    name: r.name, tag_name: r.tag, description: r.description, created_at: r.created_at, released_at: r.released_at,
+    upcoming_release: Date.parse(r.released_at) > now,
+  };
+}
+
 /** The Service's TagRelease, the `release` of a tag. */
 export const TagReleaseSchema = Type.Object({ tag_name: Type.String(), description: Type.Union([Type.String(), Type.Null()]) });
 

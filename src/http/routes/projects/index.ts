@@ -24,7 +24,7 @@ export default async function projectsArea(api: FastifyInstance): Promise<void> 
     'snippet-reads': snippetReads,     // /snippets/public, /snippets/:id/files/:ref/:file_path/raw
     'project-snippets': projectSnippets, // /projects/:id/snippets[/:snippet_id[/raw|/files/:ref/:file_path/raw|/user_agent_detail]]
     'access-tokens': accessTokens,     // /projects/:id/access_tokens, /groups/:id/access_tokens
-    'releases': releases,              // /projects/:id/releases[/:tag_name|/permalink/latest[/*]]
+    'releases': releases,              // /projects/:id/releases[/:tag_name|/permalink/latest[/*]], /groups/:id/releases
     'release-links': releaseLinks,     // /projects/:id/releases/:tag_name/assets/links[/:link_id]
   });
 }

@@ -19,9 +19,11 @@ import { createTag, MAX_MESSAGE_BYTES } from '../../../domain/repositories/ref-w
 import { validRefName } from '../../../domain/repositories/ref-names.ts';
 import { projectRepository } from '../../../domain/repositories/project-repository.ts';
 import { canOnProject, type ProjectAction } from '../../../domain/permissions/project.policy.ts';
+import { projectActor } from '../../../domain/permissions/actors.ts';
+import { descendantGroupIds, namespacePathsById } from '../../../domain/namespaces/namespaces.queries.ts';
 import { createMarkdownRenderer } from '../../../domain/markdown/render-pool.ts';
 import {
-  findRelease, latestRelease, milestonesByTitles, projectReleasesQuery,
+  findRelease, groupReleasesQuery, latestRelease, milestonesByTitles, projectReleasesQuery, projectsOfNamespaces,
 } from '../../../domain/releases/releases.queries.ts';
 import { LINK_TYPES } from '../../../domain/releases/link-attributes.ts';
 import { createRelease, deleteRelease, updateRelease } from '../../../domain/releases/write-release.ts';
@@ -29,11 +31,11 @@ import { ApiError, forbidden, invalidParams, notFound } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { rejectNulBytes } from '../../input/string-guards.ts';
 import { paginate, paginationParams } from '../../lists/pagination.ts';
-import { authorizeProject, loadProject, type ProjectContext } from '../../loaders/containers.ts';
+import { authorizeProject, loadGroup, loadProject, type ProjectContext } from '../../loaders/containers.ts';
 import { repositoryReadOnly } from '../../loaders/repository.ts';
-import { ReleaseSchema } from '../../entities/release.ts';
+import { BasicReleaseSchema, presentBasicRelease, ReleaseSchema } from '../../entities/release.ts';
 import { route } from '../../route.ts';
-import { presentReleases } from './release-presenting.ts';
+import { presentReleases, type ReleaseOwner } from './release-presenting.ts';
 
 /** Release descriptions: Gitlab::Database::MAX_TEXT_SIZE_LIMIT of the Service. */
 export const MAX_DESCRIPTION = 1_000_000;
@@ -48,6 +50,12 @@ const listParams = defineParams({
   order_by: P.optional(P.oneOf(['released_at', 'created_at'] as const, { default: 'released_at' })),
   sort: P.optional(P.oneOf(['asc', 'desc'] as const, { default: 'desc' })),
   include_html_description: includeHtml,
+  ...paginationParams,
+});
+const groupListParams = defineParams({
+  id: P.string({ description: 'ID or URL-encoded full path of the group' }),
+  sort: P.optional(P.oneOf(['asc', 'desc'] as const, { default: 'desc' })),
+  simple: P.optional(P.boolean({ default: false, description: 'only the basic fields of each release' })),
   ...paginationParams,
 });
 const oneParams = defineParams({ ...idParam, ...tagParam, include_html_description: includeHtml });
@@ -109,6 +117,34 @@ const releases: FastifyPluginAsync = async (app) => {
     if (!release || !canOnProject(ctx.actor, action, ctx.project)) throw forbidden();
     return release;
   }
+
+  // A group's releases (Releases::GroupReleasesFinder): those of the projects of the group and its
+  // subgroups whose releases the viewer may read, by released_at; `simple` gives BasicReleaseDetails.
+  route(app, {
+    method: 'GET', url: '/groups/:id/releases', auth: 'optional', params: groupListParams,
+    schema: {
+      summary: "The releases of a group's projects", tags: ['releases'],
+      response: { 200: Type.Array(Type.Union([ReleaseSchema, BasicReleaseSchema])) },
+    },
+  }, async ({ request, reply, input }) => {
+    const group = await loadGroup(request, input.id);
+    const namespaceIds = [group.group.id, ...(await descendantGroupIds(db, [group.group.id])).keys()];
+    const projects = await projectsOfNamespaces(db, namespaceIds);
+    const paths = await namespacePathsById(db, [...new Set(projects.map((p) => p.namespace_id))]);
+    const owners = new Map<number, ReleaseOwner>();
+    const viewer = request.caller?.user ?? null;
+    for (const project of projects) {
+      const ns = paths.get(project.namespace_id);
+      if (!ns) continue;
+      const actor = await projectActor(db, viewer, project.id, ns.lineage);
+      if (canOnProject(actor, 'read_project', project) && canOnProject(actor, 'read_release', project)) {
+        owners.set(project.id, { project, fullPath: `${ns.fullPath}/${project.path}`, actor });
+      }
+    }
+    const rows = await paginate(db, request, reply, groupReleasesQuery(db, [...owners.keys()], input.sort));
+    if (input.simple) return rows.map((r) => presentBasicRelease(r));
+    return presentReleases(request, renderer, owners, rows, false);
+  });
 
   route(app, {
     method: 'GET', url: '/projects/:id/releases', auth: 'optional', jobToken: true, params: listParams,
