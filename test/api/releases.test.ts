@@ -166,6 +166,17 @@ describe('releases API', () => {
     assert.equal((await t.request({ url: `${base()}/none/assets/links`, token: people.tokens.developer })).statusCode, 404);
   });
 
+  it('finds a release by a URL-encoded tag name with a slash', async () => {
+    const res = await create({ tag_name: 'rel/2.0', ref: 'main' });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.match(res.json()._links.self, /\/-\/releases\/rel%2F2\.0$/);
+    const got = await t.request({ url: `${base()}/rel%2F2.0`, token: people.tokens.reporter });
+    assert.equal(got.statusCode, 200, got.body);
+    assert.equal(got.json().tag_name, 'rel/2.0');
+    const del = await t.request({ method: 'DELETE', url: `${base()}/rel%2F2.0`, token: people.tokens.developer });
+    assert.equal(del.statusCode, 200, del.body);
+  });
+
   it('deletes a release and keeps its tag (test_delete_project_release)', async () => {
     const res = await t.request({ method: 'DELETE', url: `${base()}/v1.2.3`, token: people.tokens.developer });
     assert.equal(res.statusCode, 200, res.body);

@@ -17,11 +17,10 @@ export function projectReleasesQuery(db: Db, projectId: number, orderBy: 'releas
     .orderBy(orderBy, sort).orderBy('id', sort);
 }
 
-/** A group's releases: those of the projects given (the group's and its subgroups' that the viewer may read). */
+/** A group's releases: those of the projects given (the group's and its subgroups' that the viewer may read; at least one). */
 export function groupReleasesQuery(db: Db, projectIds: number[], sort: 'asc' | 'desc') {
-  let qb = db.selectFrom('releases').selectAll();
-  qb = projectIds.length ? qb.where('project_id', 'in', projectIds) : qb.where(sql<boolean>`1 = 0`);
-  return qb.orderBy('released_at', sort).orderBy('id', sort);
+  return db.selectFrom('releases').selectAll().where('project_id', 'in', projectIds)
+    .orderBy('released_at', sort).orderBy('id', sort);
 }
 
 export function findRelease(db: Db, projectId: number, tag: string): Promise<ReleaseRow | undefined> {

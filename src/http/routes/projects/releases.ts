@@ -30,7 +30,7 @@ import { createRelease, deleteRelease, updateRelease } from '../../../domain/rel
 import { ApiError, forbidden, invalidParams, notFound } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { rejectNulBytes } from '../../input/string-guards.ts';
-import { paginate, paginationParams } from '../../lists/pagination.ts';
+import { paginate, paginateArray, paginationParams } from '../../lists/pagination.ts';
 import { authorizeProject, loadGroup, loadProject, type ProjectContext } from '../../loaders/containers.ts';
 import { repositoryReadOnly } from '../../loaders/repository.ts';
 import { BasicReleaseSchema, presentBasicRelease, ReleaseSchema } from '../../entities/release.ts';
@@ -141,7 +141,9 @@ const releases: FastifyPluginAsync = async (app) => {
         owners.set(project.id, { project, fullPath: `${ns.fullPath}/${project.path}`, actor });
       }
     }
-    const rows = await paginate(db, request, reply, groupReleasesQuery(db, [...owners.keys()], input.sort));
+    // No readable project, no query: there is nothing to list.
+    const rows = owners.size ? await paginate(db, request, reply, groupReleasesQuery(db, [...owners.keys()], input.sort))
+      : paginateArray(request, reply, [] as ReleaseRow[]);
     if (input.simple) return rows.map((r) => presentBasicRelease(r));
     return presentReleases(request, renderer, owners, rows, false);
   });
