@@ -92,6 +92,8 @@ describe('releases API', () => {
     assert.match(link.json().message, /^Validation failed: Links url /);
     // Nothing was written by the refusals: no release and no tag.
     assert.equal((await t.request({ url: `${base()}/v9`, token: people.tokens.developer })).statusCode, 404);
+    const tag = await t.request({ url: `/api/v4/projects/${project}/repository/tags/v9`, token: people.tokens.developer });
+    assert.equal(tag.statusCode, 404);
   });
 
   it('creates an unnamed release on an existing tag (test_create_project_release_no_name) and lists in order', async () => {

@@ -47,11 +47,8 @@ export function updateReleaseRow(db: Db, id: number, set: Updateable<ReleasesTab
   return db.updateTable('releases').set(set).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
+/** Deletes the release; its links, milestone associations and evidence go with it (ON DELETE CASCADE). */
 export async function deleteReleaseRow(db: Db, id: number): Promise<void> {
-  // Children first: SQLite enforces the cascades only with foreign keys switched on.
-  await db.deleteFrom('release_links').where('release_id', '=', id).execute();
-  await db.deleteFrom('milestone_releases').where('release_id', '=', id).execute();
-  await db.deleteFrom('release_evidences').where('release_id', '=', id).execute();
   await db.deleteFrom('releases').where('id', '=', id).execute();
 }
 

@@ -48,13 +48,22 @@ export function isUpcoming(r: ReleaseRow, now = Date.now()): boolean {
   return Date.parse(r.released_at) > now;
 }
 
-export async function createRelease(db: Kysely<DB>, o: NewRelease): Promise<ReleaseWriteResult> {
-  const messages = o.links.flatMap((l) => fullMessages('Links ', linkErrors(l)));
+/**
+ * Why the release's links would make it invalid (the Service's `Validation failed: …`), or null.
+ * The route asks before it tags `ref`, so that a refused release leaves no new tag behind.
+ */
+export function releaseLinksRefusal(links: LinkAttributes[]): string | null {
+  const messages = links.flatMap((l) => fullMessages('Links ', linkErrors(l)));
   for (const field of ['name', 'url'] as const) {
-    const dup = duplicates(o.links.map((l) => l[field]));
+    const dup = duplicates(links.map((l) => l[field]));
     if (dup.length) messages.push(`Links have duplicate values (${dup.join(', ')}) for ${field}`);
   }
-  if (messages.length) return { ok: false, status: 400, message: `Validation failed: ${messages.join(', ')}` };
+  return messages.length ? `Validation failed: ${messages.join(', ')}` : null;
+}
+
+export async function createRelease(db: Kysely<DB>, o: NewRelease): Promise<ReleaseWriteResult> {
+  const refusal = releaseLinksRefusal(o.links);
+  if (refusal) return { ok: false, status: 400, message: refusal };
   const now = nowIso();
   try {
     const release = await db.transaction().execute(async (trx) => {
@@ -123,5 +132,5 @@ export async function updateRelease(db: Kysely<DB>, release: ReleaseRow, c: Rele
 
 /** Deletes the release with its links, milestone associations and evidence; the tag stays. */
 export async function deleteRelease(db: Kysely<DB>, releaseId: number): Promise<void> {
-  await db.transaction().execute((trx) => deleteReleaseRow(trx, releaseId));
+  await deleteReleaseRow(db, releaseId);
 }

@@ -26,7 +26,7 @@ import {
   findRelease, groupReleasesQuery, latestRelease, milestonesByTitles, projectReleasesQuery, projectsOfNamespaces,
 } from '../../../domain/releases/releases.queries.ts';
 import { LINK_TYPES } from '../../../domain/releases/link-attributes.ts';
-import { createRelease, deleteRelease, updateRelease } from '../../../domain/releases/write-release.ts';
+import { createRelease, deleteRelease, releaseLinksRefusal, updateRelease } from '../../../domain/releases/write-release.ts';
 import { ApiError, forbidden, invalidParams, notFound } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { rejectNulBytes } from '../../input/string-guards.ts';
@@ -204,6 +204,11 @@ const releases: FastifyPluginAsync = async (app) => {
     authorizeProject(ctx, 'create_release');
     if (await findRelease(db, ctx.project.id, input.tag_name)) throw new ApiError(409, { message: 'Release already exists' });
     const milestones = await milestonesOf(ctx, input.milestones ?? []);
+    const links = (input.assets?.links ?? []).map((l) => ({
+      name: l.name, url: l.url, filepath: l.filepath || null, link_type: l.link_type ?? 'other',
+    }));
+    const refusal = releaseLinksRefusal(links);
+    if (refusal) throw new ApiError(400, { message: refusal });
     let tag = await findTag(ctx, input.tag_name);
     if (!tag) {
       if (!input.ref) throw new ApiError(422, { message: 'Ref is not specified' });
@@ -228,10 +233,7 @@ const releases: FastifyPluginAsync = async (app) => {
     const result = await createRelease(db, {
       projectId: ctx.project.id, tag: input.tag_name, sha: tag.commitId, name: input.name ?? null,
       description: input.description ?? null, authorId: caller.user.id, releasedAt: input.released_at ?? null,
-      milestones,
-      links: (input.assets?.links ?? []).map((l) => ({
-        name: l.name, url: l.url, filepath: l.filepath || null, link_type: l.link_type ?? 'other',
-      })),
+      milestones, links,
     });
     if (!result.ok) throw new ApiError(result.status, { message: result.message });
     reply.code(201);
