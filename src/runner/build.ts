@@ -19,6 +19,7 @@ import { stepScript } from './shell.ts';
 import { dockerExecutor, shellExecutor, SystemFailure, type Executor } from './executors.ts';
 import { JobTrace } from './trace.ts';
 import { buildEnvironment, expand, processEnv } from './variables.ts';
+import { createRelease, parseReleaseCommand } from './release.ts';
 
 const AFTER_SCRIPT_TIMEOUT_S = 5 * 60;
 
@@ -179,6 +180,21 @@ export async function runBuild(o: { entry: RunnerEntry; job: JobResponse; slot: 
       }
       if (res.exitCode !== 0) throw new Failure(`exit code ${res.exitCode ?? 1}`, 'script_failure', res.exitCode ?? 1);
     });
+    // The `release:` step (after a successful script): kiln runner creates the release itself
+    // through the API with the job token, rather than running release-cli (release.ts).
+    const releaseStep = (job.steps ?? []).find((s) => s.name === 'release');
+    if (releaseStep && releaseStep.script.length > 0) {
+      await section('step_release', 'Executing "step_release" stage of the job script', async () => {
+        for (const line of releaseStep.script) {
+          const request = parseReleaseCommand(line, vars);
+          if (!request) throw new Failure(`the release step is not a release-cli create command: ${line.slice(0, 200)}`, 'script_failure', 1);
+          notice(`Creating a release for the tag ${request.tag_name ?? ''}...`);
+          const result = await createRelease(entry.url, job.job_info.project_id, job.token, request, canceled);
+          if (!result.ok) throw new Failure(`creating the release failed: ${result.message}`, 'script_failure', 1);
+          notice(`Release created for the tag ${result.tagName}`);
+        }
+      });
+    }
     success = true;
   } catch (err) {
     failure = err instanceof Failure ? err

@@ -207,7 +207,22 @@ const Branch: Table = {
   name: 'string', commit: Commit, merged: 'bool', protected: 'bool', developers_can_push: 'bool', developers_can_merge: 'bool',
   can_push: 'bool', default: 'bool', web_url: 'string',
 };
-const Tag: Table = { name: 'string', message: 'string|null', target: 'string', commit: Commit, release: 'null', protected: 'bool' };
+const TagRelease: Table = { tag_name: 'string', description: 'string|null' };
+const Tag: Table = {
+  name: 'string', message: 'string|null', target: 'string', commit: Commit, release: { nullable: TagRelease }, protected: 'bool',
+};
+const ReleaseLink: Table = { id: 'int', name: 'string', url: 'string', direct_asset_url: 'string', external: 'bool', link_type: 'string' };
+const Release: Table = {
+  name: 'string|null', '?tag_name': 'string', description: 'string|null', '?description_html': 'string', created_at: 'datetime',
+  released_at: 'datetime', '?author': UserBasic, '?commit': { nullable: Commit }, upcoming_release: 'bool', '?milestones': ['object'],
+  '?commit_path': 'string', '?tag_path': 'string',
+  assets: { count: 'int', '?sources': [{ format: 'string', url: 'string' }], links: [ReleaseLink] },
+  '?evidences': [{ sha: 'string', filepath: 'string', collected_at: 'datetime' }],
+  _links: {
+    self: 'string', '?opened_merge_requests_url': 'string', '?merged_merge_requests_url': 'string',
+    '?closed_merge_requests_url': 'string', '?opened_issues_url': 'string', '?closed_issues_url': 'string', '?edit_url': 'string',
+  },
+};
 const TreeObject: Table = { id: 'string', name: 'string', type: 'string', path: 'string', mode: 'string' };
 const RepositoryFile: Table = {
   file_name: 'string', file_path: 'string', size: 'int', encoding: 'string', content_sha256: 'string', ref: 'string', blob_id: 'string',
@@ -433,6 +448,10 @@ describe('entity types as served', () => {
     assertTypes('CommitDetail', CommitDetail, await api('GET', `${base}/commits/main`, aliceToken));
     assertTypes('Branch[]', Branch, await api('GET', `${base}/branches`, aliceToken));
     assertTypes('Tag', Tag, await api('POST', `${base}/tags`, aliceToken, { tag_name: 'v1', ref: 'main', message: 'first' }));
+    assertTypes('Release', Release, await api('POST', `/projects/${p.project.id}/releases`, aliceToken, {
+      tag_name: 'v1', description: 'notes', assets: { links: [{ name: 'bin', url: 'https://example.com/bin', filepath: '/bin/app' }] },
+    }));
+    assertTypes('Tag[]', Tag, await api('GET', `${base}/tags`, aliceToken));
     assertTypes('TreeObject[]', TreeObject, await api('GET', `${base}/tree`, aliceToken));
     assertTypes('RepositoryFile', RepositoryFile, await api('GET', `${base}/files/README.md?ref=main`, aliceToken));
   });

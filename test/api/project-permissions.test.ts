@@ -126,13 +126,16 @@ describe('project permission table', () => {
         'admin_issue_board', 'read_label', 'admin_label', 'read_milestone', 'admin_milestone', 'read_note', 'create_note',
         'admin_note', 'award_emoji', 'read_snippet', 'create_snippet', 'admin_snippet',
         'read_merge_request', 'create_merge_request_in', 'create_merge_request_from', 'admin_merge_request', 'update_merge_request',
-        'destroy_merge_request',
+        'destroy_merge_request', 'read_release', 'create_release', 'update_release', 'destroy_release',
       ]);
       // Merge requests (issue 30): read with the code, opened from a branch and merged by Developers, removed by Owners.
       assert.deepEqual(allowed(0)('read_merge_request'), ['reporter', 'developer', 'maintainer', 'owner', 'administrator']);
       assert.deepEqual(allowed(20)('read_merge_request'), Object.keys(EXPECTED));
       assert.deepEqual(allowed(0)('update_merge_request'), ['developer', 'maintainer', 'owner', 'administrator']);
       assert.deepEqual(allowed(0)('destroy_merge_request'), ['owner', 'administrator']);
+      // Releases (ProjectPolicy 15.2): read with the project, written by Developers.
+      assert.deepEqual(allowed(20)('read_release'), Object.keys(EXPECTED));
+      assert.deepEqual(allowed(0)('create_release'), ['developer', 'maintainer', 'owner', 'administrator']);
       // Project snippets (ProjectPolicy 15.2): read with the project, written by Reporters, anyone's changed by Maintainers.
       assert.deepEqual(allowed(20)('read_snippet'), Object.keys(EXPECTED));
       assert.deepEqual(allowed(20)('create_snippet'), ['reporter', 'developer', 'maintainer', 'owner', 'administrator']);

@@ -48,7 +48,11 @@ export type ProjectAction =
   | 'create_merge_request_from'
   | 'admin_merge_request'
   | 'update_merge_request'
-  | 'destroy_merge_request';
+  | 'destroy_merge_request'
+  | 'read_release'
+  | 'create_release'
+  | 'update_release'
+  | 'destroy_release';
 
 interface Rule {
   /** Lowest member access level that grants the action. */
@@ -127,6 +131,13 @@ export const PROJECT_RULES: Record<ProjectAction, Rule> = {
   admin_merge_request: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true, feature: 'merge_requests' },
   update_merge_request: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true, feature: 'merge_requests' },
   destroy_merge_request: { minLevel: ACCESS_LEVELS.owner, byVisibility: false, blockedWhenArchived: false, feature: 'merge_requests' },
+  // Releases (ProjectPolicy 15.2): readable with the project (guests of a private project too;
+  // the entity hides the tag, commit and sources from those without download_code); Developers
+  // create, update and delete them.
+  read_release: { minLevel: ACCESS_LEVELS.guest, byVisibility: true, blockedWhenArchived: false },
+  create_release: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
+  update_release: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
+  destroy_release: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
 };
 
 // ProjectFeature levels (domain/projects/project-attributes.ts FEATURE_LEVELS), here to keep permissions free of projects.

@@ -2,10 +2,12 @@
  * The Branch and Tag entities of the Service's repository API. `protected` says whether a
  * protected branch or tag pattern covers the name; developers_can_push/merge whether a covering
  * pattern admits Developers (false for a branch no pattern covers, as the Service answers);
- * `can_push` whether the viewer may push to the branch. kiln has no releases: `release` is null.
+ * `can_push` whether the viewer may push to the branch. A tag's `release` is its release's tag
+ * name and description (Entities::TagRelease), null without one.
  */
 import { Type, type Static } from 'typebox';
 import { CommitSchema, type Commit } from './commit.ts';
+import { TagReleaseSchema } from './release.ts';
 
 export const BranchSchema = Type.Object({
   name: Type.String(),
@@ -24,7 +26,7 @@ export const TagSchema = Type.Object({
   message: Type.Union([Type.String(), Type.Null()]),
   target: Type.String(),
   commit: CommitSchema,
-  release: Type.Null(),
+  release: Type.Union([TagReleaseSchema, Type.Null()]),
   protected: Type.Boolean(),
 }, { title: 'Tag' });
 
@@ -45,6 +47,8 @@ export function presentBranch(
   };
 }
 
-export function presentTag(name: string, target: string, message: string | null, commit: Commit, isProtected: boolean): Tag {
-  return { name, message, target, commit, release: null, protected: isProtected };
+export function presentTag(
+  name: string, target: string, message: string | null, commit: Commit, isProtected: boolean, release: Tag['release'] = null,
+): Tag {
+  return { name, message, target, commit, release, protected: isProtected };
 }

@@ -34,6 +34,28 @@ interface Options {
   artifacts: ArtifactsConfig | null;
   services?: ServiceConfig[];
   cache?: Array<CacheConfig & { key: string | { files: string[]; prefix?: string }; resolvedKey?: string }>;
+  release?: Record<string, unknown> | null;
+}
+
+/**
+ * The step a job's `release:` becomes (the Service's Gitlab::Ci::Build::Releaser): one
+ * `release-cli create` command line, each value double-quoted as the Service writes it (the job's
+ * shell expands variables in it), the milestones one flag each and every asset link as a JSON
+ * string. Runners with release-cli run it; kiln runner reads it and creates the release itself.
+ */
+export function releaseScript(release: Record<string, unknown>): string {
+  let command = 'release-cli create';
+  for (const key of ['name', 'description', 'tag_name', 'tag_message', 'ref', 'released_at']) {
+    const value = release[key];
+    if (value !== undefined && value !== null) command += ` --${key.replace(/_/g, '-')} "${String(value)}"`;
+  }
+  const milestones = release.milestones;
+  for (const m of Array.isArray(milestones) ? milestones : milestones === undefined || milestones === null ? [] : [milestones]) {
+    command += ` --milestone "${String(m)}"`;
+  }
+  const assets = release.assets as { links?: unknown } | undefined;
+  for (const link of Array.isArray(assets?.links) ? assets.links : []) command += ` --assets-link ${JSON.stringify(JSON.stringify(link))}`;
+  return command;
 }
 
 /** Report formats the runner uploads them in (Ci::JobArtifact::TYPE_AND_FORMAT_PAIRS). */
@@ -91,6 +113,10 @@ export function presentJobRequest(c: JobRequestContext) {
   const steps: Record<string, unknown>[] = [{
     name: 'script', script: [...o.before_script, ...o.script], timeout: c.job.timeout, when: 'on_success', allow_failure: false,
   }];
+  // Gitlab::Ci::Build::Step.from_release: after the script, before after_script, on success only.
+  if (o.release) {
+    steps.push({ name: 'release', script: [releaseScript(o.release)], timeout: c.job.timeout, when: 'on_success', allow_failure: false });
+  }
   if (o.after_script.length > 0) {
     steps.push({ name: 'after_script', script: o.after_script, timeout: c.job.timeout, when: 'always', allow_failure: true });
   }

@@ -13,6 +13,8 @@ import projectSnippets from './project-snippets.ts';
 import accessTokens from './access-tokens.ts';
 import topics from './topics.ts';
 import deployKeys from './deploy-keys.ts';
+import releases from './releases.ts';
+import releaseLinks from './release-links.ts';
 
 export default async function projectsArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'projects', {
@@ -26,5 +28,7 @@ export default async function projectsArea(api: FastifyInstance): Promise<void> 
     'access-tokens': accessTokens,     // /projects/:id/access_tokens, /groups/:id/access_tokens
     'topics': topics,                  // /topics[/:id], /topics/merge
     'deploy-keys': deployKeys,         // /deploy_keys, /projects/:id/deploy_keys[/:key_id[/enable]]
+    'releases': releases,              // /projects/:id/releases[/:tag_name|/permalink/latest[/*]], /groups/:id/releases
+    'release-links': releaseLinks,     // /projects/:id/releases/:tag_name/assets/links[/:link_id]
   });
 }

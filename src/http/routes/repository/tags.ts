@@ -9,6 +9,7 @@ import { listRefs, refTarget, resolveCommit, type RefEntry } from '../../../doma
 import { apiRefChangeRefusal, protectionRulesFor } from '../../../domain/protected-refs/protected-refs.ts';
 import { isProtectedTag } from '../../../domain/protected-refs/ref-rules.ts';
 import { createTag, deleteTag, MAX_MESSAGE_BYTES } from '../../../domain/repositories/ref-writes.ts';
+import { releasesOfTags } from '../../../domain/releases/releases.queries.ts';
 import { ciEnvFrom } from '../../../domain/pipelines/ci-env.ts';
 import { afterRefUpdate } from '../../../domain/repositories/after-ref-update.ts';
 import { readableRevision, validRefName, ZERO_ID } from '../../../domain/repositories/ref-names.ts';
@@ -43,8 +44,16 @@ const tags: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
 
   async function present(ctx: RepositoryContext, refs: RefEntry[]): Promise<Tag[]> {
-    const [commits, rules] = await Promise.all([presentCommits(ctx, refs.map((r) => r.commitId)), protectionRulesFor(db, ctx.project.id)]);
-    return refs.map((r) => presentTag(r.name, r.target, r.tagMessage, commits.get(r.commitId)!, isProtectedTag(rules, r.name)));
+    const [commits, rules, releases] = await Promise.all([
+      presentCommits(ctx, refs.map((r) => r.commitId)),
+      protectionRulesFor(db, ctx.project.id),
+      releasesOfTags(db, ctx.project.id, refs.map((r) => r.name)),
+    ]);
+    return refs.map((r) => {
+      const release = releases.get(r.name);
+      const entity = release ? { tag_name: release.tag, description: release.description } : null;
+      return presentTag(r.name, r.target, r.tagMessage, commits.get(r.commitId)!, isProtectedTag(rules, r.name), entity);
+    });
   }
 
   async function findTag(ctx: RepositoryContext, name: string): Promise<RefEntry> {
