@@ -141,6 +141,17 @@ describe('merge requests on real git', () => {
     assert.equal(closed.state, 'closed');
     const again = await t.request({ method: 'PUT', url: `${mrs()}/${mr.iid}/merge`, token: devToken });
     assert.equal(again.statusCode, 405);
+    // The request holds its commit (a diff version's) and its merge commit (MergeRequest.by_related_commit_sha).
+    const holding = async (sha: string) => {
+      const res = await t.request({ method: 'GET', url: `${api()}/repository/commits/${sha}/merge_requests`, token: reporterToken });
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json().map((m: { iid: number }) => m.iid);
+    };
+    assert.deepEqual(await holding(head), [mr.iid]);
+    assert.deepEqual(await holding(mainAfter), [mr.iid]);
+    assert.deepEqual(await holding(mainBefore), []);
+    const unknown = await t.request({ method: 'GET', url: `${api()}/repository/commits/${'f'.repeat(40)}/merge_requests`, token: devToken });
+    assert.deepEqual(unknown.json(), { message: '404 Commit Not Found' });
     const states = (await t.request({ method: 'GET', url: `${mrs()}/${mr.iid}/resource_state_events`, token: devToken })).json();
     assert.deepEqual(states.map((e: { state: string; resource_type: string }) => [e.state, e.resource_type]), [['merged', 'MergeRequest']]);
   });

@@ -67,8 +67,17 @@ export interface MergeRequestDiffsTable {
 }
 export type MergeRequestDiffRow = Selectable<MergeRequestDiffsTable>;
 
+/** A commit of a diff version, newest first (migration 2026-11-28T1210). */
+export interface MergeRequestDiffCommitsTable {
+  id: Generated<number>;
+  merge_request_diff_id: number;
+  sha: string;
+  relative_order: number;
+}
+
 declare module '../types.ts' {
   interface DB {
+    merge_request_diff_commits: MergeRequestDiffCommitsTable;
     merge_requests: MergeRequestsTable;
     merge_request_assignees: MergeRequestUsersTable;
     merge_request_reviewers: MergeRequestUsersTable;

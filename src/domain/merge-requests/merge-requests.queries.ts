@@ -234,14 +234,45 @@ export function latestDiffsOf(db: Db, mrIds: readonly number[]): Promise<MergeRe
     .execute();
 }
 
-/** A new diff version; none when the request already has one for this head (a repeated check). */
+/** Commit rows per statement when a version's commits are written. */
+const COMMITS_PER_INSERT = 500;
+
+/**
+ * A new diff version with its commits (newest first); none when the request already has one for
+ * this head (a repeated check).
+ */
 export async function insertDiffVersion(
-  db: Db, v: { mrId: number; head: string; base: string | null; start: string | null; state: string; realSize: string | null; now: string },
+  db: Db, v: {
+    mrId: number; head: string; base: string | null; start: string | null; state: string; realSize: string | null; now: string;
+    commits: readonly string[];
+  },
 ): Promise<void> {
-  await db.insertInto('merge_request_diffs').values({
+  const row = await db.insertInto('merge_request_diffs').values({
     merge_request_id: v.mrId, head_commit_sha: v.head, base_commit_sha: v.base, start_commit_sha: v.start, state: v.state,
     real_size: v.realSize, created_at: v.now,
-  }).onConflict((oc) => oc.columns(['merge_request_id', 'head_commit_sha']).doNothing()).execute();
+  }).onConflict((oc) => oc.columns(['merge_request_id', 'head_commit_sha']).doNothing()).returning('id').executeTakeFirst();
+  if (!row) return;
+  for (let start = 0; start < v.commits.length; start += COMMITS_PER_INSERT) {
+    await db.insertInto('merge_request_diff_commits').values(v.commits.slice(start, start + COMMITS_PER_INSERT).map((sha, i) => ({
+      merge_request_diff_id: row.id, sha, relative_order: start + i,
+    }))).execute();
+  }
+}
+
+/**
+ * The project's merge requests that hold a commit (MergeRequest.by_related_commit_sha): in one of
+ * their diff versions, or as their merge or squash commit; newest first.
+ */
+export function mergeRequestsWithCommit(db: Kysely<DB>, projectId: number, sha: string) {
+  return db.selectFrom('merge_requests').selectAll('merge_requests').where('merge_requests.project_id', '=', projectId)
+    .where((eb) => eb.or([
+      eb('merge_requests.merge_commit_sha', '=', sha),
+      eb('merge_requests.squash_commit_sha', '=', sha),
+      eb('merge_requests.id', 'in', eb.selectFrom('merge_request_diff_commits')
+        .innerJoin('merge_request_diffs', 'merge_request_diffs.id', 'merge_request_diff_commits.merge_request_diff_id')
+        .select('merge_request_diffs.merge_request_id').where('merge_request_diff_commits.sha', '=', sha)),
+    ]))
+    .orderBy('merge_requests.created_at', 'desc').orderBy('merge_requests.id', 'desc');
 }
 
 /** Issues of the project by iid (for `Closes #1`). */

@@ -36,7 +36,7 @@ import { titleChangeNote } from '../issues/issue-system-notes.ts';
 import { refTarget } from '../repositories/git-read.ts';
 import { validRefName } from '../repositories/ref-names.ts';
 import { insertJob } from '../background-jobs/background-jobs.queries.ts';
-import { changedFileCount, mergeBase } from './mr-git.ts';
+import { changedFileCount, commitIdsBetween, mergeBase } from './mr-git.ts';
 import { canReadMergeRequest } from './merge-request.policy.ts';
 import {
   deleteMergeRequestRow, insertDiffVersion, insertMergeRequest, labelIdsOf, linkLabels, openMergeRequestOfBranch, peopleOf,
@@ -100,7 +100,11 @@ async function keptUsers(db: Kysely<DB>, where: IssueProject, ids: readonly numb
 export async function diffVersion(gitDir: string, sourceHead: string, targetHead: string) {
   const base = await mergeBase(gitDir, targetHead, sourceHead);
   const size = base ? await changedFileCount(gitDir, base, sourceHead) : 0;
-  return { head: sourceHead, base, start: targetHead, state: base && base !== sourceHead ? 'collected' : 'empty', realSize: String(size) };
+  // The version's commits, newest first, as many as a request's commits list shows (MAX_COMMITS).
+  const commits = base && base !== sourceHead ? await commitIdsBetween(gitDir, base, sourceHead) : [];
+  return {
+    head: sourceHead, base, start: targetHead, state: base && base !== sourceHead ? 'collected' : 'empty', realSize: String(size), commits,
+  };
 }
 
 /** Queues the merge status check of these requests (after a push, a creation, a retarget). */
@@ -200,7 +204,7 @@ export async function updateMergeRequest(
   const { where, user, actor } = c;
   const triage = canOnProject(actor, 'admin_merge_request', where.project);
   const now = nowIso();
-  let retarget: { head: string; base: string | null; start: string; state: string; realSize: string } | null = null;
+  let retarget: Awaited<ReturnType<typeof diffVersion>> | null = null;
   if (p.targetBranch !== undefined && p.targetBranch !== mr.target_branch) {
     if (p.targetBranch === mr.source_branch) return { ok: false, reason: 'same_branch' };
     const [targetHead, sourceHead] = await Promise.all([branchHead(c.gitDir, p.targetBranch), branchHead(c.gitDir, mr.source_branch)]);

@@ -1,7 +1,8 @@
 /**
  * What a commit changed, where it is and who signed it (lib/api/commits.rb of the Service 15.2):
  * its diff file by file within the application's diff limits, the branches and tags that contain
- * it, and its GPG signature checked against the users' GPG keys (domain/gpg-keys/commit-signature.ts).
+ * it, the merge requests that hold it, and its GPG signature checked against the users' GPG keys
+ * (domain/gpg-keys/commit-signature.ts).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
@@ -9,11 +10,15 @@ import { commitDiffs, refsContaining } from '../../../domain/repositories/commit
 import { verifyCommitSignature } from '../../../domain/gpg-keys/commit-signature.ts';
 import { currentSettings } from '../../../domain/settings/settings.ts';
 import { defineParams, P } from '../../input/params.ts';
-import { paginateArray, paginationParams } from '../../lists/pagination.ts';
-import { notFound } from '../../errors.ts';
+import { paginate, paginateArray, paginationParams } from '../../lists/pagination.ts';
+import { forbidden, notFound } from '../../errors.ts';
 import { CommitSignatureSchema, presentCommitSignature } from '../../entities/commit-signature.ts';
 import { BasicRefSchema, DiffSchema, presentDiff } from '../../entities/diff.ts';
 import { loadCommit, loadRepository } from '../../loaders/repository.ts';
+import { mergeRequestsWithCommit } from '../../../domain/merge-requests/merge-requests.queries.ts';
+import { canReadMergeRequest } from '../../../domain/merge-requests/merge-request.policy.ts';
+import { MergeRequestBasicSchema } from '../../entities/merge-request.ts';
+import { presentMergeRequestsFor } from '../../loaders/merge-request-presenting.ts';
 import { route } from '../../route.ts';
 
 const base = {
@@ -22,6 +27,7 @@ const base = {
 };
 const diffParams = defineParams({ ...base, ...paginationParams });
 const signatureParams = defineParams(base);
+const mergeRequestsParams = defineParams({ ...base, ...paginationParams });
 const refsParams = defineParams({
   ...base,
   type: P.optional(P.oneOf(['branch', 'tag', 'all'] as const, { default: 'all', description: 'which refs' })),
@@ -60,6 +66,20 @@ const commitChanges: FastifyPluginAsync = async (app) => {
       ...tags.map((name) => ({ type: 'tag' as const, name })),
     ];
     return paginateArray(request, reply, refs);
+  });
+
+  route(app, {
+    method: 'GET', url: '/projects/:id/repository/commits/:sha/merge_requests', auth: 'optional', params: mergeRequestsParams,
+    schema: {
+      summary: 'The merge requests that hold a commit', tags: ['commits'], response: { 200: Type.Array(MergeRequestBasicSchema) },
+    },
+  }, async ({ request, reply, input }) => {
+    const ctx = await loadRepository(request, input.id, 'read');
+    // authorize! :read_merge_request before the commit is looked up.
+    if (!canReadMergeRequest(ctx.actor, ctx.project)) throw forbidden();
+    const commit = await loadCommit(ctx, input.sha);
+    const rows = await paginate(db, request, reply, mergeRequestsWithCommit(db, ctx.project.id, commit.id));
+    return presentMergeRequestsFor(request, rows, { project: ctx.project.id });
   });
 
   route(app, {
