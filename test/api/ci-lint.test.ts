@@ -145,3 +145,44 @@ describe('CI lint', () => {
     assert.equal((await get(guest, '')).statusCode, 403);
   });
 });
+
+describe('CI lint without a project (POST /ci/lint)', () => {
+  let t: TestApp;
+  let token: string;
+
+  before(async () => {
+    t = await startTestApp();
+    token = await createToken(t.db, await createUser(t.db));
+  });
+  after(async () => { await t.close(); });
+
+  const lint = (payload: Record<string, unknown>, auth: string | null = token) =>
+    t.request({ method: 'POST', url: '/api/v4/ci/lint', token: auth ?? undefined, payload });
+
+  it('answers status, errors and warnings, the merged YAML and jobs only when asked', async () => {
+    const valid = await lint({ content: 'build:\n  script: make\n' });
+    assert.equal(valid.statusCode, 200, valid.body);
+    assert.deepEqual(valid.json(), { status: 'valid', errors: [], warnings: [] });
+    const full = await lint({ content: 'build:\n  script: make\n', include_merged_yaml: true, include_jobs: true });
+    assert.deepEqual(Object.keys(full.json()), ['status', 'errors', 'warnings', 'merged_yaml', 'jobs']);
+    assert.match(full.json().merged_yaml, /^---\nbuild:\n {2}script: make\n/);
+    assert.deepEqual(full.json().jobs.map((j: { name: string; stage: string }) => [j.name, j.stage]), [['build', 'test']]);
+
+    const invalid = await lint({ content: 'build: 1' });
+    assert.equal(invalid.json().status, 'invalid');
+    assert.deepEqual(invalid.json().errors, ['jobs:build config should be a hash']);
+    // Gitlab::Ci::Lint without a project: a local include has nothing to read.
+    const local = await lint({ content: 'include: local/ci.yml\nbuild:\n  script: make\n' });
+    assert.deepEqual(local.json().errors, ['Local file `local/ci.yml` does not have project!']);
+    assert.deepEqual((await lint({ content: '  ' })).json().errors, ['Please provide content of .gitlab-ci.yml']);
+  });
+
+  it('takes anonymous callers only while sign-up is open and unrestricted', async () => {
+    assert.equal((await lint({ content: 'build:\n  script: make\n' }, null)).statusCode, 200);
+    const admin = await createToken(t.db, await createUser(t.db, { admin: 1 }));
+    const closed = await t.request({ method: 'PUT', url: '/api/v4/application/settings', token: admin, payload: { signup_enabled: false } });
+    assert.equal(closed.statusCode, 200, closed.body);
+    assert.equal((await lint({ content: 'build:\n  script: make\n' }, null)).statusCode, 401);
+    assert.equal((await lint({ content: 'build:\n  script: make\n' })).statusCode, 200);
+  });
+});

@@ -44,6 +44,8 @@ export interface IncludeSources {
   readTemplate(name: string): Promise<string | null>;
   /** How a remote file is requested: the global fetch unless the caller gives another (tests read from memory). */
   fetch?: typeof fetch;
+  /** No project stands behind the configuration (instance-level lint): local includes have nothing to read. */
+  projectless?: boolean;
 }
 
 interface Location {
@@ -201,6 +203,8 @@ async function textOf(loc: Location, sources: IncludeSources): Promise<string> {
     throw new ConfigError(`Included file \`${path}\` does not have YAML extension!`);
   }
   if (loc.kind === 'local') {
+    // External::File::Local#validate_context!.
+    if (sources.projectless) throw new ConfigError(`Local file \`${path}\` does not have project!`);
     const text = await sources.readLocal(path.replace(/^\/+/, ''));
     if (text === null) throw new ConfigError(`Local file \`${path}\` does not exist!`);
     return text;
@@ -219,7 +223,7 @@ async function textOf(loc: Location, sources: IncludeSources): Promise<string> {
 async function expandWildcards(locs: Location[], sources: IncludeSources): Promise<Location[]> {
   const out: Location[] = [];
   for (const loc of locs) {
-    if (loc.kind !== 'local' || !loc.location.includes('*')) { out.push(loc); continue; }
+    if (loc.kind !== 'local' || !loc.location.includes('*') || sources.projectless) { out.push(loc); continue; }
     const isMatch = picomatch(loc.location.replace(/^\/+/, ''), { dot: true });
     const files = (await sources.listLocal()).filter((p) => isMatch(p));
     if (files.length === 0) throw new ConfigError(`Local file \`${loc.location}\` does not exist!`);

@@ -128,3 +128,24 @@ export async function lintConfig(env: CiEnv, input: LintInput): Promise<LintResu
     return { valid: false, errors: [err.message], warnings: [], merged_yaml: null, ...(input.includeJobs ? { jobs: [] } : {}) };
   }
 }
+
+/**
+ * Instance-level lint (the Service's POST /ci/lint, deprecated in 15.2 and still served):
+ * Gitlab::Ci::Lint with no project — no predefined variables, no dry run, local includes refused
+ * as having no project; project, remote and template includes read as for a pipeline of `userId`.
+ */
+export async function lintContent(
+  env: CiEnv, input: { content: string; userId: number | null; includeJobs: boolean },
+): Promise<LintResult> {
+  const sources = { ...includeSources(env, '', BLANK_SHA, input.userId), projectless: true };
+  try {
+    const loaded = await loadCiConfig(input.content, sources, new Map());
+    const jobs = loaded.jobs.map((j) => lintJob(j, j));
+    return {
+      valid: true, errors: [], warnings: loaded.warnings, merged_yaml: mergedYaml(loaded.merged), ...(input.includeJobs ? { jobs } : {}),
+    };
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    return { valid: false, errors: [err.message], warnings: [], merged_yaml: null, ...(input.includeJobs ? { jobs: [] } : {}) };
+  }
+}

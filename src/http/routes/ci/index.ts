@@ -18,7 +18,7 @@ import triggers from './triggers.ts';
 export default async function ciArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'ci', {
     'pipelines': pipelines,            // /projects/:id/pipeline, /projects/:id/pipelines[/:pipeline_id]
-    'lint': lint,                      // /projects/:id/ci/lint
+    'lint': lint,                      // /projects/:id/ci/lint, /ci/lint
     'jobs': jobs,                      // /projects/:id/jobs[/:job_id[/trace]], /projects/:id/pipelines/:pipeline_id/(jobs|bridges)
     'job-actions': jobActions,         // /projects/:id/jobs/:job_id/(cancel|retry|erase|play)
     'job-artifacts': jobArtifacts,     // /projects/:id/jobs/:job_id/artifacts, /projects/:id/jobs/artifacts/:ref_name,

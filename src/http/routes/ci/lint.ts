@@ -11,7 +11,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { ciEnvFrom } from '../../../domain/pipelines/ci-env.ts';
-import { lintConfig, type LintResult } from '../../../domain/pipelines/lint-config.ts';
+import { lintConfig, lintContent, type LintResult } from '../../../domain/pipelines/lint-config.ts';
+import { currentSettings } from '../../../domain/settings/settings.ts';
+import { unauthorized } from '../../errors.ts';
 import { CI_CONFIG_PATH, projectGitDir } from '../../../domain/pipelines/create-pipeline.ts';
 import { readFileAt, resolveCommitish } from '../../../domain/pipelines/git-source.ts';
 import { defineParams, P } from '../../input/params.ts';
@@ -30,6 +32,11 @@ const postParams = defineParams({
   dry_run: P.optional(P.boolean({ default: false })),
   include_jobs: P.optional(P.boolean({ default: false })),
   ref: P.optional(P.string(REF)),
+});
+const instanceParams = defineParams({
+  content: P.string({ maxLength: MAX_CONTENT, description: 'the CI/CD configuration' }),
+  include_merged_yaml: P.optional(P.boolean({ default: false })),
+  include_jobs: P.optional(P.boolean({ default: false })),
 });
 const getParams = defineParams({
   id: P.string(),
@@ -55,6 +62,15 @@ const LintSchema = Type.Object({
   jobs: Type.Optional(Type.Array(LintJobSchema)),
 });
 
+/** The instance-level answer: `status` in place of `valid`, `merged_yaml` only when asked for. */
+const InstanceLintSchema = Type.Object({
+  status: Type.Union([Type.Literal('valid'), Type.Literal('invalid')]),
+  errors: Type.Array(Type.String()),
+  warnings: Type.Array(Type.String()),
+  merged_yaml: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  jobs: Type.Optional(Type.Array(LintJobSchema)),
+});
+
 const NO_PIPELINES = 'Insufficient permissions to create a new pipeline';
 
 const invalid = (includeJobs: boolean, message: string): LintResult =>
@@ -74,6 +90,26 @@ const ciLint: FastifyPluginAsync = async (app) => {
       project: ctx.project, content: input.content, userId: caller.user.id, dryRun: input.dry_run, includeJobs: input.include_jobs,
       ...(input.ref ? { ref: input.ref } : {}),
     });
+  });
+
+  route(app, {
+    method: 'POST', url: '/ci/lint', auth: 'optional', params: instanceParams,
+    schema: {
+      summary: 'Validate CI/CD YAML without a project (deprecated in 15.2)', tags: ['ci lint'], response: { 200: InstanceLintSchema },
+    },
+  }, async ({ input, caller }) => {
+    // lib/api/lint.rb: anonymous callers only while anyone may sign up, without restrictions.
+    const s = await currentSettings(db);
+    const signupLimited = s.domain_allowlist.length > 0 || s.email_restrictions_enabled || s.require_admin_approval_after_user_signup;
+    if (!caller && (!s.signup_enabled || signupLimited)) throw unauthorized();
+    const lint = { content: input.content, userId: caller?.user.id ?? null, includeJobs: input.include_jobs };
+    const result = input.content.trim() === ''
+      ? invalid(input.include_jobs, EMPTY_CONTENT)
+      : await lintContent(ciEnvFrom(db, config), lint);
+    return {
+      status: result.valid ? 'valid' as const : 'invalid' as const, errors: result.errors, warnings: result.warnings,
+      ...(input.include_merged_yaml ? { merged_yaml: result.merged_yaml } : {}), ...(result.jobs ? { jobs: result.jobs } : {}),
+    };
   });
 
   route(app, {
