@@ -86,7 +86,9 @@ const deployTokens: FastifyPluginAsync = async (app) => {
 
   route(app, {
     method: 'POST', url: '/projects/:id/deploy_tokens', auth: 'required', params: params.projectCreate,
-    schema: { summary: 'Creates a project deploy token (its secret is shown only here)', tags, response: { 201: DeployTokenWithTokenSchema } },
+    schema: {
+      summary: 'Creates a project deploy token (its secret is shown only here)', tags, response: { 201: DeployTokenWithTokenSchema },
+    },
   }, async ({ request, reply, input, caller }) => {
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'admin_project');
@@ -133,7 +135,9 @@ const deployTokens: FastifyPluginAsync = async (app) => {
 
   route(app, {
     method: 'POST', url: '/groups/:id/deploy_tokens', auth: 'required', params: params.groupCreate,
-    schema: { summary: 'Creates a group deploy token (its secret is shown only here)', tags, response: { 201: DeployTokenWithTokenSchema } },
+    schema: {
+      summary: 'Creates a group deploy token (its secret is shown only here)', tags, response: { 201: DeployTokenWithTokenSchema },
+    },
   }, async ({ request, reply, input, caller }) => {
     const ctx = await loadGroup(request, input.id);
     authorizeGroup(ctx, 'admin_group');
