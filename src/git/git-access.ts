@@ -64,7 +64,9 @@ async function permissionsOf(db: Kysely<DB>, target: RepositoryTarget, actor: Gi
   const anyone = await target.permissions(null);
   if (actor.kind === 'anonymous') return anyone;
   if (actor.kind === 'deploy_token') {
-    const reaches = target.kind === 'project' && deployTokenReaches(actor.token, target.id, target.lineage ?? []);
+    // deploy_token_check: no result for a project whose repository is disabled.
+    const reaches = target.kind === 'project' && target.repositoryEnabled !== false
+      && deployTokenReaches(actor.token, target.id, target.lineage ?? []);
     return { read: reaches, download: reaches, push: false };
   }
   // Deploy keys reach projects only (not wikis or snippets).

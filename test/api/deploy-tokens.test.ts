@@ -27,6 +27,7 @@ describe('deploy tokens', () => {
   let developerToken: string;
   let groupId: number;
   let groupProjectPath: string;
+  let groupProjectId: number;
   let groupOwnerToken: string;
   let groupMaintainerToken: string;
 
@@ -58,6 +59,7 @@ describe('deploy tokens', () => {
     });
     assert.equal(res.statusCode, 201, res.body);
     groupProjectPath = res.json().path_with_namespace;
+    groupProjectId = res.json().id;
     groupOwnerToken = await member(`/api/v4/groups/${groupId}/members`, 50);
     groupMaintainerToken = await member(`/api/v4/groups/${groupId}/members`, 40);
   });
@@ -264,8 +266,14 @@ describe('deploy tokens', () => {
     const token = res.json();
     const cloned = await clone(groupProjectPath, 'group-deployer', token.token);
     assert.equal(cloned.code, 0, cloned.stderr);
-    const refused = await clone(p.fullPath, 'group-deployer', token.token);
+    let refused = await clone(p.fullPath, 'group-deployer', token.token);
     assert.notEqual(refused.code, 0);
+    // Nothing is reachable with a deploy token once the project's repository is disabled.
+    await t.db.updateTable('projects').set({ repository_access_level: 0 }).where('id', '=', groupProjectId).execute();
+    refused = await clone(groupProjectPath, 'group-deployer', token.token);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /HTTP Basic: Access denied|Authentication failed/);
+    await t.db.updateTable('projects').set({ repository_access_level: 20 }).where('id', '=', groupProjectId).execute();
   });
 
   it('gives the project\'s gitlab-deploy-token to its jobs as CI_DEPLOY_USER and CI_DEPLOY_PASSWORD', async () => {
