@@ -166,6 +166,8 @@ describe('deploy tokens', () => {
     assert.match(res.json().error, /^scopes /);
     res = await t.request({ method: 'POST', url: projectUrl(), token: maintainerToken, payload: { name: 'x', scopes: [] } });
     assert.deepEqual([res.statusCode, res.json()], [400, { message: "Scopes can't be blank" }]);
+    res = await t.request({ method: 'POST', url: `${projectUrl()}?name=x&scopes=`, token: maintainerToken });
+    assert.deepEqual([res.statusCode, res.json()], [400, { message: "Scopes can't be blank" }]);
     res = await t.request({
       method: 'POST', url: projectUrl(), token: maintainerToken, payload: { name: 'n'.repeat(256), username: 'with space', scopes: ['read_repository'] },
     });

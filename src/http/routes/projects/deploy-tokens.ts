@@ -93,7 +93,7 @@ const deployTokens: FastifyPluginAsync = async (app) => {
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'admin_project');
     const result = await createDeployToken(db, await sealerFor(config.dataDir), {
-      name: input.name, scopes: input.scopes, expiresAt: input.expires_at ?? null, username: input.username ?? null,
+      name: input.name, scopes: input.scopes ?? [], expiresAt: input.expires_at ?? null, username: input.username ?? null,
       holder: { projectId: ctx.project.id }, creatorId: caller.user.id,
     });
     if (!result.ok) throw badRequestMessage(sentence(result.messages));
@@ -142,7 +142,7 @@ const deployTokens: FastifyPluginAsync = async (app) => {
     const ctx = await loadGroup(request, input.id);
     authorizeGroup(ctx, 'admin_group');
     const result = await createDeployToken(db, await sealerFor(config.dataDir), {
-      name: input.name, scopes: input.scopes, expiresAt: input.expires_at ?? null, username: input.username ?? null,
+      name: input.name, scopes: input.scopes ?? [], expiresAt: input.expires_at ?? null, username: input.username ?? null,
       holder: { groupId: ctx.group.id }, creatorId: caller.user.id,
     });
     if (!result.ok) throw badRequestMessage(sentence(result.messages));
