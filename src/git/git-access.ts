@@ -7,13 +7,18 @@
  * Actors: anonymous (HTTP only), a user with the abilities of their credential (an SSH key may do
  * everything its user may), or a deploy key, which reads the projects it is enabled on (and what
  * anyone may read) and pushes only where enabled with `can_push` (GitAccess#deploy_key?,
- * DeployKey#has_access_to? and #can_push_to?).
+ * DeployKey#has_access_to? and #can_push_to?), or a deploy token (HTTP only), which reaches only
+ * its project or the projects under its group: elsewhere it does not authenticate at all (401, as
+ * lib/gitlab/auth.rb deploy_token_check gives no result for a project the token cannot reach), and
+ * where it reaches it fetches with `read_repository` and never pushes.
  */
 import type { Kysely } from 'kysely';
 import type { DB, UserRow } from '../db/types.ts';
 import { READ_ONLY_MESSAGE } from '../domain/repositories/repositories.ts';
 import { currentSettings } from '../domain/settings/settings.ts';
 import { findDeployKeysProject } from '../domain/deploy-keys/deploy-keys.queries.ts';
+import type { DeployTokenRow } from '../db/tables/deploy-tokens.ts';
+import { deployTokenReaches } from '../domain/deploy-tokens/deploy-tokens.ts';
 import { findRepositoryTarget, type RepositoryTarget } from './repository-target.ts';
 
 export type GitService = 'git-upload-pack' | 'git-receive-pack' | 'git-upload-archive';
@@ -40,7 +45,9 @@ export type GitActor =
   | { kind: 'anonymous' }
   | { kind: 'user'; user: UserRow; abilities: GitAbilities }
   /** `creator`: the key's creator, who a deploy key's push is recorded as (DeployKey#user). */
-  | { kind: 'deploy_key'; keyId: number; creator: UserRow | null };
+  | { kind: 'deploy_key'; keyId: number; creator: UserRow | null }
+  /** An active deploy token (git-credentials.ts); `abilities` from its scopes. */
+  | { kind: 'deploy_token'; token: DeployTokenRow; abilities: GitAbilities };
 
 export type GitAccess =
   | { ok: true; target: RepositoryTarget; pushing: boolean }
@@ -56,6 +63,12 @@ async function permissionsOf(db: Kysely<DB>, target: RepositoryTarget, actor: Gi
   if (actor.kind === 'user') return target.permissions(actor.user);
   const anyone = await target.permissions(null);
   if (actor.kind === 'anonymous') return anyone;
+  if (actor.kind === 'deploy_token') {
+    // deploy_token_check: no result for a project whose repository is disabled.
+    const reaches = target.kind === 'project' && target.repositoryEnabled !== false
+      && deployTokenReaches(actor.token, target.id, target.lineage ?? []);
+    return { read: reaches, download: reaches, push: false };
+  }
   // Deploy keys reach projects only (not wikis or snippets).
   const link = target.kind === 'project' ? await findDeployKeysProject(db, actor.keyId, target.id) : undefined;
   return {
@@ -85,8 +98,10 @@ export async function checkGitAccess(
   const pushing = service === 'git-receive-pack';
   // Anonymous clients are asked for credentials rather than told the repository is missing.
   if (actor.kind === 'anonymous' && (pushing || !can.download)) return refuse(401, MESSAGES.denied, true);
+  // A deploy token outside its project or group is no credential there.
+  if (actor.kind === 'deploy_token' && !can.read) return refuse(401, MESSAGES.denied, true);
   if (!target || !can.read) return refuse(404, MESSAGES.notFound);
-  if (actor.kind === 'user' && !(pushing ? actor.abilities.push : actor.abilities.download)) {
+  if ((actor.kind === 'user' || actor.kind === 'deploy_token') && !(pushing ? actor.abilities.push : actor.abilities.download)) {
     return refuse(403, pushing ? MESSAGES.push : MESSAGES.download);
   }
   if (!pushing && !can.download) return refuse(403, MESSAGES.download);

@@ -3,7 +3,9 @@
  * username and a personal access or impersonation token; username `oauth2` with an OAuth access
  * token; username `gitlab-ci-token` with a CI job token. What the credential may do follows its
  * scopes (reference §9): read_repository → download, write_repository → download and push,
- * api → both, read_api → download. Job tokens may download only.
+ * api → both, read_api → download. Job tokens may download only. Then a deploy token, its
+ * username with its secret (deploy_token_check, after the personal access tokens as
+ * find_for_git_client asks): `read_repository` → download, never push.
  */
 import type { FastifyRequest } from 'fastify';
 import type { KilnContext } from '../http/context.ts';
@@ -14,6 +16,8 @@ import { findUserById } from '../domain/users/users.queries.ts';
 import { apiAccessDeniedReason } from '../domain/users/user-kind.ts';
 import { parseScopes } from '../domain/auth/scopes.ts';
 import { todayDate } from '../domain/clock.ts';
+import type { DeployTokenRow } from '../db/tables/deploy-tokens.ts';
+import { deployTokenScopes, findDeployTokenForGit } from '../domain/deploy-tokens/deploy-tokens.ts';
 
 import type { GitAbilities } from './git-access.ts';
 
@@ -22,6 +26,7 @@ export type { GitAbilities };
 export type GitIdentity =
   | { kind: 'anonymous' }
   | { kind: 'user'; user: UserRow; abilities: GitAbilities; username: string }
+  | { kind: 'deploy_token'; token: DeployTokenRow; abilities: GitAbilities }
   /** Credentials that do not authenticate (unknown, expired or revoked token). */
   | { kind: 'invalid' }
   /** A valid credential whose user may not use kiln now (blocked, deactivated …). */
@@ -76,7 +81,12 @@ export async function identifyGitClient(ctx: KilnContext, request: FastifyReques
     abilities = { download: true, push: false };
   } else {
     const found = await tokenUser(ctx, creds.username, creds.password);
-    if (found === 'invalid') return { kind: 'invalid' };
+    if (found === 'invalid') {
+      const deployToken = await findDeployTokenForGit(ctx.db, creds.username, creds.password);
+      if (!deployToken) return { kind: 'invalid' };
+      const read = deployTokenScopes(deployToken).includes('read_repository');
+      return { kind: 'deploy_token', token: deployToken, abilities: { download: read, push: false } };
+    }
     user = found.user;
     abilities = abilitiesForScopes(found.scopes);
   }

@@ -26,6 +26,10 @@ export interface RepositoryTarget {
   diskPath: string;
   readOnly: boolean;
   archived: boolean;
+  /** A project's: the ids of its namespace and the namespace's ancestors (who a group's deploy token reaches). */
+  lineage?: readonly number[];
+  /** A project's: false when its repository feature is disabled (nothing is reachable with a deploy token then). */
+  repositoryEnabled?: boolean;
   /** What `user` (null: anonymous) may do, by the policy of the container. */
   permissions(user: UserRow | null): Promise<{ read: boolean; download: boolean; push: boolean }>;
   /** A project's: who pushes, as its protected branches and tags judge them, and what the checks print. */
@@ -75,7 +79,8 @@ export async function findRepositoryTarget(db: Kysely<DB>, fullPath: string): Pr
   const lineage = (await namespacePaths(db, [ns])).get(ns.id)!.lineage;
   return {
     kind: 'project', id: project.id, storage: project.repository_storage, diskPath: project.disk_path,
-    readOnly: project.read_only === 1, archived: project.archived === 1,
+    readOnly: project.read_only === 1, archived: project.archived === 1, lineage,
+    repositoryEnabled: project.repository_access_level > 0,
     permissions: async (user) => {
       const actor = await projectActor(db, user, project.id, lineage);
       return {

@@ -57,6 +57,8 @@ export async function seedFuzzObjects(t: TestApp): Promise<FuzzObjects> {
   // The project's default branch is protected by its first push; a protected tag pattern beside it.
   await post(t, `/api/v4/projects/${ci.project.id}/protected_tags`, { name: 'v*' });
   const deployKey = await post(t, `/api/v4/projects/${ci.project.id}/deploy_keys`, { title: 'fuzz', key: sshPublicKey() });
+  const projectDeployToken = await post(t, `/api/v4/projects/${ci.project.id}/deploy_tokens`, { name: 'fuzz', scopes: ['read_repository'] });
+  const groupDeployToken = await post(t, `/api/v4/groups/${group.id}/deploy_tokens`, { name: 'fuzz', scopes: ['read_repository'] });
 
   // The resource a `{id}` follows.
   const byResource: Record<string, number> = {
@@ -77,6 +79,9 @@ export async function seedFuzzObjects(t: TestApp): Promise<FuzzObjects> {
       // A commit by its branch: the CI project's main has the commit pushed above.
       if (name === 'sha') return 'main';
       if (name === 'key_id' && path.includes('deploy_keys')) return deployKey.id;
+      if (name === 'token_id' && path.includes('deploy_tokens')) {
+        return path.startsWith('/api/v4/groups/') ? groupDeployToken.id : projectDeployToken.id;
+      }
       if (name === 'key_id') return path.includes('gpg_keys') ? (self ? rootGpg.id : gpg.id) : (self ? rootSsh.id : ssh.id);
       if (name === 'email_id') return self ? rootEmail.id : email.id;
       if (name === 'name' && path.includes('/protected_branches/')) return 'main';

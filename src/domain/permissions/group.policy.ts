@@ -8,7 +8,7 @@ import { ACCESS_LEVELS, type Actor, visibleWithoutMembership } from './access.ts
 
 export type GroupAction =
   | 'read_group' | 'create_projects' | 'create_subgroup' | 'admin_group_member' | 'admin_group' | 'read_group_audit_events'
-  | 'admin_label' | 'admin_milestone' | 'admin_issue_board';
+  | 'admin_label' | 'admin_milestone' | 'admin_issue_board' | 'read_deploy_token';
 
 const GROUP_RULES: Record<GroupAction, { minLevel: number; byVisibility: boolean }> = {
   read_group: { minLevel: ACCESS_LEVELS.guest, byVisibility: true },
@@ -22,6 +22,8 @@ const GROUP_RULES: Record<GroupAction, { minLevel: number; byVisibility: boolean
   admin_label: { minLevel: ACCESS_LEVELS.reporter, byVisibility: false },
   admin_milestone: { minLevel: ACCESS_LEVELS.reporter, byVisibility: false },
   admin_issue_board: { minLevel: ACCESS_LEVELS.reporter, byVisibility: false },
+  // GroupPolicy 15.2: Maintainers read the group's deploy tokens; creating and deleting them is admin_group's (Owner).
+  read_deploy_token: { minLevel: ACCESS_LEVELS.maintainer, byVisibility: false },
 };
 
 export function canOnGroup(actor: Actor, action: GroupAction, group: { visibility_level: number }): boolean {

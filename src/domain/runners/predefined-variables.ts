@@ -36,6 +36,8 @@ export interface VariableContext {
   serverVersion: string;
   /** CI/CD variables of the instance, groups, project and pipeline, in precedence order (request-job.ts). */
   ciVariables?: RunnerVariable[];
+  /** CI_DEPLOY_USER and CI_DEPLOY_PASSWORD of the project's `gitlab-deploy-token` (deploy-tokens.ts). */
+  deployVariables?: RunnerVariable[];
 }
 
 /** CI_COMMIT_REF_SLUG: lowercased, non-alphanumerics as '-', at most 63 characters, no '-' at the ends. */
@@ -126,6 +128,8 @@ export function runnerVariables(c: VariableContext): RunnerVariable[] {
   add('CI_COMMIT_AUTHOR', `${commit.author_name} <${commit.author_email}>`);
   add('CI_COMMIT_TIMESTAMP', commit.committed_date.replace(/\.\d{3}Z$/, '+00:00'));
   pair('CI_BUILD_REPO', 'CI_REPOSITORY_URL', repoUrl);
+  // Ci::Build#persisted_variables: the deploy token's right after the repository URL.
+  out.push(...(c.deployVariables ?? []));
   add('CI_RUNNER_ID', String(c.runner.id));
   add('CI_RUNNER_DESCRIPTION', c.runner.description ?? '');
   add('CI_RUNNER_TAGS', JSON.stringify(c.runner.tag_list === '' ? [] : c.runner.tag_list.split(' ')));

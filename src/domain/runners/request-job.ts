@@ -16,6 +16,8 @@ import type { CiEnv } from '../pipelines/ci-env.ts';
 import { processPipeline } from '../pipelines/process-pipeline.ts';
 import { findProjectById, projectsWithoutSharedRunners } from '../projects/projects.queries.ts';
 import { collectJobVariables, type CollectedVariable } from '../ci-variables/collect-variables.ts';
+import { sealerFor } from '../ci-variables/encryption.ts';
+import { deployTokenVariables } from '../deploy-tokens/deploy-tokens.ts';
 import { descendantGroupIds } from '../namespaces/namespaces.queries.ts';
 import { isProtectedRefOf } from '../protected-refs/protected-refs.ts';
 import { projectIdsInNamespaces, runnerProjectIds } from './runners.queries.ts';
@@ -44,7 +46,7 @@ export function runnerCanPick(runner: RunnerRow, job: BuildRow): boolean {
 }
 
 export async function requestJob(env: CiEnv, runner: RunnerRow): Promise<{
-  job: BuildRow; token: string; variables: CollectedVariable[];
+  job: BuildRow; token: string; variables: CollectedVariable[]; deployVariables: CollectedVariable[];
 } | null> {
   if (!runner.active) return null;
   const projects = await runnerProjectScope(env.db, runner);
@@ -76,7 +78,8 @@ export async function requestJob(env: CiEnv, runner: RunnerRow): Promise<{
         await processPipeline(env, job.pipeline_id);
         // The CI/CD variables of the job's instance, groups, project and pipeline (issue 20).
         const variables = await collectJobVariables(env.db, env.dataDir, job, (await findProjectById(env.db, job.project_id))!);
-        return { job, token, variables };
+        const deployVariables = await deployTokenVariables(env.db, await sealerFor(env.dataDir), job.project_id);
+        return { job, token, variables, deployVariables };
       }
     }
     if (batch.length < BATCH) break;

@@ -24,6 +24,7 @@ export interface JobRequestContext {
   externalUrl: string;
   serverVersion: string;
   ciVariables?: RunnerVariable[];
+  deployVariables?: RunnerVariable[];
 }
 
 interface Options {

@@ -13,6 +13,7 @@ import projectSnippets from './project-snippets.ts';
 import accessTokens from './access-tokens.ts';
 import topics from './topics.ts';
 import deployKeys from './deploy-keys.ts';
+import deployTokens from './deploy-tokens.ts';
 import releases from './releases.ts';
 import releaseLinks from './release-links.ts';
 
@@ -28,6 +29,7 @@ export default async function projectsArea(api: FastifyInstance): Promise<void> 
     'access-tokens': accessTokens,     // /projects/:id/access_tokens, /groups/:id/access_tokens
     'topics': topics,                  // /topics[/:id], /topics/merge
     'deploy-keys': deployKeys,         // /deploy_keys, /projects/:id/deploy_keys[/:key_id[/enable]]
+    'deploy-tokens': deployTokens,     // /deploy_tokens, /(projects|groups)/:id/deploy_tokens[/:token_id]
     'releases': releases,              // /projects/:id/releases[/:tag_name|/permalink/latest[/*]], /groups/:id/releases
     'release-links': releaseLinks,     // /projects/:id/releases/:tag_name/assets/links[/:link_id]
   });
