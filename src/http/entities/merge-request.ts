@@ -18,7 +18,7 @@ import { labelsOfTargets, milestonesByIds } from '../../domain/issues/issues.que
 import { formatDuration } from '../../domain/issues/time-tracking.ts';
 import { taskCompletion } from '../../domain/issues/task-list.ts';
 import {
-  latestDiffsOf, mergeRequestCounts, peopleOf, subscribedMergeRequestIds,
+  latestDiffsOf, mergeRequestCounts, mergeRulesOfProjects, peopleOf, subscribedMergeRequestIds,
 } from '../../domain/merge-requests/merge-requests.queries.ts';
 import { ffPossibleOf } from '../../domain/merge-requests/merge-status.ts';
 import { presentUserBasic, UserBasicSchema } from './user.ts';
@@ -164,9 +164,7 @@ export async function presentMergeRequests(
   ]);
   const latest = new Map(diffs.map((d) => [d.merge_request_id, d]));
   const projectIds = [...new Set(rows.map((r) => r.project_id))];
-  const projectRules = new Map((await db.selectFrom('projects')
-    .select(['id', 'merge_method', 'only_allow_merge_if_all_discussions_are_resolved']).where('id', 'in', projectIds).execute())
-    .map((p) => [p.id, p]));
+  const projectRules = new Map((await mergeRulesOfProjects(db, projectIds)).map((p) => [p.id, p]));
   const pipelines = o.full ? await headPipelines(db, rows, latest) : new Map();
   const userIds = new Set<number>();
   for (const r of rows) {
