@@ -17,6 +17,7 @@ import {
   type Special,
 } from '../../../domain/merge-requests/merge-requests.finder.ts';
 import { MergeRequestBasicSchema, presentMergeRequests } from '../../entities/merge-request.ts';
+import { exactJson } from '../../entities/serializers.ts';
 import type { ReferenceContext } from '../../entities/issue.ts';
 import { contextProjectPath, issueProjectPaths } from '../../loaders/issues.ts';
 import { loadGroup, loadProject } from '../../loaders/containers.ts';
@@ -84,7 +85,9 @@ const SimpleSchema = Type.Object({
   description: Type.Union([Type.String(), Type.Null()]), state: Type.String(), created_at: Type.String(), updated_at: Type.String(),
   web_url: Type.String(),
 }, { title: 'MergeRequestSimple' });
-const ListSchema = Type.Union([Type.Array(MergeRequestBasicSchema), Type.Array(SimpleSchema)]);
+// The presenters build exactly these objects: JSON.stringify writes a page rather than fast-json-stringify,
+// which also had to validate each answer against the union's branches to pick one (entities/serializers.ts).
+const ListSchema = exactJson(Type.Union([Type.Array(MergeRequestBasicSchema), Type.Array(SimpleSchema)]));
 
 type Input = Partial<Record<string, unknown>> & {
   state?: MergeRequestFilters['state']; milestone?: string; labels?: string[]; created_after?: string; created_before?: string;
