@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   const { url: databaseUrl, drop } = await benchDatabase();
   const { ciProjectId } = await seedDatabase({
     dataDir, databaseUrl, users: Number(process.env.BENCH_USERS ?? 10_000), jobs: Number(process.env.BENCH_JOBS ?? 10_000),
-    issues: Number(process.env.BENCH_ISSUES ?? 10_000),
+    issues: Number(process.env.BENCH_ISSUES ?? 10_000), mergeRequests: Number(process.env.BENCH_MERGE_REQUESTS ?? 10_000),
     rootToken: ROOT_TOKEN, userToken: USER_TOKEN,
   });
   const url = target.replace(':ci', String(ciProjectId));

@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'kiln-queries-'));
   const { ciProjectId } = await seedDatabase({
     dataDir, databaseUrl: null, users: Number(process.env.BENCH_USERS ?? 100_000), jobs: Number(process.env.BENCH_JOBS ?? 100_000),
-    issues: Number(process.env.BENCH_ISSUES ?? 100_000),
+    issues: Number(process.env.BENCH_ISSUES ?? 100_000), mergeRequests: Number(process.env.BENCH_MERGE_REQUESTS ?? 10_000),
     rootToken: ROOT_TOKEN, userToken: USER_TOKEN,
   });
   const kiln = await inProcessKiln(dataDir);

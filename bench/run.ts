@@ -20,6 +20,8 @@
  *   BENCH_USERS=10000 npm run bench     # smaller seed
  *   BENCH_JOBS=100000                   # jobs of the CI project (GET /projects/:id/jobs)
  *   BENCH_ISSUES=100000                 # issues of the CI project (GET /projects/:id/issues), a third labelled `bug`
+ *   BENCH_MERGE_REQUESTS=10000          # merge requests of the CI project (GET /projects/:id/merge_requests), labelled as the
+ *                                       # issues, each with assignees (and every other a reviewer) among 50 users
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench   # PostgreSQL
  *   BENCH_ONLY='users/:id' npm run bench  # only the endpoints whose name contains this text ('a|b': either)
  *   npm run bench -- --scale 1000000    # a million users and a million jobs (BENCH_USERS/BENCH_JOBS still win)
@@ -44,6 +46,7 @@ if (!Number.isSafeInteger(SCALE) || SCALE < 1) throw new Error(`--scale must be 
 const USERS = Number(process.env.BENCH_USERS ?? SCALE);
 const JOBS = Number(process.env.BENCH_JOBS ?? SCALE);
 const ISSUES = Number(process.env.BENCH_ISSUES ?? SCALE);
+const MERGE_REQUESTS = Number(process.env.BENCH_MERGE_REQUESTS ?? 10_000);
 const WORKERS = process.env.BENCH_WORKERS ?? '1';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -80,10 +83,13 @@ async function main(): Promise<void> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'kiln-bench-'));
   const { url: databaseUrl, drop: dropDatabase } = await benchDatabase();
   const engine = databaseUrl ? 'PostgreSQL' : 'SQLite';
-  process.stdout.write(`seeding ${USERS} users and a project with ${JOBS} jobs and ${ISSUES} issues on ${engine}…\n`);
+  process.stdout.write(
+    `seeding ${USERS} users and a project with ${JOBS} jobs, ${ISSUES} issues and ${MERGE_REQUESTS} merge requests on ${engine}…\n`,
+  );
   const seedStart = Date.now();
   const { ciProjectId } = await seedDatabase({
-    dataDir, databaseUrl, users: USERS, jobs: JOBS, issues: ISSUES, rootToken: ROOT_TOKEN, userToken: USER_TOKEN,
+    dataDir, databaseUrl, users: USERS, jobs: JOBS, issues: ISSUES, mergeRequests: MERGE_REQUESTS,
+    rootToken: ROOT_TOKEN, userToken: USER_TOKEN,
   });
   process.stdout.write(`seeded in ${((Date.now() - seedStart) / 1000).toFixed(1)} s\n`);
 
@@ -177,6 +183,11 @@ async function main(): Promise<void> {
         ...computed(`/api/v4/projects/${ciProjectId}/issues?labels=bug&per_page=20`), headers: auth,
       },
       { name: 'GET /api/v4/projects/:id/issues (computed)', ...computed(`/api/v4/projects/${ciProjectId}/issues?per_page=20`), headers: auth },
+      // A project's merge requests, newest first (issue 30: at least half the users list's ratio).
+      {
+        name: `GET /api/v4/projects/:id/merge_requests (${MERGE_REQUESTS} merge requests, computed)`,
+        ...computed(`/api/v4/projects/${ciProjectId}/merge_requests?per_page=20`), headers: auth,
+      },
     ];
     const only = process.env.BENCH_ONLY;
     const targets = only ? allTargets.filter((t) => only.split('|').some((part) => t.name.includes(part))) : allTargets;

@@ -186,7 +186,7 @@ function benchIssueLabels(k: number, issueId: number, labelIds: number[]): { lab
 }
 
 /** The CI project's labels, `issues` issues with their label links, and its issue counter. */
-async function seedIssues(db: Kysely<DB>, file: SQLite.Database | null, projectId: number, issues: number): Promise<void> {
+async function seedIssues(db: Kysely<DB>, file: SQLite.Database | null, projectId: number, issues: number): Promise<number[]> {
   const at = new Date(ISSUE_AT).toISOString();
   const labelIds = (await db.insertInto('labels').values(BENCH_LABELS.map((title, i) => ({
     project_id: projectId, group_id: null, title, color: `#${(0x336699 + i * 0x1111).toString(16).slice(-6)}`, description: null,
@@ -210,15 +210,89 @@ async function seedIssues(db: Kysely<DB>, file: SQLite.Database | null, projectI
     });
   }
   await db.insertInto('internal_ids').values({ project_id: projectId, namespace_id: null, usage: 'issues', last_value: issues }).execute();
+  return labelIds;
+}
+
+const MR_STATES = ['opened', 'opened', 'opened', 'opened', 'opened', 'opened', 'merged', 'merged', 'closed', 'opened'];
+
+/**
+ * The seeded merge request `k` (iid k + 1) of the CI project: mostly open, a fifth merged, a tenth
+ * closed, every eighth a draft, each from its own branch into main (open ones need distinct source
+ * branches: merge_requests_open_source_branch).
+ */
+function benchMergeRequest(k: number, projectId: number) {
+  const at = new Date(ISSUE_AT + k * 1000).toISOString();
+  const state = MR_STATES[k % MR_STATES.length];
+  const draft = k % 8 === 0;
+  return {
+    iid: k + 1, project_id: projectId, source_project_id: projectId, source_branch: `feature/mr-${k}`, target_branch: 'main',
+    author_id: 1, title: `${draft ? 'Draft: ' : ''}Merge request ${k}`, description: `Seeded merge request ${k}`, state,
+    merge_status: state === 'opened' ? 'can_be_merged' : 'unchecked', draft: (draft ? 1 : 0) as 0 | 1,
+    merge_user_id: null, merge_commit_sha: state === 'merged' ? SHA : null, merged_by_id: state === 'merged' ? 1 : null,
+    merged_at: state === 'merged' ? at : null, closed_by_id: state === 'closed' ? 1 : null, closed_at: state === 'closed' ? at : null,
+    created_at: at, updated_at: at,
+  };
+}
+
+/**
+ * The people of merge request k (by id): one assignee, every third a second one, a reviewer on
+ * every other, all among the first 50 seeded users (ids 2 …), as a team's requests would be.
+ */
+function benchMergeRequestPeople(k: number, mrId: number, users: number) {
+  const team = Math.max(1, Math.min(50, users));
+  const user = (n: number) => 2 + (n % team);
+  const at = new Date(ISSUE_AT + k * 1000).toISOString();
+  const assignees = [{ merge_request_id: mrId, user_id: user(k), created_at: at }];
+  if (k % 3 === 0 && team > 1) assignees.push({ merge_request_id: mrId, user_id: user(k + 1), created_at: at });
+  const reviewers = k % 2 === 0 && team > 2 ? [{ merge_request_id: mrId, user_id: user(k + 2), created_at: at }] : [];
+  return { assignees, reviewers };
+}
+
+/** The CI project's `count` merge requests with their labels (as the issues'), assignees and reviewers, and its counter. */
+async function seedMergeRequests(
+  db: Kysely<DB>, file: SQLite.Database | null, projectId: number, count: number, users: number, labelIds: number[],
+): Promise<void> {
+  const at = new Date(ISSUE_AT).toISOString();
+  const links = (k: number, id: number) => benchIssueLabels(k, id, labelIds).map((l) => ({
+    label_id: l.label_id, target_type: 'MergeRequest', target_id: id, created_at: at, updated_at: at,
+  }));
+  if (users > 0 && count > 0) {
+    if (file) {
+      const first = (file.prepare('select coalesce(max(id), 0) + 1 as id from merge_requests').get() as { id: number }).id;
+      bulkInsert(file, 'merge_requests', count, (k) => ({ id: first + k, ...benchMergeRequest(k, projectId) }));
+      const labelRows = Array.from({ length: count }, (_, k) => links(k, first + k)).flat();
+      bulkInsert(file, 'label_links', labelRows.length, (i) => labelRows[i]);
+      const people = Array.from({ length: count }, (_, k) => benchMergeRequestPeople(k, first + k, users));
+      const assignees = people.flatMap((p) => p.assignees);
+      const reviewers = people.flatMap((p) => p.reviewers);
+      bulkInsert(file, 'merge_request_assignees', assignees.length, (i) => assignees[i]);
+      bulkInsert(file, 'merge_request_reviewers', reviewers.length, (i) => reviewers[i]);
+    } else {
+      await db.transaction().execute(async (trx) => {
+        for (let start = 0; start < count; start += JOB_CHUNK) {
+          const rows = Array.from({ length: Math.min(JOB_CHUNK, count - start) }, (_, i) => benchMergeRequest(start + i, projectId));
+          const ids = (await trx.insertInto('merge_requests').values(rows).returning('id').execute()).map((r) => r.id);
+          await trx.insertInto('label_links').values(ids.flatMap((id, i) => links(start + i, id))).execute();
+          const people = ids.map((id, i) => benchMergeRequestPeople(start + i, id, users));
+          await trx.insertInto('merge_request_assignees').values(people.flatMap((p) => p.assignees)).execute();
+          const reviewers = people.flatMap((p) => p.reviewers);
+          if (reviewers.length > 0) await trx.insertInto('merge_request_reviewers').values(reviewers).execute();
+        }
+      });
+    }
+  }
+  await db.insertInto('internal_ids').values({ project_id: projectId, namespace_id: null, usage: 'merge_requests', last_value: count })
+    .execute();
 }
 
 /**
  * Seeds the database; `userToken` becomes an api token of the plain user `bench0`. Returns the
- * id of the CI project with `jobs` jobs and `issues` issues.
+ * id of the CI project with `jobs` jobs, `issues` issues and `mergeRequests` merge requests.
  */
 export async function seedDatabase(
   opts: {
-    dataDir: string; databaseUrl: string | null; users: number; jobs: number; issues?: number; rootToken: string; userToken: string;
+    dataDir: string; databaseUrl: string | null; users: number; jobs: number; issues?: number; mergeRequests?: number;
+    rootToken: string; userToken: string;
   },
 ): Promise<{ ciProjectId: number }> {
   const database = openDatabase({ dataDir: opts.dataDir, databaseUrl: opts.databaseUrl });
@@ -238,7 +312,8 @@ export async function seedDatabase(
       userId: plain.id, name: 'bench', tokenDigest: digest(opts.userToken), scopes: 'api', impersonation: false, expiresAt: null,
     });
     const ciProjectId = await createCiProject(database.db);
-    await seedIssues(database.db, file, ciProjectId, opts.issues ?? 0);
+    const labelIds = await seedIssues(database.db, file, ciProjectId, opts.issues ?? 0);
+    await seedMergeRequests(database.db, file, ciProjectId, opts.mergeRequests ?? 0, opts.users, labelIds);
     if (!file) {
       await seedCiRows(database.db, ciProjectId, opts.jobs);
       return { ciProjectId };

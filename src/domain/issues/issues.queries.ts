@@ -25,6 +25,9 @@ const assigneesById = new ByIds((db, ids) => db.selectFrom('issue_assignees').se
 const issueLabelsById = new ByIds((db, ids) => db.selectFrom('label_links').innerJoin('labels', 'labels.id', 'label_links.label_id')
   .selectAll('labels').select('label_links.target_id')
   .where('label_links.target_type', '=', 'Issue').where('label_links.target_id', 'in', ids).orderBy('labels.title'));
+const mergeRequestLabelsById = new ByIds((db, ids) => db.selectFrom('label_links').innerJoin('labels', 'labels.id', 'label_links.label_id')
+  .selectAll('labels').select('label_links.target_id')
+  .where('label_links.target_type', '=', 'MergeRequest').where('label_links.target_id', 'in', ids).orderBy('labels.title'));
 const milestonesById = new ByIds((db, ids) => db.selectFrom('milestones').selectAll().where('id', 'in', ids));
 /**
  * The entity's counts of each issue in one statement, a scalar subquery each (notes_noteable,
@@ -53,12 +56,12 @@ export async function assigneeIdsOf(db: Kysely<DB>, issueIds: readonly number[])
   return out;
 }
 
-/** Labels on each target, by title: issues' through one compiled statement, others' (merge requests later) built each time. */
+/** Labels on each target, by title: issues' and merge requests' through a compiled statement each, others' built each time. */
 export async function labelsOfTargets(db: Kysely<DB>, targetType: string, ids: readonly number[]): Promise<Map<number, LabelRow[]>> {
   const out = new Map<number, LabelRow[]>(ids.map((id) => [id, []]));
   if (ids.length === 0) return out;
-  const rows = targetType === 'Issue'
-    ? await issueLabelsById.all(db, ids)
+  const rows = targetType === 'Issue' ? await issueLabelsById.all(db, ids)
+    : targetType === 'MergeRequest' ? await mergeRequestLabelsById.all(db, ids)
     : await db.selectFrom('label_links').innerJoin('labels', 'labels.id', 'label_links.label_id')
       .selectAll('labels').select('label_links.target_id')
       .where('label_links.target_type', '=', targetType).where('label_links.target_id', 'in', [...new Set(ids)])

@@ -18,10 +18,11 @@ import { labelsOfTargets, milestonesByIds } from '../../domain/issues/issues.que
 import { formatDuration } from '../../domain/issues/time-tracking.ts';
 import { taskCompletion } from '../../domain/issues/task-list.ts';
 import {
-  latestDiffsOf, mergeRequestCounts, peopleOf, subscribedMergeRequestIds,
+  latestDiffsOf, mergeRequestCounts, mergeRulesOfProjects, peopleOf, subscribedMergeRequestIds,
 } from '../../domain/merge-requests/merge-requests.queries.ts';
 import { ffPossibleOf } from '../../domain/merge-requests/merge-status.ts';
 import { presentUserBasic, UserBasicSchema } from './user.ts';
+import { flat } from './serializers.ts';
 import { LabelBasicSchema, presentLabelBasic } from './label.ts';
 import { MilestoneSchema, presentMilestone } from './milestone.ts';
 import { milestoneOwnerUrl, milestonePathsOf, TimeStatsSchema, type IssueProjectPath, type ReferenceContext } from './issue.ts';
@@ -112,11 +113,12 @@ export interface PresentMergeRequestsOptions {
 }
 
 function references(mr: MergeRequestRow, p: IssueProjectPath, from: ReferenceContext) {
-  const short = `!${mr.iid}`;
-  const full = `${p.fullPath}${short}`;
+  // Flat strings (serializers.ts flat): a list's answer is written by JSON.stringify.
+  const short = flat('!', mr.iid);
+  const full = flat(p.fullPath, short);
   let relative = full;
   if (from && 'project' in from && from.project === mr.project_id) relative = short;
-  else if (from && 'group' in from && from.group === p.namespaceId) relative = `${p.path}${short}`;
+  else if (from && 'group' in from && from.group === p.namespaceId) relative = flat(p.path, short);
   return { short, relative, full };
 }
 
@@ -164,9 +166,7 @@ export async function presentMergeRequests(
   ]);
   const latest = new Map(diffs.map((d) => [d.merge_request_id, d]));
   const projectIds = [...new Set(rows.map((r) => r.project_id))];
-  const projectRules = new Map((await db.selectFrom('projects')
-    .select(['id', 'merge_method', 'only_allow_merge_if_all_discussions_are_resolved']).where('id', 'in', projectIds).execute())
-    .map((p) => [p.id, p]));
+  const projectRules = new Map((await mergeRulesOfProjects(db, projectIds)).map((p) => [p.id, p]));
   const pipelines = o.full ? await headPipelines(db, rows, latest) : new Map();
   const userIds = new Set<number>();
   for (const r of rows) {
@@ -218,7 +218,7 @@ export async function presentMergeRequests(
       should_remove_source_branch: r.should_remove_source_branch === null ? null : r.should_remove_source_branch === 1,
       force_remove_source_branch: r.force_remove_source_branch === null ? null : r.force_remove_source_branch === 1,
       reference: refs.short, references: refs,
-      web_url: `${o.externalUrl}/${p.fullPath}/-/merge_requests/${r.iid}`,
+      web_url: flat(o.externalUrl, '/', p.fullPath, '/-/merge_requests/', r.iid),
       time_stats: {
         time_estimate: r.time_estimate, total_time_spent: c.total_time_spent,
         human_time_estimate: formatDuration(r.time_estimate), human_total_time_spent: formatDuration(c.total_time_spent),

@@ -8,18 +8,23 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { UserRow } from '../../../db/types.ts';
 import { canReadMergeRequest } from '../../../domain/merge-requests/merge-request.policy.ts';
+import type { SelectQueryBuilder } from 'kysely';
+import type { DB } from '../../../db/types.ts';
+import type { MergeRequestRow } from '../../../db/tables/merge-requests.ts';
 import {
-  filterMergeRequests, MERGE_REQUEST_ORDERS, MERGE_REQUEST_STATES, orderMergeRequests, visibleMergeRequests,
-  type MergeRequestContainer, type MergeRequestFilters, type MergeRequestOrder, type MergeRequestsQuery, type Special,
+  filterMergeRequestsShape, MERGE_REQUEST_ORDERS, MERGE_REQUEST_STATES, mergeRequestsShape, orderMergeRequestsShape,
+  type MergeRequestContainer, type MergeRequestFilters, type MergeRequestOrder, type MergeRequestsFrom, type MergeRequestsShape,
+  type Special,
 } from '../../../domain/merge-requests/merge-requests.finder.ts';
 import { MergeRequestBasicSchema, presentMergeRequests } from '../../entities/merge-request.ts';
+import { exactJson } from '../../entities/serializers.ts';
 import type { ReferenceContext } from '../../entities/issue.ts';
 import { contextProjectPath, issueProjectPaths } from '../../loaders/issues.ts';
 import { loadGroup, loadProject } from '../../loaders/containers.ts';
 import { checkSearchRateLimit } from '../../search-rate-limit.ts';
 import { invalidParams, unauthorized } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
-import { paginate, paginationParams } from '../../lists/pagination.ts';
+import { paginationParams, ShapedList } from '../../lists/pagination.ts';
 import { route } from '../../route.ts';
 import { groupAndDescendants } from '../issues/issue-lists.ts';
 
@@ -80,7 +85,9 @@ const SimpleSchema = Type.Object({
   description: Type.Union([Type.String(), Type.Null()]), state: Type.String(), created_at: Type.String(), updated_at: Type.String(),
   web_url: Type.String(),
 }, { title: 'MergeRequestSimple' });
-const ListSchema = Type.Union([Type.Array(MergeRequestBasicSchema), Type.Array(SimpleSchema)]);
+// The presenters build exactly these objects: JSON.stringify writes a page rather than fast-json-stringify,
+// which also had to validate each answer against the union's branches to pick one (entities/serializers.ts).
+const ListSchema = exactJson(Type.Union([Type.Array(MergeRequestBasicSchema), Type.Array(SimpleSchema)]));
 
 type Input = Partial<Record<string, unknown>> & {
   state?: MergeRequestFilters['state']; milestone?: string; labels?: string[]; created_after?: string; created_before?: string;
@@ -140,16 +147,23 @@ export function mergeRequestFilters(input: Input, defaultScope: 'all' | 'created
   };
 }
 
+/** Every merge request list's page, its statements compiled once per filter shape (merge-requests.finder.ts). */
+const mergeRequestsList = new ShapedList('merge_requests', {
+  from: (db) => db.selectFrom('merge_requests'),
+  select: (qb: MergeRequestsFrom) => qb.selectAll('merge_requests') as unknown as SelectQueryBuilder<DB, 'merge_requests', MergeRequestRow>,
+  id: 'merge_requests.id',
+});
+
 const mergeRequestLists: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
 
   /** A page of the query as the list entity (or its simple view). */
   async function page(
-    request: FastifyRequest, reply: FastifyReply, qb: MergeRequestsQuery,
+    request: FastifyRequest, reply: FastifyReply, shape: MergeRequestsShape,
     o: { order: MergeRequestOrder; sort: 'asc' | 'desc'; from: ReferenceContext; withLabelsDetails: boolean; simple: boolean;
       single?: ReturnType<typeof contextProjectPath> },
   ) {
-    const rows = await paginate(db, request, reply, orderMergeRequests(qb, o.order, o.sort));
+    const rows = await mergeRequestsList.paginate(db, request, reply, orderMergeRequestsShape(shape, o.order, o.sort));
     const projects = o.single ?? await issueProjectPaths(db, rows.map((r) => r.project_id));
     if (o.simple) {
       return rows.map((r) => ({
@@ -166,7 +180,7 @@ const mergeRequestLists: FastifyPluginAsync = async (app) => {
 
   async function filtered(request: FastifyRequest, viewer: UserRow | null, container: MergeRequestContainer, f: MergeRequestFilters) {
     if (f.search) await checkSearchRateLimit(request);
-    return filterMergeRequests(await visibleMergeRequests(db, viewer, container, f.nonArchived ?? true), f, viewer);
+    return filterMergeRequestsShape(await mergeRequestsShape(db, viewer, container, f.nonArchived ?? true), f, viewer);
   }
 
   route(app, {
