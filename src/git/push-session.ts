@@ -154,8 +154,8 @@ export async function beginPush(
         .catch((err: unknown) => log.error({ err }, 'could not refresh the merge requests of a push'));
       const env = ciEnvFrom(db, config);
       await createPushPipelines(env, project, updates, userId, { pushOptions: sniffer.options() });
-      // Then a merge request pipeline for each open request of a pushed source branch (ci.skip skips those too).
-      if (!sniffer.options().includes('ci.skip')) await createMergeRequestPushPipelines(env, project, updates, userId);
+      // Then a merge request pipeline for each open request of a pushed source branch (ci.skip keeps those skipped too).
+      await createMergeRequestPushPipelines(env, project, updates, userId, { skip: sniffer.options().includes('ci.skip') });
     };
     work().catch((err: unknown) => log.error({ err }, 'could not create the pipelines of a push'));
   };

@@ -81,6 +81,16 @@ describe('merge request pipelines', () => {
       method: 'GET', url: `/api/v4/projects/${p.project.id}/merge_requests/${mr.iid}`, token: p.ownerToken,
     })).json() as { head_pipeline: { id: number } | null };
     assert.equal(shown.head_pipeline?.id, list[3].id);
+
+    // `[skip ci]` skips both, before the configuration is read (Chain::Skip).
+    const skipped = await clone.commitAndPush({ 'c.txt': 'c\n' }, { branch: 'feature', message: 'Quiet [skip ci]' });
+    list = await waitForPipelines(t, p, 6);
+    await settle();
+    list = await waitForPipelines(t, p, 6);
+    assert.equal(list.length, 6);
+    assert.deepEqual(list.slice(4).map((x) => [x.source, x.status, x.sha]).sort(), [
+      ['merge_request_event', 'skipped', skipped], ['push', 'skipped', skipped],
+    ]);
   });
 
   it('creates none for a configuration without merge request jobs', async () => {

@@ -16,7 +16,8 @@ import type { MergeRequestRow } from '../../db/tables/merge-requests.ts';
 import type { CiEnv } from './ci-env.ts';
 import { createPipeline } from './create-pipeline.ts';
 import { CI_CONFIG_PATH, type CreatePipelineResult } from './create-pipeline-rows.ts';
-import { readFileAt, BLANK_SHA } from './git-source.ts';
+import { readCommit, readFileAt, BLANK_SHA } from './git-source.ts';
+import { SKIP_PATTERN, skippedPipeline } from './push-pipelines.ts';
 import { resolvePipelineVariables } from '../ci-variables/collect-variables.ts';
 import { openMergeRequestsOfBranches } from '../merge-requests/merge-requests.queries.ts';
 import { findProjectById } from '../projects/projects.queries.ts';
@@ -33,7 +34,7 @@ export type MergeRequestPipelineResult = CreatePipelineResult | { ok: false; err
  * pipeline for an invalid configuration (the API's request), as a push does.
  */
 export async function createMergeRequestPipeline(
-  env: CiEnv, mr: MergeRequestRow, userId: number, o: { persistConfigErrors?: boolean } = {},
+  env: CiEnv, mr: MergeRequestRow, userId: number, o: { persistConfigErrors?: boolean; skip?: boolean } = {},
 ): Promise<MergeRequestPipelineResult> {
   const project = mr.source_project_id === null ? undefined : await findProjectById(env.db, mr.source_project_id);
   if (!project) return { ok: false, error: 'Source project not found', reason: 'no_source' };
@@ -46,6 +47,14 @@ export async function createMergeRequestPipeline(
   if (before !== head) {
     const moved = await updateRefs(env.db, repo, [{ ref, before, after: head }]);
     if (!moved.ok) return { ok: false, error: 'Reference not found' };
+  }
+  // Chain::Skip comes before the configuration is read: `[ci skip]` or the ci.skip push option
+  // keeps a skipped pipeline, as for the push itself.
+  const commit = await readCommit(repo.gitDir, head);
+  if (o.skip || SKIP_PATTERN.test(commit.message)) {
+    const pipeline = await skippedPipeline(env, project, { name: ref, tag: false, before: BLANK_SHA, after: head }, userId,
+      JSON.stringify(commit), { source: MERGE_REQUEST_EVENT, mergeRequestId: mr.id });
+    return { ok: true, pipeline };
   }
   const variables = await resolvePipelineVariables(env.db, env.dataDir, project, mr.source_branch, []);
   return createPipeline(env, {
@@ -61,6 +70,7 @@ export async function createMergeRequestPipeline(
  */
 export async function createMergeRequestPushPipelines(
   env: CiEnv, project: ProjectRow, updates: ReadonlyArray<{ ref: string; after: string }>, userId: number,
+  o: { skip?: boolean } = {},
 ): Promise<CreatePipelineResult[]> {
   const moved = updates.filter((u) => u.ref.startsWith('refs/heads/') && u.after !== ZERO_ID && u.after !== BLANK_SHA);
   if (moved.length === 0) return [];
@@ -68,6 +78,6 @@ export async function createMergeRequestPushPipelines(
   const requests = (await openMergeRequestsOfBranches(env.db, project.id, branches))
     .filter((mr) => mr.state === 'opened' && mr.source_project_id === project.id && branches.includes(mr.source_branch));
   const out: CreatePipelineResult[] = [];
-  for (const mr of requests) out.push(await createMergeRequestPipeline(env, mr, userId));
+  for (const mr of requests) out.push(await createMergeRequestPipeline(env, mr, userId, { skip: o.skip }));
   return out;
 }
