@@ -46,7 +46,8 @@ export async function createMergeRequestPipeline(
   const before = (await refTarget(repo.gitDir, ref)) ?? ZERO_ID;
   if (before !== head) {
     const moved = await updateRefs(env.db, repo, [{ ref, before, after: head }]);
-    if (!moved.ok) return { ok: false, error: 'Reference not found' };
+    // The merge status check publishes the same ref: losing that race to the same head is fine.
+    if (!moved.ok && await refTarget(repo.gitDir, ref) !== head) return { ok: false, error: 'Reference not found' };
   }
   // Chain::Skip comes before the configuration is read: `[ci skip]` or the ci.skip push option
   // keeps a skipped pipeline, as for the push itself.
