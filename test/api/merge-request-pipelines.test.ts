@@ -184,6 +184,28 @@ describe('merge request pipelines', () => {
     const created = res.json() as { id: number; source: string; ref: string; sha: string };
     assert.deepEqual([created.source, created.ref, created.sha], ['merge_request_event', ref, head]);
     assert.ok(created.id > mrPipeline.id);
+
+    // Merge when pipeline succeeds waits for the head pipeline, here the merge request pipeline just created.
+    const mwps = await t.request({
+      method: 'PUT', url: `/api/v4/projects/${p.project.id}/merge_requests/${mr.iid}/merge`, token: p.ownerToken,
+      payload: { merge_when_pipeline_succeeds: true },
+    });
+    assert.equal(mwps.statusCode, 200, mwps.body);
+    assert.equal((mwps.json() as { state: string }).state, 'opened');
+    await runner.update(job, 'success');
+    const next = await runner.requestJob();
+    assert.equal(next.git_info.sha, head);
+    assert.equal((await runner.update(next, 'success')).statusCode, 200);
+    const deadline = Date.now() + 10_000;
+    let state = 'opened';
+    while (state !== 'merged' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      state = ((await t.request({
+        method: 'GET', url: `/api/v4/projects/${p.project.id}/merge_requests/${mr.iid}`, token: p.ownerToken,
+      })).json() as { state: string }).state;
+    }
+    assert.equal(state, 'merged');
+
     const missing = await t.request({
       method: 'POST', url: `/api/v4/projects/${p.project.id}/merge_requests/999/pipelines`, token: p.ownerToken,
     });
