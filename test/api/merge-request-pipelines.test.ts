@@ -11,6 +11,7 @@ import { startListeningApp, type ListeningTestApp } from '../helpers/listen.ts';
 import { createCiProject, pipelineJobs, type CiProject } from '../helpers/ci.ts';
 import { pushClone, waitForPipelines, type PushClone } from '../helpers/ci-push.ts';
 import { REGISTRATION_TOKEN, TestRunner } from '../helpers/test-runner.ts';
+import { createToken, createUser } from '../helpers/factories.ts';
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 700));
 
@@ -110,6 +111,18 @@ describe('merge request pipelines', () => {
     });
     assert.equal(res.statusCode, 400, res.body);
     assert.deepEqual(res.json(), { message: { base: ['No stages / jobs for this pipeline.'] } });
+    // A Reporter reads the request but may not create pipelines (Chain::Validate::Abilities).
+    const reporter = await createUser(t.db);
+    const member = await t.request({
+      method: 'POST', url: `/api/v4/projects/${p.project.id}/members`, token: p.ownerToken, payload: { user_id: reporter.id, access_level: 20 },
+    });
+    assert.equal(member.statusCode, 201, member.body);
+    const refused = await t.request({
+      method: 'POST', url: `/api/v4/projects/${p.project.id}/merge_requests/${mr.iid}/pipelines`,
+      token: await createToken(t.db, reporter, { scopes: ['api'] }),
+    });
+    assert.equal(refused.statusCode, 400, refused.body);
+    assert.deepEqual(refused.json(), { message: { base: ['Insufficient permissions to create a new pipeline'] } });
   });
 
   it('gives the jobs the merge request variables and the ref to fetch; POST creates another', async () => {
