@@ -29,6 +29,7 @@ import { findProjectById, recordPush } from '../domain/projects/projects.queries
 import { createPushPipelines, refUpdates, snapshotRefs } from '../domain/pipelines/push-pipelines.ts';
 import { ciEnvFrom } from '../domain/pipelines/ci-env.ts';
 import { recordPushEvents } from '../domain/events/push-events.ts';
+import { createMergeRequestPushPipelines } from '../domain/pipelines/merge-request-pipelines.ts';
 import { afterBranchPush } from '../domain/merge-requests/merge-status.ts';
 import { beginRepositoryWrite } from '../domain/repository-writes/repository-writes.ts';
 import type { ContainerKind } from '../domain/storage-moves/storage-moves.queries.ts';
@@ -151,7 +152,10 @@ export async function beginPush(
       // Merge requests of the pushed branches: a new diff version, the merge status rechecked.
       await afterBranchPush(db, gitDir, project, updates, userId)
         .catch((err: unknown) => log.error({ err }, 'could not refresh the merge requests of a push'));
-      await createPushPipelines(ciEnvFrom(db, config), project, updates, userId, { pushOptions: sniffer.options() });
+      const env = ciEnvFrom(db, config);
+      await createPushPipelines(env, project, updates, userId, { pushOptions: sniffer.options() });
+      // Then a merge request pipeline for each open request of a pushed source branch (ci.skip keeps those skipped too).
+      await createMergeRequestPushPipelines(env, project, updates, userId, { skip: sniffer.options().includes('ci.skip') });
     };
     work().catch((err: unknown) => log.error({ err }, 'could not create the pipelines of a push'));
   };

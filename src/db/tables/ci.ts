@@ -29,6 +29,8 @@ export interface CiPipelinesTable {
   finished_at: string | null;
   /** Whole seconds its latest builds ran, stored when it finishes (migration 2026-11-26T1700; pipeline-timing.ts). */
   duration: Generated<number | null>;
+  /** A merge request pipeline's request (source merge_request_event; migration 2026-11-28T1500). */
+  merge_request_id: Generated<number | null>;
 }
 export type PipelineRow = Selectable<CiPipelinesTable>;
 

@@ -130,7 +130,7 @@ export async function selectJobs(config: LoadedConfig, ctx: SelectContext): Prom
       ...job,
       variables: [...globals.filter((g) => job.inheritsVariable(g.key) && !ownKeys.has(g.key)), ...job.ownVariables],
     };
-    const selected = await selectJob(withWorkflow, ctx);
+    const selected = await selectJob(withWorkflow, ctx, { workflowRules: config.workflow.rules !== null });
     if (selected.keep) kept.push(selected.job);
   }
   // A pipeline of only .pre/.post jobs is no pipeline (Chain::Populate).

@@ -134,7 +134,7 @@ const DEFAULT_ONLY: OnlySpec = { refs: ['branches', 'tags'], variables: null, ch
 export type Selection = { keep: false } | { keep: true; job: JobSpec };
 
 /** Whether a (parallel-expanded) job is in the pipeline, and how, given its pipeline variables. */
-export async function selectJob(job: JobSpec, ctx: SelectContext): Promise<Selection> {
+export async function selectJob(job: JobSpec, ctx: SelectContext, o: { workflowRules?: boolean } = {}): Promise<Selection> {
   const vars = variableMap(ctx, [...job.variables]);
   vars.set('CI_JOB_NAME', job.name);
   vars.set('CI_JOB_STAGE', job.stage);
@@ -161,9 +161,11 @@ export async function selectJob(job: JobSpec, ctx: SelectContext): Promise<Selec
       },
     };
   }
-  // Without only: (with or without except:), a job runs for branches and tags.
-  const only = job.only ?? DEFAULT_ONLY;
-  if (!(await conditions(only, vars, ctx)).every(Boolean)) return { keep: false };
+  // Without only: (with or without except:), a job runs for branches and tags — unless the
+  // configuration has workflow:rules, which drop that default (Entry::Processable#compose!), so
+  // its jobs also run in the merge request pipelines the workflow lets through.
+  const only = job.only ?? (o.workflowRules ? null : DEFAULT_ONLY);
+  if (only && !(await conditions(only, vars, ctx)).every(Boolean)) return { keep: false };
   if (job.except && (await conditions(job.except, vars, ctx)).some(Boolean)) return { keep: false };
   return { keep: true, job };
 }

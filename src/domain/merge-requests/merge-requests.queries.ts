@@ -350,16 +350,23 @@ export function autoMergeCandidates(db: Db, projectId: number, branch: string): 
     .where('state', '=', 'opened').where('merge_when_pipeline_succeeds', '=', 1).orderBy('id').execute();
 }
 
-/** The newest pipeline of a branch at a commit (the request's head pipeline). */
-export function headPipelineOf(db: Db, projectId: number, ref: string, sha: string) {
-  return db.selectFrom('ci_pipelines').select(['id', 'status']).where('project_id', '=', projectId).where('ref', '=', ref)
+/** The newest pipeline of a branch, or of the request's own merge request pipelines, at a commit (the request's head pipeline). */
+export function headPipelineOf(db: Db, projectId: number, ref: string, mrId: number, sha: string) {
+  return db.selectFrom('ci_pipelines').select(['id', 'status']).where('project_id', '=', projectId)
+    .where((eb) => eb.or([eb('ref', '=', ref), eb('merge_request_id', '=', mrId)]))
     .where('sha', '=', sha).orderBy('id', 'desc').limit(1).executeTakeFirst();
 }
 
-/** The pipelines of a request: its source branch's at its commits, newest first (MergeRequest#all_pipelines). */
-export function pipelinesOfCommits(db: Db, projectId: number, ref: string, shas: readonly string[]) {
+/**
+ * The pipelines of a request, newest first (MergeRequest#all_pipelines): its source branch's at
+ * its commits, and its own merge request pipelines.
+ */
+export function pipelinesOfCommits(db: Db, projectId: number, ref: string, mrId: number, shas: readonly string[]) {
   return db.selectFrom('ci_pipelines').select(['id', 'iid', 'project_id', 'sha', 'ref', 'status', 'source', 'created_at', 'updated_at'])
-    .where('project_id', '=', projectId).where('ref', '=', ref).where('sha', 'in', shas.length > 0 ? [...shas] : [''])
+    .where((eb) => eb.or([
+      eb.and([eb('project_id', '=', projectId), eb('ref', '=', ref), eb('sha', 'in', shas.length > 0 ? [...shas] : [''])]),
+      eb('merge_request_id', '=', mrId),
+    ]))
     .orderBy('id', 'desc');
 }
 
@@ -389,4 +396,16 @@ export function requestsNamingIssue(db: Db, projectId: number, iid: number): Pro
   const pattern = `%#${iid}%`;
   return db.selectFrom('merge_requests').selectAll().where('project_id', '=', projectId)
     .where((eb) => eb.or([eb('description', 'like', pattern), eb('title', 'like', pattern)])).orderBy('id').execute();
+}
+
+/** Open requests from a branch, newest first (Ci::Pipeline#all_merge_requests_by_recency.opened). */
+export function openMergeRequestsFromBranch(db: Db, projectId: number, branch: string, limit: number): Promise<MergeRequestRow[]> {
+  return db.selectFrom('merge_requests').selectAll().where('source_project_id', '=', projectId).where('source_branch', '=', branch)
+    .where('state', '=', 'opened').orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** The diff version of a request at a head commit (Ci::Pipeline#merge_request_diff). */
+export function diffAtHead(db: Db, mrId: number, head: string): Promise<MergeRequestDiffRow | undefined> {
+  return db.selectFrom('merge_request_diffs').selectAll().where('merge_request_id', '=', mrId).where('head_commit_sha', '=', head)
+    .orderBy('id', 'desc').limit(1).executeTakeFirst();
 }

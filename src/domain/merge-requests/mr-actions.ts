@@ -124,7 +124,10 @@ export async function cancelAutoMerge(db: Kysely<DB>, mr: MergeRequestRow, userI
  */
 export async function processAutoMerge(env: CiEnv, pipeline: CompletedPipeline): Promise<void> {
   if (pipeline.status !== 'success' && pipeline.status !== 'skipped') return;
-  const candidates = await autoMergeCandidates(env.db, pipeline.projectId, pipeline.ref);
+  // A merge request pipeline merges its own request; a branch pipeline the requests of its branch.
+  const own = pipeline.mergeRequestId === null ? undefined : await findMergeRequestById(env.db, pipeline.mergeRequestId);
+  const candidates = pipeline.mergeRequestId === null ? await autoMergeCandidates(env.db, pipeline.projectId, pipeline.ref)
+    : own && own.state === 'opened' && own.merge_when_pipeline_succeeds === 1 ? [own] : [];
   for (const mr of candidates) {
     const [diff] = await latestDiffsOf(env.db, [mr.id]);
     if (!diff || diff.head_commit_sha !== pipeline.sha || mr.merge_user_id === null) continue;

@@ -57,6 +57,8 @@ export interface CreatePipelineInput {
   includes?: unknown[];
   /** Variables given to this pipeline (API, trigger): stored with it, sealed (ci-variables/pipeline-variables.ts). */
   pipelineVariables?: GivenVariable[];
+  /** Merge request pipelines (source merge_request_event): the request they run for. */
+  mergeRequestId?: number;
 }
 
 export type CreatePipelineResult = { ok: true; pipeline: PipelineRow } | { ok: false; error: string };
@@ -116,7 +118,7 @@ async function insert(
     const pipeline = await insertPipelineWithJobs(trx, {
       project_id: input.project.id, ref: input.ref, tag: resolved.tag ? 1 : 0, sha: resolved.sha, before_sha: input.beforeSha ?? BLANK_SHA,
       source: input.source, status: yamlError === null ? 'created' : 'failed', user_id: input.userId,
-      upstream_bridge_id: input.upstreamBridgeId ?? null,
+      upstream_bridge_id: input.upstreamBridgeId ?? null, merge_request_id: input.mergeRequestId ?? null,
       config_path: input.configPath ?? CI_CONFIG_PATH, commit_data: commitData,
       started_at: null, finished_at: yamlError === null ? null : now, yaml_errors: yamlError,
     }, config === null ? [] : config.jobs.map((j) => jobRow(env, input, input.ref, resolved.tag, j)));
@@ -137,7 +139,7 @@ async function configFor(
   const ctxInput = {
     project: input.project, userId: input.userId, ref: input.ref, tag: resolved.tag, sha: resolved.sha,
     beforeSha: input.beforeSha ?? BLANK_SHA, source: input.source, configPath: input.configPath ?? CI_CONFIG_PATH,
-    commit, variables: input.variables ?? [],
+    commit, variables: input.variables ?? [], mergeRequestId: input.mergeRequestId ?? null,
   };
   const predefined = await creationVariables(env, ctxInput, fullPath);
   const sources = includeSources(env, gitDir, resolved.sha, input.userId);

@@ -20,6 +20,7 @@ import { refSlug, serverAddressVariables } from '../runners/predefined-variables
 import { repositoryPath } from '../repositories/storage.ts';
 import type { CiEnv } from './ci-env.ts';
 import { isProtectedRefOf } from '../protected-refs/protected-refs.ts';
+import { MERGE_REQUEST_EVENT, mergeRequestVariables } from './merge-request-variables.ts';
 import { changedPaths, listTree, readFileAt, resolveCommitish, resolveRef, type CommitData } from './git-source.ts';
 
 export interface ContextInput {
@@ -33,6 +34,8 @@ export interface ContextInput {
   configPath: string;
   commit: CommitData;
   variables: Variable[];
+  /** A merge request pipeline's request. */
+  mergeRequestId?: number | null;
 }
 
 export async function projectFullPath(env: CiEnv, project: ProjectRow): Promise<string> {
@@ -70,12 +73,18 @@ export async function creationVariables(env: CiEnv, c: ContextInput, fullPath: s
   set('CI_COMMIT_SHA', c.sha);
   set('CI_COMMIT_SHORT_SHA', c.sha.slice(0, 8));
   set('CI_COMMIT_BEFORE_SHA', c.beforeSha);
-  set('CI_COMMIT_REF_NAME', c.ref);
-  set('CI_COMMIT_REF_SLUG', refSlug(c.ref));
+  // A merge request pipeline's ref is refs/merge-requests/:iid/head; its ref name is the source
+  // branch and it is no branch pipeline (Ci::Pipeline#source_ref, #branch?).
+  const mrVariables = await mergeRequestVariables(env.db, env.externalUrl, {
+    projectId: c.project.id, ref: c.ref, tag: c.tag, sha: c.sha, source: c.source, mergeRequestId: c.mergeRequestId ?? null,
+  });
+  const refName = mrVariables.find(([k]) => k === 'CI_MERGE_REQUEST_SOURCE_BRANCH_NAME')?.[1] ?? c.ref;
+  set('CI_COMMIT_REF_NAME', refName);
+  set('CI_COMMIT_REF_SLUG', refSlug(refName));
   // Pipeline#protected_ref?: a protected branch or tag pattern covers the ref.
   set('CI_COMMIT_REF_PROTECTED', String(await isProtectedRefOf(env.db, c.project.id, c.ref, c.tag)));
   if (c.tag) set('CI_COMMIT_TAG', c.ref);
-  else set('CI_COMMIT_BRANCH', c.ref);
+  else if (c.source !== MERGE_REQUEST_EVENT) set('CI_COMMIT_BRANCH', c.ref);
   set('CI_COMMIT_MESSAGE', c.commit.message);
   set('CI_COMMIT_TITLE', c.commit.title);
   set('CI_COMMIT_DESCRIPTION', c.commit.message.includes('\n') ? c.commit.message.slice(c.commit.message.indexOf('\n') + 1).replace(/^\n+/, '') : '');
@@ -90,6 +99,7 @@ export async function creationVariables(env: CiEnv, c: ContextInput, fullPath: s
       set('GITLAB_USER_EMAIL', user.email);
     }
   }
+  for (const [key, value] of mrVariables) set(key, value);
   for (const v of c.variables) set(v.key, v.value);
   return vars;
 }
@@ -161,6 +171,9 @@ export function selectContext(
         const base = await resolveCommitish(gitDir, compareTo);
         return base ? changedPaths(gitDir, base, c.sha) : null;
       }
+      // A merge request pipeline compares with its diff's base (MergeRequest#modified_paths).
+      const base = predefined.get('CI_MERGE_REQUEST_DIFF_BASE_SHA');
+      if (c.source === MERGE_REQUEST_EVENT) return base ? changedPaths(gitDir, base, c.sha) : null;
       // Only a push to an existing branch has something to compare with.
       if (c.source !== 'push' || c.tag) return null;
       return pushDiff();

@@ -12,6 +12,8 @@ export interface CompletedPipeline {
   ref: string;
   sha: string;
   status: string;
+  /** A merge request pipeline's request (its ref is refs/merge-requests/:iid/head, not the branch). */
+  mergeRequestId: number | null;
 }
 
 type Listener = (env: CiEnv, pipeline: CompletedPipeline) => Promise<void>;

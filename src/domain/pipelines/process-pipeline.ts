@@ -81,7 +81,9 @@ async function writeStatus(env: CiEnv, pipelineId: number, jobs: BuildRow[]): Pr
   }
   // A pipeline that has just finished: its listeners (merge when pipeline succeeds) act on it.
   if (done && !PIPELINE_COMPLETED.includes(pipeline.status)) {
-    const completed = { id: pipelineId, projectId: pipeline.project_id, ref: pipeline.ref, sha: pipeline.sha, status };
+    const completed = { id: pipelineId, projectId: pipeline.project_id, ref: pipeline.ref, sha: pipeline.sha, status,
+      mergeRequestId: pipeline.merge_request_id,
+    };
     await pipelineCompleted(env, completed, () => {});
   }
   return { before: pipeline.status, after: status };

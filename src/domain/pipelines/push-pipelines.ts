@@ -29,7 +29,7 @@ export interface RefUpdate {
 
 /** Ref updates one push may create pipelines for (the Service's PIPELINE_PROCESS_LIMIT is 4 for branches). */
 const MAX_PIPELINES_PER_PUSH = 20;
-const SKIP_PATTERN = /\[(ci[ _-]skip|skip[ _-]ci)\]/i;
+export const SKIP_PATTERN = /\[(ci[ _-]skip|skip[ _-]ci)\]/i;
 
 /** Branches and tags of a repository: full ref name → commit id. */
 export async function snapshotRefs(gitDir: string): Promise<Map<string, string>> {
@@ -69,13 +69,14 @@ export interface PushOptions {
   pushOptions?: string[];
 }
 
-async function skippedPipeline(
+export async function skippedPipeline(
   env: CiEnv, project: ProjectRow, u: { name: string; tag: boolean; before: string; after: string },
-  userId: number, commitData: string,
+  userId: number, commitData: string, o: { source?: string; mergeRequestId?: number } = {},
 ) {
   const now = new Date().toISOString();
   return env.db.transaction().execute((trx) => insertPipelineWithJobs(trx, {
-    project_id: project.id, ref: u.name, tag: u.tag ? 1 : 0, sha: u.after, before_sha: u.before, source: 'push', status: 'skipped',
+    project_id: project.id, ref: u.name, tag: u.tag ? 1 : 0, sha: u.after, before_sha: u.before, source: o.source ?? 'push',
+    status: 'skipped', merge_request_id: o.mergeRequestId ?? null,
     user_id: userId, upstream_bridge_id: null, config_path: CI_CONFIG_PATH, commit_data: commitData, started_at: null, finished_at: now,
   }, []));
 }

@@ -13,6 +13,7 @@ import type { CiEnv } from '../pipelines/ci-env.ts';
 import { createPushPipelines } from '../pipelines/push-pipelines.ts';
 import { recordPushEvents } from '../events/push-events.ts';
 import { protectDefaultBranch } from '../protected-refs/protected-refs.ts';
+import { createMergeRequestPushPipelines } from '../pipelines/merge-request-pipelines.ts';
 import { afterBranchPush } from '../merge-requests/merge-status.ts';
 
 /**
@@ -40,6 +41,9 @@ export async function afterRefUpdate(
       .then(() => afterBranchPush(env.db, repo.gitDir, project, updates, userId))
       .catch(onPipelineError)
       .then(() => createPushPipelines(env, project, updates, userId))
+      .catch(onPipelineError)
+      // Then the merge request pipelines of the open requests whose source branch moved.
+      .then(() => createMergeRequestPushPipelines(env, project, updates, userId))
       .catch(onPipelineError);
   });
 }

@@ -38,6 +38,8 @@ export interface VariableContext {
   ciVariables?: RunnerVariable[];
   /** CI_DEPLOY_USER and CI_DEPLOY_PASSWORD of the project's `gitlab-deploy-token` (deploy-tokens.ts). */
   deployVariables?: RunnerVariable[];
+  /** CI_MERGE_REQUEST_* and CI_OPEN_MERGE_REQUESTS (pipelines/merge-request-variables.ts). */
+  mergeRequestVariables?: Array<[string, string]>;
 }
 
 /** CI_COMMIT_REF_SLUG: lowercased, non-alphanumerics as '-', at most 63 characters, no '-' at the ends. */
@@ -115,11 +117,15 @@ export function runnerVariables(c: VariableContext): RunnerVariable[] {
   pair('CI_BUILD_REF', 'CI_COMMIT_SHA', c.pipeline.sha);
   add('CI_COMMIT_SHORT_SHA', c.pipeline.sha.slice(0, 8));
   pair('CI_BUILD_BEFORE_SHA', 'CI_COMMIT_BEFORE_SHA', c.pipeline.before_sha);
-  pair('CI_BUILD_REF_NAME', 'CI_COMMIT_REF_NAME', c.job.ref);
-  pair('CI_BUILD_REF_SLUG', 'CI_COMMIT_REF_SLUG', refSlug(c.job.ref));
+  // A merge request pipeline runs on refs/merge-requests/:iid/head: its ref name is the source
+  // branch, and it is no branch pipeline (Ci::Pipeline#source_ref, #branch?).
+  const mrVariables = c.mergeRequestVariables ?? [];
+  const refName = mrVariables.find(([k]) => k === 'CI_MERGE_REQUEST_SOURCE_BRANCH_NAME')?.[1] ?? c.job.ref;
+  pair('CI_BUILD_REF_NAME', 'CI_COMMIT_REF_NAME', refName);
+  pair('CI_BUILD_REF_SLUG', 'CI_COMMIT_REF_SLUG', refSlug(refName));
   if (isTag) {
     pair('CI_BUILD_TAG', 'CI_COMMIT_TAG', c.job.ref);
-  } else {
+  } else if (c.pipeline.source !== 'merge_request_event') {
     add('CI_COMMIT_BRANCH', c.job.ref);
   }
   add('CI_COMMIT_MESSAGE', commit.message);
@@ -127,6 +133,7 @@ export function runnerVariables(c: VariableContext): RunnerVariable[] {
   add('CI_COMMIT_DESCRIPTION', commit.message.includes('\n') ? commit.message.slice(commit.message.indexOf('\n') + 1).replace(/^\n+/, '') : '');
   add('CI_COMMIT_AUTHOR', `${commit.author_name} <${commit.author_email}>`);
   add('CI_COMMIT_TIMESTAMP', commit.committed_date.replace(/\.\d{3}Z$/, '+00:00'));
+  for (const [key, value] of mrVariables) add(key, value);
   pair('CI_BUILD_REPO', 'CI_REPOSITORY_URL', repoUrl);
   // Ci::Build#persisted_variables: the deploy token's right after the repository URL.
   out.push(...(c.deployVariables ?? []));

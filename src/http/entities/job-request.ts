@@ -25,6 +25,7 @@ export interface JobRequestContext {
   serverVersion: string;
   ciVariables?: RunnerVariable[];
   deployVariables?: RunnerVariable[];
+  mergeRequestVariables?: Array<[string, string]>;
 }
 
 interface Options {
@@ -108,6 +109,13 @@ const seconds = (from: string | null, to: string | null) => (from && to ? Math.m
   0, Math.round((Date.parse(to) - Date.parse(from)) / 1000),
 ) : 0);
 
+/** What the runner fetches: the tag, the branch, or a merge request pipeline's refs/merge-requests/:iid/head itself. */
+function refspecOf(ref: string, isTag: boolean): string {
+  if (isTag) return `+refs/tags/${ref}:refs/tags/${ref}`;
+  if (ref.startsWith('refs/merge-requests/')) return `+${ref}:${ref}`;
+  return `+refs/heads/${ref}:refs/remotes/origin/${ref}`;
+}
+
 export function presentJobRequest(c: JobRequestContext) {
   const o = JSON.parse(c.job.options) as Options;
   const isTag = c.job.tag === 1;
@@ -136,7 +144,7 @@ export function presentJobRequest(c: JobRequestContext) {
       sha: c.pipeline.sha,
       before_sha: c.pipeline.before_sha,
       ref_type: isTag ? 'tag' : 'branch',
-      refspecs: [isTag ? `+refs/tags/${c.job.ref}:refs/tags/${c.job.ref}` : `+refs/heads/${c.job.ref}:refs/remotes/origin/${c.job.ref}`],
+      refspecs: [refspecOf(c.job.ref, isTag)],
       depth: c.project.ci_default_git_depth,
     },
     runner_info: { timeout: c.job.timeout, runner_session_url: null },

@@ -140,14 +140,16 @@ async function headPipelines(db: Kysely<DB>, rows: readonly MergeRequestRow[], h
   const out = new Map<number, Awaited<ReturnType<typeof pipelineAt>>>();
   for (const r of rows) {
     const head = heads.get(r.id)?.head_commit_sha;
-    if (head && r.source_project_id !== null) out.set(r.id, await pipelineAt(db, r.source_project_id, r.source_branch, head));
+    if (head && r.source_project_id !== null) out.set(r.id, await pipelineAt(db, r.source_project_id, r.source_branch, r.id, head));
   }
   return out;
 }
 
-function pipelineAt(db: Kysely<DB>, projectId: number, ref: string, sha: string) {
+/** Its source branch's or its own merge request pipelines' newest at the head (MergeRequest#find_actual_head_pipeline). */
+function pipelineAt(db: Kysely<DB>, projectId: number, ref: string, mrId: number, sha: string) {
   return db.selectFrom('ci_pipelines').select([...PIPELINE_BASIC_COLUMNS, 'started_at', 'finished_at'])
-    .where('project_id', '=', projectId).where('ref', '=', ref).where('sha', '=', sha).orderBy('id', 'desc').limit(1).executeTakeFirst();
+    .where('project_id', '=', projectId).where((eb) => eb.or([eb('ref', '=', ref), eb('merge_request_id', '=', mrId)]))
+    .where('sha', '=', sha).orderBy('id', 'desc').limit(1).executeTakeFirst();
 }
 
 export async function presentMergeRequests(

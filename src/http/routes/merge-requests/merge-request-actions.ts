@@ -91,7 +91,7 @@ const mergeRequestActions: FastifyPluginAsync = async (app) => {
   }
 
   const headPipeline = (mr: MergeRequestRow, head: string | null) => (head && mr.source_project_id !== null
-    ? headPipelineOf(db, mr.source_project_id, mr.source_branch, head) : Promise.resolve(undefined));
+    ? headPipelineOf(db, mr.source_project_id, mr.source_branch, mr.id, head) : Promise.resolve(undefined));
 
   /** Whether the checks besides git pass (MergeRequest#mergeable_state?: discussions, pipeline). */
   async function ciAndDiscussionsAllow(mr: MergeRequestRow, project: { id: number; only_allow_merge_if_pipeline_succeeds: number;

@@ -27,15 +27,20 @@ import { presentUserBasic, UserBasicSchema } from '../../entities/user.ts';
 import { loadProject, type ProjectContext } from '../../loaders/containers.ts';
 import { contextProjectPath, issueSubject } from '../../loaders/issues.ts';
 import { loadMergeRequest, type MergeRequestContext } from '../../loaders/merge-requests.ts';
-import { forbidden, recordNotFound } from '../../errors.ts';
+import { forbidden, notAllowed, recordNotFound, validationFailed } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { paginate, paginateArray, paginationParams } from '../../lists/pagination.ts';
-import { PipelineBasicSchema, presentPipelineBasic } from '../../entities/pipeline.ts';
+import { PipelineBasicSchema, PipelineSchema, presentPipeline, presentPipelineBasic } from '../../entities/pipeline.ts';
+import { createMergeRequestPipeline } from '../../../domain/pipelines/merge-request-pipelines.ts';
+import { ciEnvFrom } from '../../../domain/pipelines/ci-env.ts';
+import { findPipelineInProject } from '../../../domain/pipelines/pipelines.queries.ts';
+import { projectWebUrl } from '../ci/pipelines.ts';
 import { canOnProject } from '../../../domain/permissions/project.policy.ts';
 import { route } from '../../route.ts';
 import { presentOne } from './merge-requests.ts';
 
 const listParams = defineParams({ id: P.string(), merge_request_iid: P.integer(), ...paginationParams });
+const oneParams = defineParams({ id: P.string(), merge_request_iid: P.integer() });
 const changesParams = defineParams({
   id: P.string(), merge_request_iid: P.integer(),
   access_raw_diffs: P.optional(P.boolean({ description: 'ignored: diffs are always read from git' })),
@@ -165,8 +170,33 @@ const mergeRequestChanges: FastifyPluginAsync = async (app) => {
     const r = await range(m);
     const shas = r && r.base !== r.head ? await commitIdsBetween(m.repo.gitDir, r.base, r.head) : [];
     if (m.mr.source_project_id === null) return paginateArray(request, reply, []);
-    const rows = await paginate(db, request, reply, pipelinesOfCommits(db, m.mr.source_project_id, m.mr.source_branch, shas));
+    const rows = await paginate(db, request, reply, pipelinesOfCommits(db, m.mr.source_project_id, m.mr.source_branch, m.mr.id, shas));
     return rows.map((p) => presentPipelineBasic(p, webUrl(m.ctx)));
+  });
+
+  route(app, {
+    method: 'POST', url: '/projects/:id/merge_requests/:merge_request_iid/pipelines', auth: 'required', params: oneParams,
+    schema: {
+      summary: 'Create a merge request pipeline on the source head (jobs need only: [merge_requests] or a merge_request_event rule)',
+      tags: ['merge_requests'], response: { 200: PipelineSchema },
+    },
+  }, async ({ request, input, caller }) => {
+    const m = await load(request, input);
+    // MergeRequests::CreatePipelineService: nothing to run for a request without commits (405);
+    // Ci::CreatePipelineService's own refusals are the pipeline's base errors (400).
+    const latest = (await diffVersionsOf(db, m.mr.id))[0];
+    if (!latest || latest.state === 'empty') throw notAllowed();
+    if (!canOnProject(m.ctx.actor, 'update_build', m.ctx.project)) {
+      throw validationFailed({ base: ['Insufficient permissions to create a new pipeline'] });
+    }
+    const result = await createMergeRequestPipeline(ciEnvFrom(db, config), m.mr, caller.user.id, { persistConfigErrors: true });
+    if (!result.ok) {
+      if ('reason' in result) throw notAllowed();
+      throw validationFailed({ base: [result.error] });
+    }
+    const fresh = (await findPipelineInProject(db, result.pipeline.project_id, result.pipeline.id))!;
+    // The Service answers 200 here (`status :ok` in API::MergeRequests), not POST's usual 201.
+    return presentPipeline(fresh, projectWebUrl(config.externalUrl, m.ctx), caller.user, config.externalUrl);
   });
 
   route(app, {

@@ -20,6 +20,8 @@ import {
   createMergeRequest, deleteMergeRequest, updateMergeRequest, type WriteRefusal,
 } from '../../../domain/merge-requests/write-merge-request.ts';
 import { projectRepository } from '../../../domain/repositories/project-repository.ts';
+import { createMergeRequestPipeline } from '../../../domain/pipelines/merge-request-pipelines.ts';
+import { ciEnvFrom } from '../../../domain/pipelines/ci-env.ts';
 import { divergedCommitsCount } from '../../../domain/merge-requests/mr-git.ts';
 import { MergeRequestSchema, presentMergeRequests } from '../../entities/merge-request.ts';
 import { contextProjectPath } from '../../loaders/issues.ts';
@@ -139,6 +141,12 @@ const mergeRequests: FastifyPluginAsync = async (app) => {
       milestoneId: input.milestone_id, removeSourceBranch: input.remove_source_branch, squash: input.squash,
     });
     if (!result.ok) throw refusal(result);
+    // MergeRequests::AfterCreateService: a merge request pipeline, if some job asks for one, after the answer.
+    const created = result.value;
+    setImmediate(() => {
+      createMergeRequestPipeline(ciEnvFrom(db, config), created, caller.user.id)
+        .catch((err: unknown) => request.log.error({ err }, 'could not create the pipeline of a merge request'));
+    });
     reply.code(201);
     return presentOne(request, ctx, result.value);
   });

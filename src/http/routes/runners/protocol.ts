@@ -20,6 +20,7 @@ import { deleteRunner } from '../../../domain/runners/runners.queries.ts';
 import { forbidden, validationFailed } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { RunnerRegistrationSchema } from '../../entities/runner.ts';
+import { mergeRequestVariables } from '../../../domain/pipelines/merge-request-variables.ts';
 import { presentJobRequest } from '../../entities/job-request.ts';
 import { authenticateJob, authenticateRunner, jobTokenOf } from '../../runner-auth.ts';
 import { route } from '../../route.ts';
@@ -117,11 +118,16 @@ const runnerProtocol: FastifyPluginAsync = async (app) => {
     const ns = (await namespacePathsById(db, [project.namespace_id])).get(project.namespace_id)!;
     const deps = dependenciesOf(job, await latestPipelineJobs(db, job.pipeline_id));
     const artifacts = await jobArtifacts(db, deps.map((d) => d.id));
+    const mergeRequestVars = await mergeRequestVariables(db, config.externalUrl, {
+      projectId: pipeline.project_id, ref: pipeline.ref, tag: pipeline.tag === 1, sha: pipeline.sha, source: pipeline.source,
+      mergeRequestId: pipeline.merge_request_id,
+    });
     return reply.code(201).type('application/json').send(JSON.stringify(presentJobRequest({
       job, token, runner, pipeline, project, projectFullPath: `${ns.fullPath}/${project.path}`, namespaceFullPath: ns.fullPath,
       dependencies: deps.map((d) => ({ job: d, artifacts: artifacts.filter((a) => a.job_id === d.id) })),
       externalUrl: config.externalUrl, serverVersion: app.kiln.version.version, ciVariables: assigned.variables,
       deployVariables: assigned.deployVariables,
+      mergeRequestVariables: mergeRequestVars,
     })));
   });
 
