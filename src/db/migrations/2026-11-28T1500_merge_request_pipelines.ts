@@ -12,3 +12,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('ci_pipelines_merge_request').on('ci_pipelines').columns(['merge_request_id', 'id']).execute();
 }
+
+export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropIndex('ci_pipelines_merge_request').execute();
+  await db.schema.alterTable('ci_pipelines').dropColumn('merge_request_id').execute();
+}

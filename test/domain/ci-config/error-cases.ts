@@ -347,6 +347,8 @@ export const INCLUDE_ERRORS: ErrorCase[] = [
   c(`include: { project: a/b, file: ci.json }\n${OK}`, 'Included file `ci.json` does not have YAML extension!'),
   c(`include: ci/missing.yml\n${OK}`, 'Local file `ci/missing.yml` does not exist!'),
   c(`include: /ci/missing.yml\n${OK}`, 'Local file `/ci/missing.yml` does not exist!'),
+  // Instance-level lint: no project behind the configuration, so nothing local to read (External::File::Local).
+  c(`include: ci/a.yml\n${OK}`, 'Local file `ci/a.yml` does not have project!', { world: { files: { 'ci/a.yml': OK }, projectless: true } }),
   c(`include: { local: "ci/*.yml" }\n${OK}`, 'Local file `ci/*.yml` does not exist!', { world: { files: { 'ci/a.yaml': OK } } }),
   c(`include: { project: a/b, file: ci.yml }\n${OK}`,
     'Project `a/b` not found or access denied! Make sure any includes in the pipeline configuration are correctly defined.'),

@@ -36,6 +36,8 @@ export interface World {
   remoteHosts?: string[];
   /** Template files by name; null or absent: no templates directory is configured. */
   templates?: Files | null;
+  /** No project stands behind the configuration (instance-level lint). */
+  projectless?: boolean;
 }
 
 /** The pipeline the configuration is selected for. */
@@ -86,6 +88,7 @@ export function memorySources(world: World, log: FetchLog[] = []): IncludeSource
   const files = world.files ?? {};
   const templates = world.templates ?? null;
   return {
+    ...(world.projectless ? { projectless: true } : {}),
     readLocal: async (p) => files[p] ?? null,
     listLocal: async () => sorted(files),
     async readProject(fullPath, ref, file): Promise<ProjectFile> {

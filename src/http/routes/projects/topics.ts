@@ -27,7 +27,7 @@ const TopicSchema = Type.Object({
 /** Projects::Topic's validations: name and title present and at most 255 characters, description at most 1024. */
 const TITLE_MAX = 255;
 const DESCRIPTION_MAX = 1024;
-const text = (max: number) => P.string({ maxLength: max, ownErrors: true });
+const text = (max: number) => P.string({ maxLength: max });
 
 const listParams = defineParams({
   search: P.optional(P.name()), without_projects: P.optional(P.boolean()), ...paginationParams,
