@@ -119,6 +119,24 @@ describe('merge requests on real git', () => {
     const mr = await open('fix', { description: `Fixes #${issue.iid}` });
     const closes = (await t.request({ method: 'GET', url: `${mrs()}/${mr.iid}/closes_issues`, token: devToken })).json();
     assert.deepEqual(closes.map((i: { iid: number }) => i.iid), [issue.iid]);
+    // The issue counts the request that closes it (merge_requests_closing_issues) while the
+    // description names it; with merge requests private to members, a Guest does not count it.
+    const guest = await createUser(t.db, { username: 'gguest' });
+    const guestToken = await createToken(t.db, guest);
+    await t.request({ method: 'POST', url: `${api()}/members`, token: devToken, payload: { user_id: guest.id, access_level: 10 } });
+    const counted = async (token: string) => {
+      const res = await t.request({ method: 'GET', url: `${api()}/issues/${issue.iid}`, token });
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json().merge_requests_count;
+    };
+    assert.deepEqual([await counted(devToken), await counted(reporterToken), await counted(guestToken)], [1, 1, 1]);
+    await t.request({ method: 'PUT', url: api(), token: devToken, payload: { merge_requests_access_level: 'private' } });
+    assert.deepEqual([await counted(devToken), await counted(reporterToken), await counted(guestToken)], [1, 1, 0]);
+    await t.request({ method: 'PUT', url: api(), token: devToken, payload: { merge_requests_access_level: 'enabled' } });
+    await t.request({ method: 'PUT', url: `${mrs()}/${mr.iid}`, token: devToken, payload: { description: 'No reference' } });
+    assert.equal(await counted(devToken), 0);
+    await t.request({ method: 'PUT', url: `${mrs()}/${mr.iid}`, token: devToken, payload: { description: `Fixes #${issue.iid}` } });
+    assert.equal(await counted(devToken), 1);
     const byReporter = await t.request({ method: 'PUT', url: `${mrs()}/${mr.iid}/merge`, token: reporterToken });
     assert.equal(byReporter.statusCode, 401);
     const stale = await t.request({ method: 'PUT', url: `${mrs()}/${mr.iid}/merge`, token: devToken, payload: { sha: '0'.repeat(40) } });
@@ -311,6 +329,22 @@ describe('merge requests on real git', () => {
     const after = (await t.request({ method: 'GET', url: `${mrs()}/${mr2.iid}`, token: devToken })).json();
     assert.equal(after.merge_when_pipeline_succeeds, false);
     assert.equal((await t.request({ method: 'POST', url: `${mrs()}/${mr2.iid}/cancel_merge_when_pipeline_succeeds`, token: devToken })).statusCode, 405);
+
+    // A project that merges only after a successful pipeline: with every other check passing, the
+    // head pipeline decides the detailed status, on a single read and in a list alike.
+    await t.request({ method: 'PUT', url: api(), token: devToken, payload: { only_allow_merge_if_pipeline_succeeds: true } });
+    const running = await until(mr2.iid, (m) => m.detailed_merge_status !== 'checking');
+    assert.equal(running.detailed_merge_status, 'ci_still_running');
+    const listed = (await t.request({ method: 'GET', url: `${mrs()}?iids[]=${mr2.iid}`, token: devToken })).json();
+    assert.equal(listed[0].detailed_merge_status, 'ci_still_running');
+    // Main's pipeline of the first merge waits in the queue too: fail every job.
+    for (let job = await runner.request(); job; job = await runner.request()) {
+      assert.equal((await runner.update(job, 'failed', 'script_failure')).statusCode, 200);
+    }
+    await until(mr2.iid, (m) => m.detailed_merge_status === 'ci_must_pass');
+    assert.equal((await t.request({ method: 'PUT', url: `${mrs()}/${mr2.iid}/merge`, token: devToken })).statusCode, 405);
+    await t.request({ method: 'PUT', url: api(), token: devToken, payload: { only_allow_merge_if_pipeline_succeeds: false } });
+    assert.equal((await until(mr2.iid, () => true)).detailed_merge_status, 'mergeable');
   });
 
   it('notes, threads that resolve, and award emoji on a merge request', async () => {

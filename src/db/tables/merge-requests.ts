@@ -75,8 +75,18 @@ export interface MergeRequestDiffCommitsTable {
   relative_order: number;
 }
 
+/** An issue an open request closes on merge (migration 2026-11-29T0900). */
+export interface MergeRequestsClosingIssuesTable {
+  id: Generated<number>;
+  merge_request_id: number;
+  issue_id: number;
+  created_at: string;
+  updated_at: string;
+}
+
 declare module '../types.ts' {
   interface DB {
+    merge_requests_closing_issues: MergeRequestsClosingIssuesTable;
     merge_request_diff_commits: MergeRequestDiffCommitsTable;
     merge_requests: MergeRequestsTable;
     merge_request_assignees: MergeRequestUsersTable;

@@ -47,6 +47,8 @@ const countsById = new ByIds((db, ids) => db.selectFrom('issues').select([
   (eb) => eb.selectFrom('issue_links').innerJoin('issues as blocker', 'blocker.id', 'issue_links.source_id')
     .select((e) => e.fn.countAll<number>().as('n')).where('issue_links.link_type', '=', 'blocks')
     .whereRef('issue_links.target_id', '=', 'issues.id').where('blocker.state', '=', 'opened').as('blocking_issues_count'),
+  (eb) => eb.selectFrom('merge_requests_closing_issues').select((e) => e.fn.countAll<number>().as('n'))
+    .whereRef('merge_requests_closing_issues.issue_id', '=', 'issues.id').as('closing_merge_requests_count'),
 ]).where('issues.id', 'in', ids));
 
 /** Assignee user ids of each issue, in assignment order (the Service orders issue_assignees by insertion). */
@@ -81,22 +83,25 @@ export interface IssueCounts {
   total_time_spent: number;
   /** Open issues that block this one. */
   blocking_issues_count: number;
+  /** Merge requests that close it on merge, before the viewer's access is applied. */
+  closing_merge_requests_count: number;
 }
 
 /**
  * The counts the entity shows (Gitlab::IssuableMetadata): comments that are not system notes,
- * 👍 and 👎 awards, time spent, and the open issues blocking each one.
+ * 👍 and 👎 awards, time spent, the open issues blocking each one and the merge requests closing it.
  */
 export async function issueCounts(db: Kysely<DB>, issueIds: readonly number[]): Promise<Map<number, IssueCounts>> {
   const ids = [...new Set(issueIds)];
   const out = new Map<number, IssueCounts>(ids.map((id) => [id, {
-    user_notes_count: 0, upvotes: 0, downvotes: 0, total_time_spent: 0, blocking_issues_count: 0,
+    user_notes_count: 0, upvotes: 0, downvotes: 0, total_time_spent: 0, blocking_issues_count: 0, closing_merge_requests_count: 0,
   }]));
   if (ids.length === 0) return out;
   for (const r of await countsById.all(db, ids)) {
     out.set(r.id, {
       user_notes_count: Number(r.user_notes_count ?? 0), upvotes: Number(r.upvotes ?? 0), downvotes: Number(r.downvotes ?? 0),
       total_time_spent: Number(r.total_time_spent ?? 0), blocking_issues_count: Number(r.blocking_issues_count ?? 0),
+      closing_merge_requests_count: Number(r.closing_merge_requests_count ?? 0),
     });
   }
   return out;

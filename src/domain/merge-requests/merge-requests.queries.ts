@@ -43,7 +43,8 @@ const countsById = new ByIds((db, ids) => db.selectFrom('merge_requests').select
     .as('unresolved_discussions'),
 ]).where('merge_requests.id', 'in', ids));
 const mergeRulesById = new ByIds((db, ids) => db.selectFrom('projects')
-  .select(['id', 'merge_method', 'only_allow_merge_if_all_discussions_are_resolved']).where('id', 'in', ids));
+  .select(['id', 'merge_method', 'only_allow_merge_if_all_discussions_are_resolved', 'only_allow_merge_if_pipeline_succeeds',
+    'allow_merge_on_skipped_pipeline']).where('id', 'in', ids));
 
 /** The merge rules the entity's detailed merge status reads, of each project. */
 export function mergeRulesOfProjects(db: Kysely<DB>, projectIds: readonly number[]) {
@@ -408,4 +409,20 @@ export function openMergeRequestsFromBranch(db: Db, projectId: number, branch: s
 export function diffAtHead(db: Db, mrId: number, head: string): Promise<MergeRequestDiffRow | undefined> {
   return db.selectFrom('merge_request_diffs').selectAll().where('merge_request_id', '=', mrId).where('head_commit_sha', '=', head)
     .orderBy('id', 'desc').limit(1).executeTakeFirst();
+}
+
+/** Replaces the issues a request closes on merge (MergeRequest#cache_merge_request_closes_issues!). */
+export async function replaceClosingIssues(trx: Db, mrId: number, issueIds: readonly number[], now: string): Promise<void> {
+  await trx.deleteFrom('merge_requests_closing_issues').where('merge_request_id', '=', mrId).execute();
+  if (issueIds.length === 0) return;
+  await trx.insertInto('merge_requests_closing_issues')
+    .values([...new Set(issueIds)].map((issue_id) => ({ merge_request_id: mrId, issue_id, created_at: now, updated_at: now })))
+    .execute();
+}
+
+/** The merge requests feature level and namespace of each project (whose closing requests an issue counts). */
+export function mergeRequestAccessOfProjects(db: Db, projectIds: readonly number[]) {
+  if (projectIds.length === 0) return Promise.resolve([]);
+  return db.selectFrom('projects').select(['id', 'namespace_id', 'merge_requests_access_level'])
+    .where('id', 'in', [...projectIds]).execute();
 }

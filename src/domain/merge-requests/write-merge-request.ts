@@ -38,6 +38,7 @@ import { validRefName } from '../repositories/ref-names.ts';
 import { insertJob } from '../background-jobs/background-jobs.queries.ts';
 import { changedFileCount, commitIdsBetween, mergeBase } from './mr-git.ts';
 import { canReadMergeRequest } from './merge-request.policy.ts';
+import { cacheClosingIssues } from './closing-issues.ts';
 import {
   deleteMergeRequestRow, insertDiffVersion, insertMergeRequest, labelIdsOf, linkLabels, openMergeRequestOfBranch, peopleOf,
   recordLabelEvents, resolveTodosOf,
@@ -159,6 +160,7 @@ export async function createMergeRequest(
       }
       if (milestone) await recordMilestoneEvent(trx, row.id, user.id, { milestoneId: milestone.id, action: 'add', state: 'opened' }, now);
       await insertDiffVersion(trx, { mrId: row.id, ...version, now });
+      await cacheClosingIssues(trx, where.project, row, row.description, now);
       await recordEvent(trx, {
         project_id: where.project.id, author_id: user.id, action: 'created', target_type: 'MergeRequest', target_id: row.id,
       });
@@ -310,6 +312,10 @@ export async function updateMergeRequest(
         await recordStateEvent(trx, mr.id, user.id, 'reopened', now);
         await recordEvent(trx, { ...eventOf(mr.id), action: 'reopened' });
         await queueMergeStatusCheck(trx, [mr.id]);
+      }
+      // The closing issues follow the description while the request stays open (MergeRequests::UpdateService).
+      if (set.description !== undefined) {
+        await cacheClosingIssues(trx, where.project, { id: mr.id, state: set.state ?? mr.state }, set.description, now);
       }
       const changed = Object.keys(set).length > 0;
       if (!changed && !assignees && !reviewers && p.labels === undefined && p.addLabels === undefined && p.removeLabels === undefined) {

@@ -21,6 +21,7 @@ import { taskCompletion } from '../../domain/issues/task-list.ts';
 import { presentUserBasic, UserBasicSchema } from './user.ts';
 import { LabelBasicSchema, presentLabelBasic } from './label.ts';
 import { MilestoneSchema, presentMilestone } from './milestone.ts';
+import { projectsCountingClosingRequests } from '../../domain/merge-requests/closing-issues.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -158,6 +159,9 @@ export async function presentIssues(db: Kysely<DB>, rows: readonly IssueRow[], o
     for (const a of assignees.get(r.id) ?? []) userIds.add(a);
   }
   const users = new Map((await findUsersByIds(db, [...userIds])).map((u) => [u.id, u]));
+  // Most pages have no closing request at all: the viewer's access is read only for those that do.
+  const closingProjects = await projectsCountingClosingRequests(db,
+    [...new Set(rows.filter((r) => counts.get(r.id)!.closing_merge_requests_count > 0).map((r) => r.project_id))], o.viewerId);
   const milestonePaths = await milestonePathsOf(db, [...milestones.values()], o.projects);
   const userOpts = { externalUrl: o.externalUrl, canReadProfile: false };
   const basic = (u: UserRow | undefined) => (u ? presentUserBasic(u, {}, userOpts) : null);
@@ -181,8 +185,7 @@ export async function presentIssues(db: Kysely<DB>, rows: readonly IssueRow[], o
       type: r.issue_type.toUpperCase(),
       assignee: issueAssignees[0] ?? null,
       user_notes_count: c.user_notes_count,
-      // Merge requests land with issue 30; until then no merge request can close or mention an issue.
-      merge_requests_count: 0,
+      merge_requests_count: closingProjects.has(r.project_id) ? c.closing_merge_requests_count : 0,
       upvotes: c.upvotes,
       downvotes: c.downvotes,
       due_date: r.due_date,

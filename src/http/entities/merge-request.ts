@@ -7,7 +7,10 @@
  * `detailed_merge_status` follows MergeRequests::Mergeability::DetailedMergeStatusService:
  * `checking` until the background check ran, then `not_open`, `draft_status`,
  * `discussions_not_resolved`, `broken_status` (a conflict), `need_rebase` (fast-forward only
- * projects) or `mergeable`.
+ * projects), then — every other check passing — the CI check of a project that merges only after a
+ * successful pipeline (CheckCiStatusService, MergeRequest#mergeable_ci_state?): `ci_still_running`
+ * while the head pipeline is active, `ci_must_pass` when it is missing or did not succeed, else
+ * `mergeable`.
  */
 import { Type, type Static } from 'typebox';
 import type { Kysely } from 'kysely';
@@ -123,8 +126,19 @@ function references(mr: MergeRequestRow, p: IssueProjectPath, from: ReferenceCon
 }
 
 /** DetailedMergeStatusService's answer from what kiln stores. */
+/** Pipeline states that may still end in success (Ci::HasStatus::ACTIVE_STATUSES with created). */
+const ACTIVE_PIPELINE = new Set(['created', 'waiting_for_resource', 'preparing', 'pending', 'running', 'scheduled']);
+
+export interface MergeCiRule {
+  /** The project's only_allow_merge_if_pipeline_succeeds. */
+  required: boolean;
+  allowSkipped: boolean;
+  /** The status of the request's head pipeline, null without one. */
+  headStatus: string | null;
+}
+
 export function detailedMergeStatus(
-  mr: MergeRequestRow, o: { unresolved: number; onlyIfResolved: boolean; ffOnly: boolean },
+  mr: MergeRequestRow, o: { unresolved: number; onlyIfResolved: boolean; ffOnly: boolean; ci?: MergeCiRule },
 ): string {
   if (mr.state !== 'opened' && mr.state !== 'locked') return 'not_open';
   if (mr.merge_status === 'unchecked' || mr.merge_status === 'checking') return 'checking';
@@ -132,6 +146,12 @@ export function detailedMergeStatus(
   if (o.onlyIfResolved && o.unresolved > 0) return 'discussions_not_resolved';
   if (mr.merge_status === 'cannot_be_merged' || mr.merge_status === 'cannot_be_merged_recheck') return 'broken_status';
   if (o.ffOnly && ffPossibleOf(mr.merge_status_heads) === false) return 'need_rebase';
+  const ci = o.ci;
+  if (ci?.required === true) {
+    const status = ci.headStatus;
+    const passes = status === 'success' || (status === 'skipped' && ci.allowSkipped);
+    if (!passes) return status !== null && ACTIVE_PIPELINE.has(status) ? 'ci_still_running' : 'ci_must_pass';
+  }
   return 'mergeable';
 }
 
@@ -169,7 +189,12 @@ export async function presentMergeRequests(
   const latest = new Map(diffs.map((d) => [d.merge_request_id, d]));
   const projectIds = [...new Set(rows.map((r) => r.project_id))];
   const projectRules = new Map((await mergeRulesOfProjects(db, projectIds)).map((p) => [p.id, p]));
-  const pipelines = o.full ? await headPipelines(db, rows, latest) : new Map();
+  // A list reads head pipelines only for open requests whose project merges after a successful
+  // pipeline: their detailed status depends on it.
+  const ciGated = (r: MergeRequestRow) => (r.state === 'opened' || r.state === 'locked')
+    && projectRules.get(r.project_id)?.only_allow_merge_if_pipeline_succeeds === 1;
+  const needPipeline = o.full ? rows : rows.filter(ciGated);
+  const pipelines = needPipeline.length > 0 ? await headPipelines(db, needPipeline, latest) : new Map<number, never>();
   const userIds = new Set<number>();
   for (const r of rows) {
     for (const id of [r.author_id, r.closed_by_id, r.merged_by_id, r.merge_user_id]) if (id !== null) userIds.add(id);
@@ -213,6 +238,10 @@ export async function presentMergeRequests(
       detailed_merge_status: detailedMergeStatus(r, {
         unresolved: c.unresolved_discussions, onlyIfResolved: rules?.only_allow_merge_if_all_discussions_are_resolved === 1,
         ffOnly: rules?.merge_method === 'ff' || rules?.merge_method === 'rebase_merge',
+        ci: {
+          required: rules?.only_allow_merge_if_pipeline_succeeds === 1, allowSkipped: rules?.allow_merge_on_skipped_pipeline === 1,
+          headStatus: pipelines.get(r.id)?.status ?? null,
+        },
       }),
       sha: diff?.head_commit_sha ?? null,
       merge_commit_sha: r.merge_commit_sha, squash_commit_sha: r.squash_commit_sha,
