@@ -112,3 +112,11 @@ declare module '../types.ts' {
     user_agent_details: UserAgentDetailsTable;
   }
 }
+
+declare module './projects.ts' {
+  interface ProjectsTable {
+    /** Open issues, and those of them not confidential (migration 2026-11-29T0910; triggers keep them). */
+    open_issues_count: Generated<number>;
+    open_public_issues_count: Generated<number>;
+  }
+}

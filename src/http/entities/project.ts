@@ -137,7 +137,7 @@ export const ProjectSchema = Type.Object({
   import_status: Type.String(),
   /** The next three for those who may administer the project, on the routes that say so. */
   import_error: Type.Optional(NString),
-  open_issues_count: Type.Integer(),
+  open_issues_count: Type.Optional(Type.Integer()),
   runners_token: Type.Optional(NString),
   ci_default_git_depth: Type.Integer(),
   ci_forward_deployment_enabled: Type.Boolean(),
@@ -295,6 +295,11 @@ export interface ProjectView {
   /** How many users starred the project. */
   starCount: number;
   /**
+   * open_issues_count, where the issues feature is available to the viewer: every open issue for
+   * those who may read confidential ones, the others' count otherwise (Projects::OpenIssuesCountService).
+   */
+  openIssuesCount?: number;
+  /**
    * user_can_admin_project: set by the routes that pass it to the Service's entity (show, create,
    * update) for a viewer who may administer the project (Maintainer and up, administrators).
    */
@@ -387,7 +392,7 @@ export function presentProject(p: ProjectRow, ns: NamespaceInfo, view: ProjectVi
   e.creator_id = p.creator_id;
   e.import_status = s.import_status;
   if (view.administered) e.import_error = null;
-  e.open_issues_count = 0;
+  if (view.openIssuesCount !== undefined) e.open_issues_count = view.openIssuesCount;
   if (view.administered) e.runners_token = view.administered.runnersToken;
   e.ci_default_git_depth = DEFAULT_GIT_DEPTH;
   e.ci_forward_deployment_enabled = s.ci_forward_deployment_enabled;

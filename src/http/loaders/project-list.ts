@@ -71,6 +71,10 @@ async function viewerAccess(
         admin: viewer?.admin === 1,
         owner: ns.kind === 'user' && ns.owner_id !== null ? owners.get(ns.owner_id) ?? null : null,
         starCount: stars.get(p.row.id) ?? 0,
+        ...(entity !== 'basic' && canOnProject(actor, 'read_issue', p.row) ? {
+          openIssuesCount: canOnProject(actor, 'read_confidential_issues', p.row)
+            ? p.row.open_issues_count : p.row.open_public_issues_count,
+        } : {}),
       },
       permissions: {
         project_access: direct > 0 ? { access_level: direct, notification_level: GLOBAL_NOTIFICATION_LEVEL } : null,
