@@ -18,6 +18,18 @@ export function findUsersByIds(db: Db, ids: readonly number[]): Promise<UserRow[
   return usersById.all(db as Kysely<DB>, ids);
 }
 
+/**
+ * The columns of UserBasic only (id, username, name, state, avatar), for lists that show people
+ * beside their own rows: a users row is wide, and a page of issues or merge requests names twenty
+ * or more users, so reading every column is most of such a query's time.
+ */
+const userBasicsById = new ByIds((db, ids) => db.selectFrom('users').select(['id', 'username', 'name', 'state', 'avatar'])
+  .where('id', 'in', ids));
+
+export function findUserBasicsByIds(db: Db, ids: readonly number[]) {
+  return userBasicsById.all(db as Kysely<DB>, ids);
+}
+
 export async function findUsersByUsernames(db: Db, usernames: readonly string[]): Promise<UserRow[]> {
   if (usernames.length === 0) return [];
   const lowered = [...new Set(usernames.map((u) => u.toLowerCase()))];
