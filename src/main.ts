@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from './config/load.ts';
 import { openDatabase } from './db/database.ts';
-import { migrateToLatest } from './db/migrate.ts';
+import { migrateToLatest, MigrationChecksumError } from './db/migrate.ts';
 import cluster from 'node:cluster';
 import module from 'node:module';
 
@@ -67,7 +67,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  if (err instanceof ConfigError) {
+  if (err instanceof ConfigError || err instanceof MigrationChecksumError) {
     console.error(err.message);
   } else {
     console.error(err);
