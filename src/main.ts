@@ -1,5 +1,5 @@
 /**
- * kiln's command line: `serve` (default) or `migrate`.
+ * kiln's command line: `serve` (default), `migrate`, `doctor` or `runner`.
  */
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from './config/load.ts';
@@ -14,9 +14,10 @@ import module from 'node:module';
 // `serve` imports the server when it runs.
 module.enableCompileCache?.();
 
-const USAGE = `usage: kiln [serve | migrate | runner]
+const USAGE = `usage: kiln [serve | migrate | doctor | runner]
   serve    migrate the database, create root on first boot, serve HTTP (default)
   migrate  apply pending database migrations and exit
+  doctor   check configuration, database and schema, git, storages, Redis and the SSH port; change nothing
   runner   run CI jobs against a kiln (kiln runner --help)
 Configuration comes from the environment; see the README.`;
 
@@ -58,6 +59,13 @@ async function main(): Promise<void> {
       const result = await migrateToLatest(database.db);
       for (const r of result.results ?? []) console.log(`${r.status}: ${r.migrationName}`);
       await database.close();
+      return;
+    }
+    case 'doctor': {
+      const { diagnose, report } = await import('./doctor.ts');
+      const { text, exitCode } = report(await diagnose(config));
+      console.log(text);
+      process.exitCode = exitCode;
       return;
     }
     default:
