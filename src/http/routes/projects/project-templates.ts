@@ -30,6 +30,12 @@ import { route } from '../../route.ts';
 const TYPES = ['dockerfiles', 'gitignores', 'gitlab_ci_ymls', 'licenses', 'issues', 'merge_requests'] as const;
 type TemplateType = typeof TYPES[number];
 
+/** A path `type` that is not storable text arrives as '' (input/params.ts): it names no type, as no route matches it. */
+function knownType(type: string): TemplateType {
+  if (!(TYPES as readonly string[]).includes(type)) throw notFound();
+  return type as TemplateType;
+}
+
 const projectAndType = {
   id: P.string({ description: 'project id or path' }),
   type: P.oneOf(TYPES, { description: 'the type of template' }),
@@ -77,8 +83,9 @@ const projectTemplates: FastifyPluginAsync = async (app) => {
     method: 'GET', url: '/projects/:id/templates/:type', auth: 'optional', params: params.list,
     schema: { summary: 'The templates of a type available to a project', tags, response: { 200: Type.Array(TemplatesListSchema) } },
   }, async ({ request, reply, input }) => {
+    const type = knownType(input.type);
     const ctx = await loadProject(request, input.id);
-    return paginateArray(request, reply, await names(ctx, input.type)).map(presentTemplatesList);
+    return paginateArray(request, reply, await names(ctx, type)).map(presentTemplatesList);
   });
 
   route(app, {
@@ -88,8 +95,8 @@ const projectTemplates: FastifyPluginAsync = async (app) => {
       response: { 200: Type.Union([TemplateSchema, LicenseSchema]) },
     },
   }, async ({ request, reply, input, caller }) => {
+    const type = knownType(input.type);
     const ctx = await loadProject(request, input.id);
-    const type = input.type;
     if (type === 'licenses') {
       const found = findLicenseTemplate(input.name, {
         project: input.project || null, fullname: input.fullname || caller?.user.name || null,
