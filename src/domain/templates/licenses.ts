@@ -36,9 +36,9 @@ interface LicenseMeta {
 
 /**
  * choosealicense.com's metadata of the licences it shows (hidden: false), sorted by key as
- * Licensee::License.all sorts them, with the SPDX id of each text (data/licenses.json).
+ * Licensee::License.all sorts them, with the SPDX id of each text (builtin/licenses.json).
  */
-const META_FILE = path.join(import.meta.dirname, 'data', 'licenses.json');
+const META_FILE = path.join(import.meta.dirname, 'builtin', 'licenses.json');
 
 /**
  * The SPDX list prints the GNU v2 licences' "how to apply" notice without the angle brackets the

@@ -1,7 +1,7 @@
 /**
  * File templates kiln ships (the Service's lib/gitlab/template/*: GitignoreTemplate,
  * DockerfileTemplate, GitlabCiYmlTemplate): `.gitignore` files, Dockerfiles and CI
- * configurations written for kiln, under `data/` beside this file. A template's key and name are
+ * configurations written for kiln, under `builtin/` beside this file. A template's key and name are
  * its file name without the type's extension (BaseTemplate#name, aliased as #key); the CI
  * templates sit in categories (General at the top, Pages in `Pages/`) and are listed category by
  * category, each sorted by name (BaseTemplate.all, by_category).
@@ -30,7 +30,7 @@ export interface FileTemplate {
 
 interface TypeLayout { dir: string; extension: string; categories: string[] }
 
-const DATA_DIR = path.join(import.meta.dirname, 'data');
+const DATA_DIR = path.join(import.meta.dirname, 'builtin');
 
 /** Directories and extensions of each type, and their categories in listing order. */
 const LAYOUT: Record<FileTemplateType, TypeLayout> = {
