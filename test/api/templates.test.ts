@@ -271,6 +271,17 @@ describe('built-in CI templates through include:template', () => {
     assert.deepEqual(extra.names, ['extra']);
   });
 
+  it('lints a configuration including a built-in template without a project (POST /ci/lint)', async () => {
+    const res = await t.request({
+      method: 'POST', url: '/api/v4/ci/lint', token: p.ownerToken,
+      payload: { content: 'include:\n  - template: Go.gitlab-ci.yml\n' },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const body = res.json() as { status: string; errors: string[]; merged_yaml?: string };
+    assert.equal(body.status, 'valid', res.body);
+    assert.deepEqual(body.errors, []);
+  });
+
   it('names a template that exists nowhere', async () => {
     const res = await jobsFor('include:\n  - template: Nope.gitlab-ci.yml\nx:\n  script: echo\n');
     assert.equal(res.status, 400);
