@@ -353,7 +353,8 @@ export const VARIABLES: Variable<keyof Config>[] = [
   {
     name: 'KILN_CI_TEMPLATES_DIR',
     key: 'ciTemplatesDir',
-    doc: 'directory of the files CI include:template reads (e.g. Auto-DevOps.gitlab-ci.yml); unset: no templates',
+    doc: 'directory of CI include:template files (e.g. Bash.gitlab-ci.yml) that win over kiln\'s built-in templates of the same name; '
+      + 'unset: the built-in ones only',
     default: () => null,
     parse: (raw) => (raw.startsWith('/') ? raw : { problem: 'must be an absolute path' }),
   },

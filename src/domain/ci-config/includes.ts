@@ -6,9 +6,9 @@
  * of them (External::Processor); an included file may include others.
  *
  * kiln reaches no network by default: a remote include is fetched only from hosts an
- * administrator lists (KILN_CI_REMOTE_INCLUDE_HOSTS), and templates come from a directory an
- * administrator may configure (KILN_CI_TEMPLATES_DIR). Without them the error names the include
- * and why.
+ * administrator lists (KILN_CI_REMOTE_INCLUDE_HOSTS); without them the error names the include
+ * and why. Templates are kiln's own (src/domain/templates), or an administrator's file of the same
+ * name in KILN_CI_TEMPLATES_DIR.
  */
 import picomatch from 'picomatch';
 import { ConfigError, isHash, type Hash } from './config-error.ts';
@@ -39,8 +39,7 @@ export interface IncludeSources {
   readProject(fullPath: string, ref: string | undefined, file: string): Promise<ProjectFile>;
   /** Hosts (`host` or `host:port`) remote includes may be fetched from. */
   remoteHosts: string[];
-  /** Directory of `template:` files, or null when none is configured. */
-  templatesDir: string | null;
+  /** A `template:` file (`Bash.gitlab-ci.yml`), or null when there is none of that name. */
   readTemplate(name: string): Promise<string | null>;
   /** How a remote file is requested: the global fetch unless the caller gives another (tests read from memory). */
   fetch?: typeof fetch;
@@ -210,10 +209,8 @@ async function textOf(loc: Location, sources: IncludeSources): Promise<string> {
     return text;
   }
   if (loc.kind === 'remote') return fetchRemote(path, sources);
-  if (!/^[\w./-]+\.gitlab-ci\.yml$/.test(path) || path.split('/').includes('..')) throw new ConfigError(`Template file \`${path}\` is not a valid location!`);
-  if (sources.templatesDir === null) {
-    throw new ConfigError(`Template file \`${path}\` could not be read because no template directory is configured!`);
-  }
+  // `+` for names such as C++.gitlab-ci.yml.
+  if (!/^[\w./+-]+\.gitlab-ci\.yml$/.test(path) || path.split('/').includes('..')) throw new ConfigError(`Template file \`${path}\` is not a valid location!`);
   const text = await sources.readTemplate(path);
   if (text === null) throw new ConfigError(`Included file \`${path}\` is empty or does not exist!`);
   return text;

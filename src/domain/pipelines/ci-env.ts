@@ -12,7 +12,7 @@ export interface CiEnv {
   pendingTimeout: number;
   /** Hosts `include:remote` may fetch from (KILN_CI_REMOTE_INCLUDE_HOSTS). */
   remoteIncludeHosts: string[];
-  /** Directory `include:template` reads (KILN_CI_TEMPLATES_DIR), or null. */
+  /** Directory whose files `include:template` reads before kiln's own templates (KILN_CI_TEMPLATES_DIR), or null. */
   templatesDir: string | null;
   /** KILN_EXTERNAL_URL, for the CI_SERVER_* and CI_PROJECT_URL variables rules may read. */
   externalUrl: string;

@@ -22,6 +22,7 @@ import type { CiEnv } from './ci-env.ts';
 import { isProtectedRefOf } from '../protected-refs/protected-refs.ts';
 import { MERGE_REQUEST_EVENT, mergeRequestVariables } from './merge-request-variables.ts';
 import { changedPaths, listTree, readFileAt, resolveCommitish, resolveRef, type CommitData } from './git-source.ts';
+import { builtinCiTemplate } from '../templates/templates.ts';
 
 export interface ContextInput {
   project: ProjectRow;
@@ -118,18 +119,19 @@ export function includeSources(
     readLocal: (p) => readFileAt(gitDir, sha, p),
     listLocal: tree,
     remoteHosts: env.remoteIncludeHosts,
-    templatesDir: env.templatesDir,
     async readTemplate(name) {
-      if (env.templatesDir === null) return null;
-      const file = path.join(env.templatesDir, name);
-      if (!file.startsWith(path.resolve(env.templatesDir) + path.sep)) return null;
-      try {
-        const stat = await fs.stat(file);
-        if (!stat.isFile() || stat.size > 1024 * 1024) return null;
-        return await fs.readFile(file, 'utf8');
-      } catch {
-        return null;
+      // The administrator's file of that name wins; kiln's own templates are there for the rest.
+      if (env.templatesDir !== null) {
+        const file = path.join(env.templatesDir, name);
+        if (!file.startsWith(path.resolve(env.templatesDir) + path.sep)) return null;
+        try {
+          const stat = await fs.stat(file);
+          if (stat.isFile() && stat.size <= 1024 * 1024) return await fs.readFile(file, 'utf8');
+        } catch {
+          // None there: the built-in one, if any.
+        }
       }
+      return builtinCiTemplate(name);
     },
     async readProject(fullPath, ref, file): Promise<ProjectFile> {
       // Names from the configuration reach the database and git: bounded, no control characters.

@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { health, version } from './meta/meta.ts';
 import apiV3 from './meta/api-v3.ts';
+import templates from './meta/templates.ts';
 import { registerFiles } from './area.ts';
 import avatars from './users/avatars.ts';
 import users from './users/index.ts';
@@ -25,7 +26,8 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await registerFiles(app, 'meta', { 'meta': health });       // /-/liveness, /-/readiness
   await registerFiles(app, 'users', { 'avatars': avatars });  // /uploads/-/system/user/avatar/:id/:filename
   await app.register(async (api) => {
-    await registerFiles(api, 'meta', { 'meta': version });    // /version
+    // /version; /templates/(gitignores|gitlab_ci_ymls|dockerfiles|licenses)[/:name]
+    await registerFiles(api, 'meta', { 'meta': version, 'templates': templates });
     await api.register(users);
     await api.register(projects);
     await api.register(groups);

@@ -375,8 +375,6 @@ export const INCLUDE_ERRORS: ErrorCase[] = [
     'Template file `../secrets.gitlab-ci.yml` is not a valid location!', { world: { templates: {} } }),
   c(`include: { template: Jobs/Build.yml }\n${OK}`,
     'Template file `Jobs/Build.yml` is not a valid location!', { world: { templates: {} } }),
-  c(`include: { template: Jobs/Build.gitlab-ci.yml }\n${OK}`,
-    'Template file `Jobs/Build.gitlab-ci.yml` could not be read because no template directory is configured!'),
   c(`include: { template: Jobs/Nope.gitlab-ci.yml }\n${OK}`,
     'Included file `Jobs/Nope.gitlab-ci.yml` is empty or does not exist!', { world: { templates: {} } }),
   c(`include: empty.yml\n${OK}`,

@@ -34,7 +34,7 @@ export interface World {
   remote?: Record<string, RemoteAnswer>;
   /** Hosts remote includes may be fetched from (KILN_CI_REMOTE_INCLUDE_HOSTS). */
   remoteHosts?: string[];
-  /** Template files by name; null or absent: no templates directory is configured. */
+  /** Template files by name; null or absent: none. */
   templates?: Files | null;
   /** No project stands behind the configuration (instance-level lint). */
   projectless?: boolean;
@@ -102,7 +102,6 @@ export function memorySources(world: World, log: FetchLog[] = []): IncludeSource
       return { content, local: { readLocal: async (p) => tree[p] ?? null, listLocal: async () => sorted(tree) } };
     },
     remoteHosts: world.remoteHosts ?? [],
-    templatesDir: templates === null ? null : '/templates',
     readTemplate: async (name) => templates?.[name] ?? null,
     fetch: async (input, init) => {
       const url = input instanceof URL ? input.href : String(input);
