@@ -14,6 +14,7 @@ import jobToken from './job-token.ts';
 import variables from './variables.ts';
 import pipelineActions from './pipeline-actions.ts';
 import triggers from './triggers.ts';
+import pipelineSchedules from './pipeline-schedules.ts';
 
 export default async function ciArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'ci', {
@@ -28,5 +29,6 @@ export default async function ciArea(api: FastifyInstance): Promise<void> {
     'pipeline-actions': pipelineActions, // /projects/:id/pipelines/:pipeline_id/(retry|cancel|variables), DELETE,
                                          // /projects/:id/pipelines/latest
     'triggers': triggers,              // /projects/:id/triggers, /projects/:id/trigger/pipeline, /projects/:id/ref/:ref/trigger/pipeline
+    'pipeline-schedules': pipelineSchedules, // /projects/:id/pipeline_schedules[/:pipeline_schedule_id[/(take_ownership|play|pipelines|variables[/:key])]]
   });
 }
