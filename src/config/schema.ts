@@ -329,7 +329,8 @@ export const VARIABLES: Variable<keyof Config>[] = [
   {
     name: 'KILN_PIPELINE_SCHEDULE_INTERVAL',
     key: 'pipelineScheduleInterval',
-    doc: 'seconds between the pipeline scheduler\'s looks for due schedules (0: this process runs none); a schedule runs at the first look after its cron time',
+    doc: 'seconds between the pipeline scheduler\'s looks for due schedules (0: this process runs none); '
+      + 'a schedule runs at the first look after its cron time',
     default: () => 60,
     parse: integer(0, 86_400),
   },

@@ -10,9 +10,13 @@ import type { JobQueue } from '../domain/background-jobs/job-queue.ts';
 import type { CiEnv } from '../domain/pipelines/ci-env.ts';
 import { RUN_SCHEDULE_JOB, runSchedule, scheduleDueRuns, type RunPayload } from '../domain/pipeline-schedules/run-schedule.ts';
 
-export function registerPipelineScheduleJobs(queue: JobQueue, env: CiEnv): void {
+export function registerPipelineScheduleJobs(queue: JobQueue, env: CiEnv, log: { info(obj: object, msg: string): void }): void {
   queue.registerHandler(RUN_SCHEDULE_JOB, async (p: RunPayload, ctx) => {
-    await runSchedule(env, p, ctx.attempt);
+    const outcome = await runSchedule(env, p, ctx.attempt);
+    // As the Service logs a schedule's failed pipeline creation: nobody waits for the answer.
+    if ('skipped' in outcome) {
+      log.info({ scheduleId: p.scheduleId, userId: p.userId, reason: outcome.skipped }, 'pipeline schedule made no pipeline');
+    }
   }, { maxAttempts: 3 });
 }
 

@@ -31,7 +31,8 @@ export function insertSchedule(db: Db, s: NewSchedule): Promise<PipelineSchedule
 }
 
 export function updateSchedule(db: Db, id: number, patch: Partial<NewSchedule>): Promise<PipelineScheduleRow | undefined> {
-  return db.updateTable('ci_pipeline_schedules').set({ ...patch, updated_at: nowIso() }).where('id', '=', id).returningAll().executeTakeFirst();
+  return db.updateTable('ci_pipeline_schedules').set({ ...patch, updated_at: nowIso() }).where('id', '=', id)
+    .returningAll().executeTakeFirst();
 }
 
 export async function deleteSchedule(db: Db, id: number): Promise<void> {

@@ -74,7 +74,7 @@ export async function scheduleDueRuns(db: Kysely<DB>, jobs: JobQueue, now: Date 
   for (;;) {
     const due = await dueSchedules(db, nowText, BATCH);
     let won = 0;
-    for (const s of due) if (await claim(db, jobs, s, now)) won += 1;
+    for (const s of due) if (await claimRun(db, jobs, s, now)) won += 1;
     claimed += won;
     // Rows another process claimed meanwhile no longer match; stop when a batch yielded nothing new.
     if (due.length < BATCH || won === 0) break;
@@ -83,7 +83,8 @@ export async function scheduleDueRuns(db: Kysely<DB>, jobs: JobQueue, now: Date 
   return claimed;
 }
 
-async function claim(db: Kysely<DB>, jobs: JobQueue, s: PipelineScheduleRow, now: Date): Promise<boolean> {
+/** Claims the run of `s` as read (its next_run_at then); false when another process claimed it first or it changed since. */
+export async function claimRun(db: Kysely<DB>, jobs: JobQueue, s: PipelineScheduleRow, now: Date): Promise<boolean> {
   if (s.next_run_at === null) return false;
   // The next cron time after now, not after the missed one: a long downtime catches up once.
   const next = nextRunAt(s, now);
@@ -100,7 +101,9 @@ async function claim(db: Kysely<DB>, jobs: JobQueue, s: PipelineScheduleRow, now
 }
 
 /** POST …/play: false when the user played this schedule less than a minute ago. */
-export async function queuePlay(db: Kysely<DB>, jobs: JobQueue, schedule: PipelineScheduleRow, userId: number, now: Date = new Date()): Promise<boolean> {
+export async function queuePlay(
+  db: Kysely<DB>, jobs: JobQueue, schedule: PipelineScheduleRow, userId: number, now: Date = new Date(),
+): Promise<boolean> {
   const queued = await db.transaction().execute(async (trx) => {
     const notBefore = new Date(now.getTime() - PLAY_WINDOW_MS).toISOString();
     if (!await recordPlay(trx, schedule.id, userId, now.toISOString(), notBefore)) return false;

@@ -38,7 +38,9 @@ export const PipelineScheduleDetailsSchema = Type.Object({
   variables: Type.Optional(Type.Array(ScheduleVariableSchema)),
 }, { title: 'PipelineScheduleDetails' });
 
-export function presentSchedule(row: PipelineScheduleRow, owner: UserRow | null, externalUrl: string): Static<typeof PipelineScheduleSchema> {
+export function presentSchedule(
+  row: PipelineScheduleRow, owner: UserRow | null, externalUrl: string,
+): Static<typeof PipelineScheduleSchema> {
   return {
     id: row.id,
     description: row.description,

@@ -200,13 +200,15 @@ const pipelineSchedules: FastifyPluginAsync = async (app) => {
   });
 
   route(app, {
-    method: 'POST', url: '/projects/:id/pipeline_schedules/:pipeline_schedule_id/play', auth: 'required', params: defineParams(scheduleParam),
+    method: 'POST', url: '/projects/:id/pipeline_schedules/:pipeline_schedule_id/play', auth: 'required',
+    params: defineParams(scheduleParam),
     schema: { summary: 'Run a pipeline schedule now (its next run stays as it is)', tags },
   }, async ({ request, reply, input, caller }) => {
     const { ctx, schedule } = await loadSchedule(request, input);
     // play_pipeline_schedule: create_pipeline, prevented on a protected ref the caller may not update.
     if (!canOnProject(ctx.actor, 'update_build', ctx.project)) throw forbidden();
-    if (!await mayRunOnRef(db, ctx.actor, ctx.project, schedule.ref, await refIsTag(env, ctx.project, schedule.ref))) throw forbidden();
+    const tag = await refIsTag(env, ctx.project, schedule.ref);
+    if (!await mayRunOnRef(db, ctx.actor, ctx.project, schedule.ref, tag)) throw forbidden();
     if (!await queuePlay(db, app.jobs, schedule, caller.user.id)) {
       throw new ApiError(
         429, { message: { error: 'This endpoint has been requested too many times. Try again later.' } }, { 'retry-after': '60' },
