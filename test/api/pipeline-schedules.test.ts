@@ -11,7 +11,8 @@ import { createToken, createUser } from '../helpers/factories.ts';
 import { createCiProject, pushFiles, type CiProject } from '../helpers/ci.ts';
 import { waitFor } from '../helpers/storage-shards.ts';
 import { REGISTRATION_TOKEN, TestRunner } from '../helpers/test-runner.ts';
-import { claimRun, scheduleDueRuns, RUN_SCHEDULE_JOB } from '../../src/domain/pipeline-schedules/run-schedule.ts';
+import { claimRun, runSchedule, scheduleDueRuns, RUN_SCHEDULE_JOB } from '../../src/domain/pipeline-schedules/run-schedule.ts';
+import { ciEnvFrom } from '../../src/domain/pipelines/ci-env.ts';
 import { findSchedule } from '../../src/domain/pipeline-schedules/pipeline-schedules.queries.ts';
 
 const CONFIG = `
@@ -258,6 +259,14 @@ describe('pipeline schedules', () => {
     assert.equal((await schedulePipelines(idle.id)).length, 0);
     const row = await t.db.selectFrom('ci_pipeline_schedules').selectAll().where('id', '=', s.id).executeTakeFirstOrThrow();
     assert.ok(Date.parse(row.next_run_at!) > now.getTime() && Date.parse(row.next_run_at!) <= now.getTime() + 60_000);
+    // A run job taken over after its worker died (a second attempt) finds the pipeline made and makes none.
+    const env = ciEnvFrom(t.db, t.config);
+    const again = await runSchedule(env, { scheduleId: s.id, userId: ids.developer, queuedAt: now.toISOString() }, 2);
+    assert.deepEqual(again, { skipped: 'already created' });
+    assert.equal((await schedulePipelines(s.id)).length, 1);
+    // A run as someone who may no longer create pipelines makes none.
+    const outcome = await runSchedule(env, { scheduleId: s.id, userId: ids.reporter, queuedAt: now.toISOString() }, 1);
+    assert.deepEqual(outcome, { skipped: 'Insufficient permissions to create a new pipeline' });
   });
 
   it('plays a schedule as the caller once a minute, on refs the caller may update', async () => {
