@@ -16,6 +16,7 @@ import { resolveJobToken } from './domain/jobs/job-token.ts';
 import { announceFirstBoot } from './prepare.ts';
 import { ciEnvFrom } from './domain/pipelines/ci-env.ts';
 import { CiSweeper } from './workers/ci-sweeper.ts';
+import { PipelineScheduler } from './workers/pipeline-schedules.worker.ts';
 import { startSshServer } from './git/ssh-server.ts';
 
 export interface Running {
@@ -74,11 +75,14 @@ export async function startServer(config: Config): Promise<Running> {
   app.workers.start();
   const ciSweeper = new CiSweeper(ciEnvFrom(database.db, config), config.ciSweepInterval, app.log);
   ciSweeper.start();
+  const scheduler = new PipelineScheduler(database.db, app.jobs, config.pipelineScheduleInterval, app.log);
+  scheduler.start();
 
   let closing: Promise<void> | null = null;
   const close = () => {
     closing ??= (async () => {
       await ciSweeper.stop();
+      await scheduler.stop();
       await ssh?.close();
       await app.close();
       // Handlers whose clients went away are still running: their queries finish first.

@@ -57,6 +57,8 @@ export interface Config {
   ciPendingTimeout: number;
   /** Seconds between runs of the CI timeout sweeper; 0: this process runs none. */
   ciSweepInterval: number;
+  /** Seconds between the pipeline scheduler's looks for due schedules; 0: this process runs none. */
+  pipelineScheduleInterval: number;
   /**
    * Seconds a git push may run before kiln ends it; also how long (plus a grace period) the
    * record of a push whose process died keeps a storage move from being scheduled.
@@ -321,6 +323,14 @@ export const VARIABLES: Variable<keyof Config>[] = [
     name: 'KILN_CI_SWEEP_INTERVAL',
     key: 'ciSweepInterval',
     doc: 'seconds between runs of the CI timeout sweeper (0: this process runs none)',
+    default: () => 60,
+    parse: integer(0, 86_400),
+  },
+  {
+    name: 'KILN_PIPELINE_SCHEDULE_INTERVAL',
+    key: 'pipelineScheduleInterval',
+    doc: 'seconds between the pipeline scheduler\'s looks for due schedules (0: this process runs none); '
+      + 'a schedule runs at the first look after its cron time',
     default: () => 60,
     parse: integer(0, 86_400),
   },

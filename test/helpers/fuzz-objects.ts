@@ -59,6 +59,9 @@ export async function seedFuzzObjects(t: TestApp): Promise<FuzzObjects> {
   const deployKey = await post(t, `/api/v4/projects/${ci.project.id}/deploy_keys`, { title: 'fuzz', key: sshPublicKey() });
   const projectDeployToken = await post(t, `/api/v4/projects/${ci.project.id}/deploy_tokens`, { name: 'fuzz', scopes: ['read_repository'] });
   const groupDeployToken = await post(t, `/api/v4/groups/${group.id}/deploy_tokens`, { name: 'fuzz', scopes: ['read_repository'] });
+  // A pipeline schedule with a variable named as the `key` path parameter below.
+  const schedule = await post(t, `/api/v4/projects/${ci.project.id}/pipeline_schedules`, { description: 'fuzz', ref: 'main', cron: '0 1 * * *' });
+  await post(t, `/api/v4/projects/${ci.project.id}/pipeline_schedules/${schedule.id}/variables`, { key: 'color', value: 'blue' });
 
   // The resource a `{id}` follows.
   const byResource: Record<string, number> = {
@@ -68,7 +71,7 @@ export async function seedFuzzObjects(t: TestApp): Promise<FuzzObjects> {
   const byName: Record<string, number> = {
     user_id: user.id, project_id: ci.project.id, group_id: group.id, namespace_id: group.id, snippet_id: snippet.id,
     runner_id: runner.id, pipeline_id: pipeline.id, job_id: job!.id, impersonation_token_id: impersonation.id,
-    application_id: application.id, merge_request_iid: mr.iid,
+    application_id: application.id, merge_request_iid: mr.iid, pipeline_schedule_id: schedule.id,
   };
 
   return {

@@ -31,6 +31,8 @@ export interface CiPipelinesTable {
   duration: Generated<number | null>;
   /** A merge request pipeline's request (source merge_request_event; migration 2026-11-28T1500). */
   merge_request_id: Generated<number | null>;
+  /** The pipeline schedule that made it (source schedule; migration 2026-11-29T0300). */
+  pipeline_schedule_id: Generated<number | null>;
 }
 export type PipelineRow = Selectable<CiPipelinesTable>;
 

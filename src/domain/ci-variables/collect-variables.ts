@@ -17,6 +17,7 @@ import type { CiVariableRow } from '../../db/tables/ci-variables.ts';
 import type { ProjectRow } from '../../db/tables/projects.ts';
 import { namespacePathsById } from '../namespaces/namespaces.queries.ts';
 import { pipelineVariables, variablesForJob } from './ci-variables.queries.ts';
+import { scheduleVariablesOfPipeline } from '../pipeline-schedules/pipeline-schedules.queries.ts';
 import { sealerFor, type Sealer } from './encryption.ts';
 import type { RunnerVariable } from '../runners/predefined-variables.ts';
 import { isProtectedRefOf } from '../protected-refs/protected-refs.ts';
@@ -50,14 +51,20 @@ async function ownedVariables(
   return rows.map((r) => toRunner(r.key, sealer.open(r.encrypted_value), r.variable_type, { masked: r.masked === 1, raw: r.raw === 1 }));
 }
 
-/** What POST /jobs/request adds for a job: the owners' variables, then the pipeline's own. */
+/**
+ * What POST /jobs/request adds for a job: the owners' variables, then the pipeline's own, then
+ * those of the schedule that made the pipeline as they are now (Ci::Build#variables reads
+ * pipeline_schedule.job_variables last).
+ */
 export async function collectJobVariables(
   db: Kysely<DB>, dataDir: string, job: { project_id: number; pipeline_id: number; ref: string; tag: number }, project: ProjectRow,
 ): Promise<CollectedVariable[]> {
   const sealer = await sealerFor(dataDir);
   const owned = await ownedVariables(db, sealer, project, job.ref, job.tag === 1);
   const own = (await pipelineVariables(db, job.pipeline_id)).map((r) => toRunner(r.key, sealer.open(r.encrypted_value), r.variable_type));
-  return [...owned, ...own];
+  const scheduled = (await scheduleVariablesOfPipeline(db, job.pipeline_id))
+    .map((r) => toRunner(r.key, sealer.open(r.encrypted_value), r.variable_type));
+  return [...owned, ...own, ...scheduled];
 }
 
 export interface GivenVariable {

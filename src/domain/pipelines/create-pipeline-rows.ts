@@ -59,6 +59,8 @@ export interface CreatePipelineInput {
   pipelineVariables?: GivenVariable[];
   /** Merge request pipelines (source merge_request_event): the request they run for. */
   mergeRequestId?: number;
+  /** Pipelines a schedule runs (source schedule): the schedule, so it lists them and its variables reach the jobs. */
+  pipelineScheduleId?: number;
 }
 
 export type CreatePipelineResult = { ok: true; pipeline: PipelineRow } | { ok: false; error: string };
@@ -119,6 +121,7 @@ async function insert(
       project_id: input.project.id, ref: input.ref, tag: resolved.tag ? 1 : 0, sha: resolved.sha, before_sha: input.beforeSha ?? BLANK_SHA,
       source: input.source, status: yamlError === null ? 'created' : 'failed', user_id: input.userId,
       upstream_bridge_id: input.upstreamBridgeId ?? null, merge_request_id: input.mergeRequestId ?? null,
+      pipeline_schedule_id: input.pipelineScheduleId ?? null,
       config_path: input.configPath ?? CI_CONFIG_PATH, commit_data: commitData,
       started_at: null, finished_at: yamlError === null ? null : now, yaml_errors: yamlError,
     }, config === null ? [] : config.jobs.map((j) => jobRow(env, input, input.ref, resolved.tag, j)));

@@ -1,5 +1,5 @@
 /**
- * CI of projects: pipelines, jobs, artifacts, job tokens, lint, variables, triggers (spec, Jobs and Pipelines).
+ * CI of projects: pipelines, jobs, artifacts, job tokens, lint, variables, triggers, pipeline schedules (spec, Jobs and Pipelines).
  *
  * Every path of the area and its guard: `npm run routes -- ci`.
  */
@@ -14,6 +14,7 @@ import jobToken from './job-token.ts';
 import variables from './variables.ts';
 import pipelineActions from './pipeline-actions.ts';
 import triggers from './triggers.ts';
+import pipelineSchedules from './pipeline-schedules.ts';
 
 export default async function ciArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'ci', {
@@ -28,5 +29,7 @@ export default async function ciArea(api: FastifyInstance): Promise<void> {
     'pipeline-actions': pipelineActions, // /projects/:id/pipelines/:pipeline_id/(retry|cancel|variables), DELETE,
                                          // /projects/:id/pipelines/latest
     'triggers': triggers,              // /projects/:id/triggers, /projects/:id/trigger/pipeline, /projects/:id/ref/:ref/trigger/pipeline
+    'pipeline-schedules': pipelineSchedules, // /projects/:id/pipeline_schedules[/:pipeline_schedule_id
+                                             //   [/(take_ownership|play|pipelines|variables[/:key])]]
   });
 }
