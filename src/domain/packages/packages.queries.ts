@@ -98,7 +98,9 @@ export async function deletePackageRow(trx: Db, id: number): Promise<void> {
 export function otherVersions(db: Db, pkg: PackageRow): Promise<PackageRow[]> {
   return db.selectFrom('packages').selectAll().where('project_id', '=', pkg.project_id).where('name', '=', pkg.name)
     .where('package_type', '=', pkg.package_type).where('id', '!=', pkg.id)
-    .where((eb) => (pkg.version === null ? eb('version', 'is not', null) : eb.or([eb('version', '!=', pkg.version), eb('version', 'is', null)])))
+    .where((eb) => (pkg.version === null
+      ? eb('version', 'is not', null)
+      : eb.or([eb('version', '!=', pkg.version), eb('version', 'is', null)])))
     .orderBy('version').orderBy('id').execute();
 }
 

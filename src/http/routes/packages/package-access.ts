@@ -66,7 +66,8 @@ async function basicCaller(request: FastifyRequest, creds: { username: string; p
     if (job && user) {
       const denied = apiAccessDeniedReason(user, ctx.config.externalUrl, now);
       if (denied) throw forbidden(denied);
-      request.caller = { user, initialUser: user, credential: { kind: 'job_token', id: job.jobId, jobId: job.jobId, scopes: [] }, sudo: false };
+      const credential = { kind: 'job_token' as const, id: job.jobId, jobId: job.jobId, scopes: [] };
+      request.caller = { user, initialUser: user, credential, sudo: false };
       return;
     }
   }
@@ -149,7 +150,8 @@ export async function loadPackageProject(request: FastifyRequest, id: string, ac
     if (!sees) throw notFound('Project');
   } else {
     const loaded = await loadProject(request, id);
-    ctx = { project: loaded.project, fullPath: loaded.namespace.fullPath + '/' + loaded.project.path, lineage: loaded.lineage, actor: loaded.actor, deployToken };
+    const fullPath = `${loaded.namespace.fullPath}/${loaded.project.path}`;
+    ctx = { project: loaded.project, fullPath, lineage: loaded.lineage, actor: loaded.actor, deployToken };
   }
   if (!mayOnPackages(ctx, action)) throw forbidden();
   return ctx;

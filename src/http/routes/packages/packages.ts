@@ -27,7 +27,7 @@ import {
   DISPLAYABLE_STATUSES, PACKAGE_STATUSES, PACKAGE_TYPES, statusValue,
 } from '../../../domain/packages/package-names.ts';
 import {
-  findPackageFile, findProjectPackage, otherVersions, packageFilesQuery, packagesQuery, type PackageOrder,
+  findPackageFile, findProjectPackage, otherVersions, packageFilesQuery, packagesQuery,
 } from '../../../domain/packages/packages.queries.ts';
 import { recordNotFound } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
@@ -61,7 +61,9 @@ const packageParams = defineParams({ id: P.string(), package_id: P.integer() });
 const filesParams = defineParams({ id: P.string(), package_id: P.integer(), ...paginationParams });
 const fileParams = defineParams({ id: P.string(), package_id: P.integer(), package_file_id: P.integer() });
 
-function filterOf(input: { package_type?: string; package_name?: string; include_versionless?: boolean; status?: typeof PACKAGE_STATUSES[number] }) {
+function filterOf(input: {
+  package_type?: string; package_name?: string; include_versionless?: boolean; status?: typeof PACKAGE_STATUSES[number];
+}) {
   return {
     packageType: input.package_type, packageName: input.package_name, includeVersionless: input.include_versionless,
     status: input.status === undefined ? undefined : statusValue(input.status), displayable: DISPLAYABLE_STATUSES,
@@ -102,7 +104,9 @@ const packages: FastifyPluginAsync = async (app) => {
     schema: { summary: "The packages of a group's projects", tags, response: { 200: PackageListSchema } },
   }, async ({ request, reply, input }) => {
     const group = await loadGroup(request, input.id);
-    const namespaceIds = input.exclude_subgroups ? [group.group.id] : [group.group.id, ...(await descendantGroupIds(db, [group.group.id])).keys()];
+    const namespaceIds = input.exclude_subgroups
+      ? [group.group.id]
+      : [group.group.id, ...(await descendantGroupIds(db, [group.group.id])).keys()];
     const projects = await projectsInNamespaces(db, namespaceIds).execute();
     const paths = await namespacePathsById(db, [...new Set(projects.map((p) => p.namespace_id))]);
     const viewer = request.caller?.user ?? null;
@@ -117,7 +121,7 @@ const packages: FastifyPluginAsync = async (app) => {
     }
     // No project whose packages the caller may read: nothing to ask the database.
     const rows = owners.size
-      ? await paginate(db, request, reply, packagesQuery(db, [...owners.keys()], filterOf(input), input.order_by as PackageOrder, input.sort))
+      ? await paginate(db, request, reply, packagesQuery(db, [...owners.keys()], filterOf(input), input.order_by, input.sort))
       : paginateArray(request, reply, [] as PackageRow[]);
     return presentList(rows, owners, true);
   });
@@ -152,7 +156,8 @@ const packages: FastifyPluginAsync = async (app) => {
     const ctx = await loadPackageProject(request, input.id, 'read_package');
     const pkg = await findPackage(ctx, input.package_id);
     const rows = await paginate(db, request, reply, packageFilesQuery(db, pkg.id));
-    const pipelines = await loadPackagePipelines(db, config.externalUrl, rows.map((r) => r.pipeline_id), new Map([[ctx.project.id, ctx.fullPath]]));
+    const paths = new Map([[ctx.project.id, ctx.fullPath]]);
+    const pipelines = await loadPackagePipelines(db, config.externalUrl, rows.map((r) => r.pipeline_id), paths);
     return rows.map((r) => presentPackageFile(r, pipelines));
   });
 
