@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
+import http from 'node:http';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { ROOT_TOKEN, type TestApp } from '../helpers/app.ts';
@@ -103,6 +104,24 @@ describe('generic packages', () => {
     const got = crypto.createHash('sha256');
     for await (const part of Readable.fromWeb(down.body as never)) got.update(part as Buffer);
     assert.equal(got.digest('hex'), digest);
+  });
+
+  it('takes the body as the file whatever its type, or with none (curl --upload-file)', async () => {
+    for (const [i, type] of [undefined, 'application/x-www-form-urlencoded', 'application/json', 'multipart/form-data; boundary=x'].entries()) {
+      const headers: Record<string, string> = { 'private-token': developerToken, 'content-length': '7' };
+      if (type) headers['content-type'] = type;
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = http.request(`${t.baseUrl}${genericUrl(p, 'typed', '1.0.0', `f${i}.txt`)}`, { method: 'PUT', headers }, (r) => {
+          r.resume();
+          r.on('end', () => resolve(r.statusCode!));
+        });
+        req.on('error', reject);
+        req.end('a=b&c=d');
+      });
+      assert.equal(status, 201, String(type));
+      const down = await t.request({ method: 'GET', url: genericUrl(p, 'typed', '1.0.0', `f${i}.txt`), token: reporterToken });
+      assert.equal(down.body, 'a=b&c=d');
+    }
   });
 
   it("checks names, versions and file names as the Service's patterns do", async () => {
