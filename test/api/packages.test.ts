@@ -283,6 +283,7 @@ describe('generic packages', () => {
     const { pipeline_id: pipelineId } = await t.db.selectFrom('ci_builds').select('pipeline_id').where('id', '=', job.id).executeTakeFirstOrThrow();
     assert.equal(list[0].pipeline.id, pipelineId);
     assert.equal(list[0].pipeline.user.id, ci.owner.id);
+    assert.deepEqual(list[0].pipelines.map((x: { id: number }) => x.id), [pipelineId]);
     const files = (await t.request({ method: 'GET', url: `/api/v4/projects/${ci.project.id}/packages/${list[0].id}/package_files`, token: ci.ownerToken })).json();
     assert.equal(files[0].pipelines[0].id, pipelineId);
     const bad = await upload(ci, 'from-ci', '1.0.0', 'ci.txt', 'x', { headers: { 'job-token': 'not-a-job-token' } });

@@ -166,3 +166,21 @@ export function pipelinesByIds(db: Db, ids: number[]) {
   if (ids.length === 0) return Promise.resolve([]);
   return db.selectFrom('ci_pipelines').selectAll().where('id', 'in', ids).execute();
 }
+
+/**
+ * The pipelines that uploaded into each package (the Service's build infos): the package's first
+ * and those of its files, newest first.
+ */
+export async function packagePipelineIds(db: Db, packages: { id: number; pipeline_id: number | null }[]): Promise<Map<number, number[]>> {
+  const out = new Map<number, number[]>();
+  if (packages.length === 0) return out;
+  const rows = await db.selectFrom('package_files').select(['package_id', 'pipeline_id']).distinct()
+    .where('package_id', 'in', packages.map((p) => p.id)).where('pipeline_id', 'is not', null).execute();
+  for (const p of packages) out.set(p.id, p.pipeline_id === null ? [] : [p.pipeline_id]);
+  for (const r of rows) {
+    const list = out.get(r.package_id)!;
+    if (!list.includes(r.pipeline_id!)) list.push(r.pipeline_id!);
+  }
+  for (const list of out.values()) list.sort((a, b) => b - a);
+  return out;
+}

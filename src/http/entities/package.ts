@@ -94,7 +94,7 @@ export async function loadPackagePipelines(db: Kysely<DB>, externalUrl: string, 
 
 export function presentPackage(
   pkg: PackageRow, project: PackageProject, externalUrl: string, pipelines: Map<number, PackagePipeline>,
-  o: { group: boolean; versions?: PackageRow[] },
+  o: { group: boolean; versions?: PackageRow[]; pipelineIds?: number[] },
 ): Static<typeof PackageSchema> {
   const links: { web_path: string; delete_api_path?: string } = { web_path: `/${project.fullPath}/-/packages/${pkg.id}` };
   if (project.canDestroy) links.delete_api_path = flat(externalUrl, '/api/v4/projects/', pkg.project_id, '/packages/', pkg.id);
@@ -108,10 +108,9 @@ export function presentPackage(
   }
   e.tags = [];
   const pipeline = pkg.pipeline_id === null ? undefined : pipelines.get(pkg.pipeline_id);
-  if (pipeline) {
-    e.pipeline = pipeline;
-    e.pipelines = [pipeline];
-  }
+  if (pipeline) e.pipeline = pipeline;
+  const all = (o.pipelineIds ?? []).map((id) => pipelines.get(id)).filter((p): p is PackagePipeline => p !== undefined);
+  if (all.length) e.pipelines = all;
   if (o.versions) {
     e.versions = o.versions.map((v) => {
       const pv: Static<typeof PackageVersionSchema> = { id: v.id, version: v.version, created_at: v.created_at, tags: [] };

@@ -27,7 +27,7 @@ import {
   DISPLAYABLE_STATUSES, PACKAGE_STATUSES, PACKAGE_TYPES, statusValue,
 } from '../../../domain/packages/package-names.ts';
 import {
-  findPackageFile, findProjectPackage, otherVersions, packageFilesQuery, packagesQuery,
+  findPackageFile, findProjectPackage, otherVersions, packageFilesQuery, packagePipelineIds, packagesQuery,
 } from '../../../domain/packages/packages.queries.ts';
 import { recordNotFound } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
@@ -80,8 +80,11 @@ const packages: FastifyPluginAsync = async (app) => {
 
   async function presentList(rows: PackageRow[], owners: Map<number, PackageProject>, group: boolean) {
     const paths = new Map([...owners].map(([id, o]) => [id, o.fullPath]));
-    const pipelines = await loadPackagePipelines(db, config.externalUrl, rows.map((r) => r.pipeline_id), paths);
-    return rows.map((r) => presentPackage(r, owners.get(r.project_id)!, config.externalUrl, pipelines, { group }));
+    const ids = await packagePipelineIds(db, rows);
+    const pipelines = await loadPackagePipelines(db, config.externalUrl, [...ids.values()].flat(), paths);
+    return rows.map((r) => presentPackage(
+      r, owners.get(r.project_id)!, config.externalUrl, pipelines, { group, pipelineIds: ids.get(r.id) },
+    ));
   }
 
   async function findPackage(ctx: PackageProjectContext, id: number): Promise<PackageRow> {
@@ -133,10 +136,11 @@ const packages: FastifyPluginAsync = async (app) => {
     const ctx = await loadPackageProject(request, input.id, 'read_package');
     const pkg = await findPackage(ctx, input.package_id);
     const versions = await otherVersions(db, pkg);
+    const ids = (await packagePipelineIds(db, [pkg])).get(pkg.id) ?? [];
     const pipelines = await loadPackagePipelines(
-      db, config.externalUrl, [pkg.pipeline_id, ...versions.map((v) => v.pipeline_id)], new Map([[ctx.project.id, ctx.fullPath]]),
+      db, config.externalUrl, [...ids, ...versions.map((v) => v.pipeline_id)], new Map([[ctx.project.id, ctx.fullPath]]),
     );
-    return presentPackage(pkg, projectOf(ctx), config.externalUrl, pipelines, { group: false, versions });
+    return presentPackage(pkg, projectOf(ctx), config.externalUrl, pipelines, { group: false, versions, pipelineIds: ids });
   });
 
   route(app, {
