@@ -1,7 +1,8 @@
 /**
  * Objects for the fuzzer's path ids (issue 13): a target user with a key, an email, a GPG key, a
  * custom attribute and tokens; the same for root (the `/user/…` routes); a project with a
- * pipeline, a job a runner holds, a member, a protected branch and tag, a deploy key, a merge request; a group, a snippet,
+ * pipeline, a job a runner holds, a member, a protected branch and tag, a deploy key, a merge request, a generic package,
+ * badges; a group, a snippet,
  * an OAuth application. A path
  * parameter is resolved from its name and the resource before it; one the map does not know
  * (a route added later) gets 1, which names root or the first of its kind.
@@ -62,6 +63,9 @@ export async function seedFuzzObjects(t: TestApp): Promise<FuzzObjects> {
   // A pipeline schedule with a variable named as the `key` path parameter below.
   const schedule = await post(t, `/api/v4/projects/${ci.project.id}/pipeline_schedules`, { description: 'fuzz', ref: 'main', cron: '0 1 * * *' });
   await post(t, `/api/v4/projects/${ci.project.id}/pipeline_schedules/${schedule.id}/variables`, { key: 'color', value: 'blue' });
+  const packageFile = await post(t, `/api/v4/projects/${ci.project.id}/packages/generic/fuzz/1.0.0/f.txt?select=package_file`, {}, 'PUT');
+  const projectBadge = await post(t, `/api/v4/projects/${ci.project.id}/badges`, { link_url: 'http://x.example', image_url: 'http://x.example' });
+  const groupBadge = await post(t, `/api/v4/groups/${group.id}/badges`, { link_url: 'http://x.example', image_url: 'http://x.example' });
 
   // The resource a `{id}` follows.
   const byResource: Record<string, number> = {
@@ -72,6 +76,7 @@ export async function seedFuzzObjects(t: TestApp): Promise<FuzzObjects> {
     user_id: user.id, project_id: ci.project.id, group_id: group.id, namespace_id: group.id, snippet_id: snippet.id,
     runner_id: runner.id, pipeline_id: pipeline.id, job_id: job!.id, impersonation_token_id: impersonation.id,
     application_id: application.id, merge_request_iid: mr.iid, pipeline_schedule_id: schedule.id,
+    package_id: packageFile.package_id, package_file_id: packageFile.id,
   };
 
   return {
@@ -85,6 +90,8 @@ export async function seedFuzzObjects(t: TestApp): Promise<FuzzObjects> {
       if (name === 'token_id' && path.includes('deploy_tokens')) {
         return path.startsWith('/api/v4/groups/') ? groupDeployToken.id : projectDeployToken.id;
       }
+      if (name === 'badge_id') return path.startsWith('/api/v4/groups/') ? groupBadge.id : projectBadge.id;
+      if (name === 'package_name') return 'fuzz';
       if (name === 'key_id') return path.includes('gpg_keys') ? (self ? rootGpg.id : gpg.id) : (self ? rootSsh.id : ssh.id);
       if (name === 'email_id') return self ? rootEmail.id : email.id;
       if (name === 'name' && path.includes('/protected_branches/')) return 'main';

@@ -52,7 +52,10 @@ export type ProjectAction =
   | 'read_release'
   | 'create_release'
   | 'update_release'
-  | 'destroy_release';
+  | 'destroy_release'
+  | 'read_package'
+  | 'create_package'
+  | 'destroy_package';
 
 interface Rule {
   /** Lowest member access level that grants the action. */
@@ -138,6 +141,12 @@ export const PROJECT_RULES: Record<ProjectAction, Rule> = {
   create_release: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
   update_release: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
   destroy_release: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
+  // The package registry (ProjectPolicy 15.2): Reporters of a private project pull, everyone who
+  // sees a public or internal one; Developers publish; Maintainers delete. A project with
+  // packages_enabled off withholds all three (packages/package-access.ts asks that first).
+  read_package: { minLevel: ACCESS_LEVELS.reporter, byVisibility: true, blockedWhenArchived: false },
+  create_package: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
+  destroy_package: { minLevel: ACCESS_LEVELS.maintainer, byVisibility: false, blockedWhenArchived: true },
 };
 
 // ProjectFeature levels (domain/projects/project-attributes.ts FEATURE_LEVELS), here to keep permissions free of projects.

@@ -110,6 +110,11 @@ export const CATALOGUE = {
   external_pipeline_validation_service_url: url(),
   first_day_of_week: intOneOf([0, 1, 6], 0),
   floc_enabled: bool(false),
+  // The Service keeps this one as a plan limit (PlanLimits, 5 GiB by default, lib/api/generic_packages.rb);
+  // kiln, which has no plans, keeps it with the instance's settings.
+  generic_packages_max_file_size: int(5 * 1024 * 1024 * 1024, {
+    max: Number.MAX_SAFE_INTEGER, acts: 'the largest file a generic package upload may store (bytes); a larger one is refused with 413',
+  }),
   gitaly_timeout_default: int(55),
   gitaly_timeout_fast: int(10),
   gitaly_timeout_medium: int(30),

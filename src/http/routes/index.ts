@@ -21,6 +21,7 @@ import issues from './issues/index.ts';
 import discussions from './discussions/index.ts';
 import activity from './activity/index.ts';
 import mergeRequests from './merge-requests/index.ts';
+import packages from './packages/index.ts';
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await registerFiles(app, 'meta', { 'meta': health });       // /-/liveness, /-/readiness
@@ -40,6 +41,7 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
     await api.register(discussions);
     await api.register(activity);
     await api.register(mergeRequests);
+    await api.register(packages);
   }, { prefix: '/api/v4' });
   await app.register(apiV3, { prefix: '/api/v3' });
 }
