@@ -8,6 +8,7 @@ import { health, version } from './meta/meta.ts';
 import apiV3 from './meta/api-v3.ts';
 import { registerFiles } from './area.ts';
 import avatars from './users/avatars.ts';
+import uploadFiles from './projects/upload-files.ts';
 import users from './users/index.ts';
 import projects from './projects/index.ts';
 import groups from './groups/index.ts';
@@ -24,6 +25,7 @@ import mergeRequests from './merge-requests/index.ts';
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await registerFiles(app, 'meta', { 'meta': health });       // /-/liveness, /-/readiness
   await registerFiles(app, 'users', { 'avatars': avatars });  // /uploads/-/system/user/avatar/:id/:filename
+  await registerFiles(app, 'projects', { 'upload-files': uploadFiles }); // /<namespace…>/<project>/uploads/:secret/:filename
   await app.register(async (api) => {
     await registerFiles(api, 'meta', { 'meta': version });    // /version
     await api.register(users);
