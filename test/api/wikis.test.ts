@@ -11,7 +11,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { startListeningApp, git, tempDir, cloneUrl } from '../helpers/git.ts';
-import type { TestApp } from '../helpers/app.ts';
+import { ROOT_TOKEN, type TestApp } from '../helpers/app.ts';
+import { exists, makeShards, waitFor, type Shards } from '../helpers/storage-shards.ts';
 import { createPeople, createProject, type People } from '../helpers/noteables.ts';
 
 function multipart(fields: [string, string][], file: { field: string; filename: string; content: Buffer | string }) {
@@ -250,5 +251,45 @@ describe('project wikis API', () => {
     const del = await t.request({ method: 'DELETE', url: `/api/v4/projects/${project}`, token: people.tokens.owner });
     assert.equal(del.statusCode, 202, del.body);
     await assert.rejects(fs.stat(projectDir));
+  });
+});
+
+describe('a project wiki in a storage move', () => {
+  let t: TestApp & { baseUrl: string };
+  let shards: Shards;
+
+  before(async () => {
+    shards = await makeShards(['default', 'b']);
+    t = await startListeningApp({ KILN_STORAGES: shards.env, KILN_JOB_POLL_MS: '50' });
+  });
+  after(async () => {
+    await t.close();
+    await shards.remove();
+  });
+
+  it('moves with its project and keeps its pages', async () => {
+    const made = await t.request({ method: 'POST', url: '/api/v4/projects', token: ROOT_TOKEN, payload: { name: 'moving', initialize_with_readme: true } });
+    assert.equal(made.statusCode, 201, made.body);
+    const id = made.json().id as number;
+    const page = await t.request({ method: 'POST', url: `/api/v4/projects/${id}/wikis`, token: ROOT_TOKEN, payload: { title: 'Kept', content: 'still here' } });
+    assert.equal(page.statusCode, 201, page.body);
+    const row = await t.db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const destination = row.repository_storage === 'default' ? 'b' : 'default';
+    const move = await t.request({
+      method: 'POST', url: `/api/v4/projects/${id}/repository_storage_moves`, token: ROOT_TOKEN, payload: { destination_storage_name: destination },
+    });
+    assert.equal(move.statusCode, 201, move.body);
+    const done = await waitFor('the move', async () => {
+      const m = (await t.request({ method: 'GET', url: `/api/v4/project_repository_storage_moves/${move.json().id}`, token: ROOT_TOKEN })).json();
+      return ['finished', 'failed', 'cleanup_failed'].includes(m.state) ? m : undefined;
+    });
+    assert.equal(done.state, 'finished', JSON.stringify(done));
+    assert.ok(await exists(path.join(shards.dirs[destination], row.disk_path, 'kiln-wiki.git', 'HEAD')));
+    assert.ok(!(await exists(path.join(shards.dirs[row.repository_storage], row.disk_path))));
+    const read = await t.request({ method: 'GET', url: `/api/v4/projects/${id}/wikis/Kept`, token: ROOT_TOKEN });
+    assert.equal(read.statusCode, 200, read.body);
+    assert.equal(read.json().content, 'still here');
+    const write = await t.request({ method: 'PUT', url: `/api/v4/projects/${id}/wikis/Kept`, token: ROOT_TOKEN, payload: { content: 'moved' } });
+    assert.equal(write.statusCode, 200, write.body);
   });
 });
