@@ -147,6 +147,8 @@ function validate(title: string, content: string | undefined, maxContentBytes: n
   const errors: Record<string, string[]> = {};
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
   if (title.trim() === '') add('title', "can't be blank");
+  // A title that names the wiki's root (`.`, `..`, `/`) makes no file name.
+  else if (sluggify(title) === '') add('title', 'is invalid');
   else {
     const parts = title.split('/');
     const name = parts.pop()!;
