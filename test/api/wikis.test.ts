@@ -245,6 +245,18 @@ describe('project wikis API', () => {
     }
   });
 
+  it('finds wiki files in a project search (wiki_blobs) and snapshots the wiki repository', async () => {
+    const found = await t.request({ method: 'GET', url: `/api/v4/projects/${project}/search?scope=wiki_blobs&search=written`, token: people.tokens.guest });
+    assert.equal(found.statusCode, 200, found.body);
+    assert.deepEqual(found.json().map((b: { path: string; ref: string }) => [b.path, b.ref]), [['pushed/From-Git.markdown', 'main']]);
+    const outsider = await t.request({ method: 'GET', url: `/api/v4/projects/${project}/search?scope=wiki_blobs&search=written`, token: people.tokens.nonMember });
+    assert.equal(outsider.statusCode, 404);
+    const snapshot = await t.request({ method: 'GET', url: `/api/v4/projects/${project}/snapshot?wiki=true`, token: ROOT_TOKEN });
+    assert.equal(snapshot.statusCode, 200);
+    assert.equal(snapshot.headers['content-type'], 'application/x-tar');
+    assert.ok(snapshot.rawPayload.includes(Buffer.from('refs/')));
+  });
+
   it('removes the wiki with its project', async () => {
     const { projectDir, gitDir } = await wikiGitDir();
     assert.ok((await fs.stat(path.join(gitDir, 'HEAD'))).isFile());
