@@ -99,6 +99,11 @@ describe('project uploads', () => {
     assert.equal(big.statusCode, 413);
     const fits = await upload({ filename: 'fits.bin', content: Buffer.alloc(1024 * 1024) });
     assert.equal(fits.statusCode, 201, fits.body);
+    // The setting is the bound, above the buffered forms' 10 MiB too.
+    const raised = await t.request({ method: 'PUT', url: '/api/v4/application/settings', token: ROOT_TOKEN, payload: { max_attachment_size: 12 } });
+    assert.equal(raised.statusCode, 200, raised.body);
+    const large = await upload({ filename: 'large.bin', content: Buffer.alloc(11 * 1024 * 1024, 1) });
+    assert.equal(large.statusCode, 201, large.body);
     const none = await t.request({ method: 'POST', url: `/api/v4/projects/${project}/uploads`, token: people.tokens.guest, payload: {} });
     assert.equal(none.statusCode, 400);
     assert.deepEqual(none.json(), { message: '400 Bad request - "file" not given' });

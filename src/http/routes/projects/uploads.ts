@@ -8,29 +8,46 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { currentSettings } from '../../../domain/settings/settings.ts';
 import { storeProjectUpload } from '../../../domain/uploads/uploads.ts';
-import { ApiError } from '../../errors.ts';
+import type { UploadedFile } from '../../../domain/uploaded-file.ts';
+import { missingAttribute } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
+import { bufferFile, isMultipart, multipartParts } from '../../input/multipart.ts';
 import { loadProject } from '../../loaders/containers.ts';
 import { presentProjectUpload, ProjectUploadSchema } from '../../entities/project-upload.ts';
 import { route } from '../../route.ts';
 
+// The multipart `file` is read by the handler (multipart: 'stream'), so that its bound is the
+// instance's max_attachment_size rather than the buffered forms' fixed one.
 const params = defineParams({
   id: P.string({ description: 'project id or URL-encoded path' }),
-  file: P.file({ description: 'the file to upload (multipart)' }),
 });
 
 const uploads: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
 
   route(app, {
-    method: 'POST', url: '/projects/:id/uploads', auth: 'required', scopes: ['api'], params,
-    schema: { summary: 'Uploads a file to reference from Markdown', tags: ['projects'], response: { 201: ProjectUploadSchema } },
+    method: 'POST', url: '/projects/:id/uploads', auth: 'required', scopes: ['api'], params, multipart: 'stream',
+    schema: {
+      summary: 'Uploads a file to reference from Markdown (multipart `file`)', tags: ['projects'],
+      response: { 201: ProjectUploadSchema },
+    },
   }, async ({ request, reply, input, caller }) => {
     const ctx = await loadProject(request, input.id);
-    // Workhorse refuses a file past the project's attachment size before the Service sees it.
+    // Workhorse refuses a file past the instance's attachment size (MiB) before the Service sees it: 413.
     const limit = (await currentSettings(db)).max_attachment_size * 1024 * 1024;
-    if (input.file.data.length > limit) throw new ApiError(413, { message: '413 Request Entity Too Large' });
-    const row = await storeProjectUpload(db, config.dataDir, { projectId: ctx.project.id, userId: caller.user.id, file: input.file });
+    let file: UploadedFile | null = null;
+    if (isMultipart(request)) {
+      for await (const part of multipartParts(request.raw, request.headers, { fileSize: limit, files: 5, fields: 50 })) {
+        if (part.type !== 'file') continue;
+        if (part.fieldname !== 'file' || file) {
+          part.file.resume();
+          continue;
+        }
+        file = { filename: part.filename, mimetype: part.mimetype, data: await bufferFile(part.file) };
+      }
+    }
+    if (!file) throw missingAttribute('file');
+    const row = await storeProjectUpload(db, config.dataDir, { projectId: ctx.project.id, userId: caller.user.id, file });
     reply.code(201);
     return presentProjectUpload(row, `${ctx.namespace.fullPath}/${ctx.project.path}`);
   });
