@@ -194,6 +194,17 @@ describe('project wikis API', () => {
     assert.equal(other.statusCode, 201, other.body);
     assert.equal(other.json().branch, 'side');
     assert.equal(other.json().link.markdown, `[notes.txt](${other.json().file_path})`);
+    const none = await t.request({ method: 'POST', url: `${base()}/attachments`, token: people.tokens.developer, payload: {} });
+    assert.equal(none.statusCode, 400);
+    assert.deepEqual(none.json(), { message: '400 Bad request - "file" not given' });
+    const set = await t.request({ method: 'PUT', url: '/api/v4/application/settings', token: ROOT_TOKEN, payload: { max_attachment_size: 1 } });
+    assert.equal(set.statusCode, 200, set.body);
+    const big = await t.request({
+      method: 'POST', url: `${base()}/attachments`, token: people.tokens.developer,
+      ...multipart([], { field: 'file', filename: 'big.bin', content: Buffer.alloc(1024 * 1024 + 1) }),
+    });
+    assert.equal(big.statusCode, 413);
+    await t.request({ method: 'PUT', url: '/api/v4/application/settings', token: ROOT_TOKEN, payload: { max_attachment_size: 10 } });
     // The attachment is no page.
     const list = await t.request({ method: 'GET', url: base(), token: people.tokens.guest });
     assert.ok(!list.json().some((p: { slug: string }) => p.slug.startsWith('uploads/')));

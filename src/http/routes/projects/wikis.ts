@@ -19,7 +19,10 @@ import {
 import { ensureWikiRepository, wikiRepository } from '../../../domain/wikis/wiki-repository.ts';
 import { repositoryExists } from '../../../domain/repositories/repositories.ts';
 import { createMarkdownRenderer } from '../../../domain/markdown/render-pool.ts';
-import { ApiError, badRequestMessage, notFound, validationFailed } from '../../errors.ts';
+import { badRequestMessage, invalidParams, missingAttribute, notFound, validationFailed } from '../../errors.ts';
+import { bufferFile, isMultipart, multipartParts } from '../../input/multipart.ts';
+import type { UploadedFile } from '../../../domain/uploaded-file.ts';
+import { isStorableText } from '../../../db/constraints.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { authorizeProject, loadProject, type ProjectContext } from '../../loaders/containers.ts';
 import { repositoryReadOnly } from '../../loaders/repository.ts';
@@ -52,11 +55,8 @@ const params = {
     format,
   }),
   remove: defineParams({ id: projectId, slug }),
-  attachment: defineParams({
-    id: projectId,
-    file: P.file({ description: 'the file to commit (multipart)' }),
-    branch: P.optional(P.name({ description: 'the branch to commit to (the wiki\'s default branch by default)' })),
-  }),
+  // The multipart `file` and `branch` are read by the handler (multipart: 'stream'), bounded by max_attachment_size.
+  attachment: defineParams({ id: projectId }),
 };
 
 const tags = ['wikis'];
@@ -180,16 +180,36 @@ const wikis: FastifyPluginAsync = async (app) => {
 
   route(app, {
     method: 'POST', url: '/projects/:id/wikis/attachments', auth: 'required', scopes: ['api'], params: params.attachment,
-    schema: { summary: 'Commits an attachment to the wiki repository', tags, response: { 201: WikiAttachmentSchema } },
+    multipart: 'stream',
+    schema: {
+      summary: 'Commits an attachment to the wiki repository (multipart `file`, optional `branch`)', tags,
+      response: { 201: WikiAttachmentSchema },
+    },
   }, async ({ request, reply, input, caller }) => {
     const ctx = await load(request, input.id, 'create_wiki');
-    // The same bound as any Markdown attachment (the instance's max_attachment_size, in MiB).
+    // The same bound as any Markdown attachment (the instance's max_attachment_size, in MiB): 413 past it.
     const limit = (await currentSettings(db)).max_attachment_size * 1024 * 1024;
-    if (input.file.data.length > limit) throw new ApiError(413, { message: '413 Request Entity Too Large' });
+    let file: UploadedFile | null = null;
+    let branch: string | undefined;
+    if (isMultipart(request)) {
+      for await (const part of multipartParts(request.raw, request.headers, { fileSize: limit, files: 5, fields: 50 })) {
+        if (part.type === 'field') {
+          if (part.fieldname === 'branch') branch = part.value;
+          continue;
+        }
+        if (part.fieldname !== 'file' || file) {
+          part.file.resume();
+          continue;
+        }
+        file = { filename: part.filename, mimetype: part.mimetype, data: await bufferFile(part.file) };
+      }
+    }
+    if (!file) throw missingAttribute('file');
+    // A branch name is a ref name: bounded and NUL-free before git sees it (issue 13).
+    if (branch !== undefined && (branch.length > 255 || !isStorableText(branch))) throw invalidParams(['branch is invalid']);
     const repo = await writable(ctx);
-    const author = authorOf(caller.user);
     const result = await createAttachment(db, repo, {
-      fileName: input.file.filename, data: input.file.data, ...(input.branch !== undefined ? { branch: input.branch } : {}), author,
+      fileName: file.filename, data: file.data, ...(branch !== undefined && branch !== '' ? { branch } : {}), author: authorOf(caller.user),
     });
     if (!result.ok) {
       if (result.reason === 'read_only') throw repositoryReadOnly();
