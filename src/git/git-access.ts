@@ -13,6 +13,7 @@
  * where it reaches it fetches with `read_repository` and never pushes.
  */
 import type { Kysely } from 'kysely';
+import type { StorageShard } from '../config/schema.ts';
 import type { DB, UserRow } from '../db/types.ts';
 import { READ_ONLY_MESSAGE } from '../domain/repositories/repositories.ts';
 import { currentSettings } from '../domain/settings/settings.ts';
@@ -87,13 +88,13 @@ export async function protocolRefusal(db: Kysely<DB>, protocol: 'http' | 'ssh'):
 }
 
 export async function checkGitAccess(
-  db: Kysely<DB>, protocol: 'http' | 'ssh', actor: GitActor, fullPath: string, service: GitService,
+  db: Kysely<DB>, protocol: 'http' | 'ssh', actor: GitActor, fullPath: string, service: GitService, shards: StorageShard[],
 ): Promise<GitAccess> {
   // Before anything else (a transport may have asked already, before reading credentials).
   const protocolRefused = await protocolRefusal(db, protocol);
   if (protocolRefused) return refuse(403, protocolRefused);
 
-  const target = await findRepositoryTarget(db, fullPath);
+  const target = await findRepositoryTarget(db, shards, fullPath);
   const can = target ? await permissionsOf(db, target, actor) : { read: false, download: false, push: false };
   const pushing = service === 'git-receive-pack';
   // Anonymous clients are asked for credentials rather than told the repository is missing.
@@ -110,5 +111,7 @@ export async function checkGitAccess(
     if (target.archived) return refuse(403, MESSAGES.archived);
     if (target.readOnly) return refuse(403, MESSAGES.readOnly);
   }
+  // A project's wiki is cloned and pushed to before any page was written (Wiki#wiki creates it).
+  if (target.ensureRepository) await target.ensureRepository();
   return { ok: true, target, pushing };
 }

@@ -34,9 +34,12 @@ import { afterBranchPush } from '../domain/merge-requests/merge-status.ts';
 import { beginRepositoryWrite } from '../domain/repository-writes/repository-writes.ts';
 import type { ContainerKind } from '../domain/storage-moves/storage-moves.queries.ts';
 import { appliedCommands, type PushOptionSniffer } from './push-options.ts';
+import { wikiDiskPath } from '../domain/wikis/wiki-repository.ts';
 
-/** The storage-move container a repository belongs to (a wiki is its group's). */
-const CONTAINER_KINDS: Record<RepositoryTarget['kind'], ContainerKind> = { project: 'project', wiki: 'group', snippet: 'snippet' };
+/** The storage-move container a repository belongs to (a group wiki is its group's, a project wiki its project's). */
+const CONTAINER_KINDS: Record<RepositoryTarget['kind'], ContainerKind> = {
+  project: 'project', wiki: 'group', project_wiki: 'project', snippet: 'snippet',
+};
 
 /** The directory of kiln's git hooks (core.hooksPath of a checked push). */
 export const HOOKS_DIR = fileURLToPath(new URL('./hooks', import.meta.url));
@@ -85,7 +88,9 @@ export async function beginPush(
     ]).then(() => undefined);
     return ended;
   };
-  const pushed = { ...target, storage: write.container.repository_storage, diskPath: write.container.disk_path };
+  // A project wiki lives inside its project's repository, wherever the locked row says that is now.
+  const diskPath = target.kind === 'project_wiki' ? wikiDiskPath(write.container.disk_path) : write.container.disk_path;
+  const pushed = { ...target, storage: write.container.repository_storage, diskPath };
   const gitDir = repositoryPath(config.storages, pushed.storage, pushed.diskPath);
   let refsBefore: Map<string, string> | null = null;
   let accessFile: string | null = null;

@@ -1,6 +1,7 @@
 /**
  * Which repository a smart-HTTP path names, and what the client may do with it:
- * `/<namespace…>/<project>.git` (a project), `/<group…>.wiki.git` (a group wiki),
+ * `/<namespace…>/<project>.git` (a project), `/<namespace…>/<project>.wiki.git` (its wiki),
+ * `/<group…>.wiki.git` (a group wiki),
  * `/snippets/<id>.git` (a personal snippet) and `/<namespace…>/<project>/snippets/<id>.git` (a
  * project's snippet, read by ProjectSnippetPolicy).
  */
@@ -18,9 +19,11 @@ import { ACCESS_LEVELS } from '../domain/permissions/access.ts';
 import { isStorableId } from '../db/constraints.ts';
 import { refActorFor } from '../domain/protected-refs/protected-refs.ts';
 import type { RefActor } from '../domain/protected-refs/ref-rules.ts';
+import type { StorageShard } from '../config/schema.ts';
+import { ensureWikiRepository, wikiDiskPath } from '../domain/wikis/wiki-repository.ts';
 
 export interface RepositoryTarget {
-  kind: 'project' | 'wiki' | 'snippet';
+  kind: 'project' | 'wiki' | 'project_wiki' | 'snippet';
   id: number;
   storage: string;
   diskPath: string;
@@ -32,11 +35,13 @@ export interface RepositoryTarget {
   repositoryEnabled?: boolean;
   /** What `user` (null: anonymous) may do, by the policy of the container. */
   permissions(user: UserRow | null): Promise<{ read: boolean; download: boolean; push: boolean }>;
+  /** A project wiki's: creates its repository when it is used for the first time (Wiki#wiki). */
+  ensureRepository?(): Promise<void>;
   /** A project's: who pushes, as its protected branches and tags judge them, and what the checks print. */
   pushContext?(user: UserRow | null): Promise<{ actor: RefActor | null; defaultBranch: string | null; fullPath: string }>;
 }
 
-export async function findRepositoryTarget(db: Kysely<DB>, fullPath: string): Promise<RepositoryTarget | null> {
+export async function findRepositoryTarget(db: Kysely<DB>, shards: StorageShard[], fullPath: string): Promise<RepositoryTarget | null> {
   const snippet = /^snippets\/(\d+)\.git$/.exec(fullPath);
   if (snippet) {
     // An id past the column's range names no snippet, as the API's path ids (issue 35, item 13):
@@ -71,6 +76,10 @@ export async function findRepositoryTarget(db: Kysely<DB>, fullPath: string): Pr
       };
     }
   }
+  if (fullPath.endsWith('.wiki.git')) {
+    const wiki = await projectWikiTarget(db, shards, fullPath.slice(0, -'.wiki.git'.length));
+    if (wiki) return wiki;
+  }
   if (!fullPath.endsWith('.git')) return null;
   const project = await findProjectByIdOrPath(db, fullPath.slice(0, -'.git'.length));
   if (!project || /^\d+$/.test(fullPath.slice(0, -'.git'.length))) return null;
@@ -92,6 +101,30 @@ export async function findRepositoryTarget(db: Kysely<DB>, fullPath: string): Pr
     pushContext: async (user) => {
       const actor = await projectActor(db, user, project.id, lineage);
       return { actor: refActorFor(actor, project), defaultBranch: project.default_branch, fullPath: fullPath.slice(0, -'.git'.length) };
+    },
+  };
+}
+
+/**
+ * A project's wiki (`<project>.wiki.git`): read with read_wiki (download_wiki_code goes with it),
+ * pushed with create_wiki (GitAccessWiki), both following the wiki feature; the repository lives
+ * inside the project's (domain/wikis/wiki-repository.ts) and its writes are the project's.
+ */
+async function projectWikiTarget(db: Kysely<DB>, shards: StorageShard[], projectPath: string): Promise<RepositoryTarget | null> {
+  const project = /^\d+$/.test(projectPath) ? undefined : await findProjectByIdOrPath(db, projectPath);
+  const ns = project ? await findNamespaceById(db, project.namespace_id) : undefined;
+  if (!project || !ns) return null;
+  const lineage = (await namespacePaths(db, [ns])).get(ns.id)!.lineage;
+  return {
+    kind: 'project_wiki', id: project.id, storage: project.repository_storage, diskPath: wikiDiskPath(project.disk_path),
+    readOnly: project.read_only === 1, archived: project.archived === 1, lineage,
+    permissions: async (user) => {
+      const actor = await projectActor(db, user, project.id, lineage);
+      const read = canOnProject(actor, 'read_project', project) && canOnProject(actor, 'read_wiki', project);
+      return { read, download: read, push: read && canOnProject(actor, 'create_wiki', { ...project, archived: 0 }) };
+    },
+    ensureRepository: async () => {
+      await ensureWikiRepository(shards, project);
     },
   };
 }

@@ -78,7 +78,7 @@ const smartHttp: FastifyPluginAsync = async (app) => {
     const actor: GitActor = identity.kind === 'user' ? { kind: 'user', user: identity.user, abilities: identity.abilities } : identity;
     const user: UserRow | null = identity.kind === 'user' ? identity.user : null;
 
-    const access = await checkGitAccess(ctx.db, 'http', actor, fullPath, service);
+    const access = await checkGitAccess(ctx.db, 'http', actor, fullPath, service, config.storages);
     if (!access.ok) return text(reply, access.status, access.message, access.challenge ? challenge : {});
     const { target, pushing } = access;
     if (!pushing || suffix === 'info/refs') return backend(request, reply, target, suffix, user);

@@ -255,7 +255,7 @@ export async function startSshServer(
     if (!parsed) return finishChannel(channel, 1, 'Disallowed command');
     const actor = await actorOf(auth.key);
     if (typeof actor === 'string') return finishChannel(channel, 1, actor);
-    const access = await checkGitAccess(db, 'ssh', actor, parsed.path, parsed.service);
+    const access = await checkGitAccess(db, 'ssh', actor, parsed.path, parsed.service, config.storages);
     if (!access.ok) return finishChannel(channel, 1, access.message);
     await touchKeyLastUsed(db, auth.key.id).catch((err: unknown) => log.warn({ err }, 'could not record when an SSH key was used'));
 

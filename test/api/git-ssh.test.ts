@@ -94,6 +94,25 @@ describe('git over SSH', () => {
     assert.equal(b.code, 0, b.stderr);
   });
 
+  it("clones and pushes the project's wiki (<project>.wiki.git), and the page shows through the API", async () => {
+    const page = await t.request({
+      method: 'POST', url: `/api/v4/projects/${project.id}/wikis`, token: aliceToken, payload: { title: 'Over SSH', content: 'ssh page' },
+    });
+    assert.equal(page.statusCode, 201, page.body);
+    const wikiUrl = `ssh://git@127.0.0.1:${port}/${project.path_with_namespace}.wiki.git`;
+    const clone = await git('alice', ['clone', '--quiet', wikiUrl, 'wiki']);
+    assert.equal(clone.code, 0, clone.stderr);
+    assert.equal(await fs.readFile(path.join(dir, 'wiki', 'Over-SSH.md'), 'utf8'), 'ssh page');
+    await fs.writeFile(path.join(dir, 'wiki', 'Second.md'), 'pushed over ssh');
+    assert.equal((await run('git', ['add', '.'], path.join(dir, 'wiki'))).code, 0);
+    assert.equal((await run('git', ['commit', '--quiet', '-m', 'second'], path.join(dir, 'wiki'))).code, 0);
+    const push = await git('alice', ['push', '--quiet', 'origin', 'HEAD:main'], path.join(dir, 'wiki'));
+    assert.equal(push.code, 0, push.stderr);
+    const read = await t.request({ method: 'GET', url: `/api/v4/projects/${project.id}/wikis/Second`, token: aliceToken });
+    assert.equal(read.statusCode, 200, read.body);
+    assert.equal(read.json().content, 'pushed over ssh');
+  });
+
   async function commitIn(clone: string, file: string, content: string) {
     await fs.writeFile(path.join(dir, clone, file), content);
     assert.equal((await run('git', ['add', file], path.join(dir, clone))).code, 0);

@@ -127,7 +127,12 @@ describe('project permission table', () => {
         'admin_note', 'award_emoji', 'read_snippet', 'create_snippet', 'admin_snippet',
         'read_merge_request', 'create_merge_request_in', 'create_merge_request_from', 'admin_merge_request', 'update_merge_request',
         'destroy_merge_request', 'read_release', 'create_release', 'update_release', 'destroy_release',
+        'read_wiki', 'create_wiki', 'admin_wiki',
       ]);
+      // Wikis (ProjectPolicy 15.2): read with the project, written by Developers, pages removed by Maintainers.
+      assert.deepEqual(allowed(20)('read_wiki'), Object.keys(EXPECTED));
+      assert.deepEqual(allowed(0)('create_wiki'), ['developer', 'maintainer', 'owner', 'administrator']);
+      assert.deepEqual(allowed(0)('admin_wiki'), ['maintainer', 'owner', 'administrator']);
       // Merge requests (issue 30): read with the code, opened from a branch and merged by Developers, removed by Owners.
       assert.deepEqual(allowed(0)('read_merge_request'), ['reporter', 'developer', 'maintainer', 'owner', 'administrator']);
       assert.deepEqual(allowed(20)('read_merge_request'), Object.keys(EXPECTED));

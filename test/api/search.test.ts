@@ -263,7 +263,7 @@ describe('search', () => {
       assert.deepEqual((await ok(`/projects/${privateProjectId}/search?scope=users&search=outsider`, bobToken)).body.map((u) => u.id), [bob.id]);
     });
 
-    it('wiki_blobs and merge_requests: empty pages (no project wikis, no merge requests yet)', async () => {
+    it('wiki_blobs and merge_requests: empty pages (a wiki never written, no merge requests yet)', async () => {
       assert.deepEqual((await ok(`/projects/${projectId}/search?scope=wiki_blobs&search=polish`)).body, []);
       assert.deepEqual((await ok(`/projects/${projectId}/search?scope=merge_requests&search=polish`)).body, []);
     });

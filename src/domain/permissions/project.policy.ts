@@ -55,7 +55,12 @@ export type ProjectAction =
   | 'destroy_release'
   | 'read_package'
   | 'create_package'
-  | 'destroy_package';
+  | 'destroy_package'
+  // Project wikis (ProjectPolicy 15.2): read with the project, written by Developers, pages
+  // removed by Maintainers; the wiki feature (wiki_access_level) gates all three.
+  | 'read_wiki'
+  | 'create_wiki'
+  | 'admin_wiki';
 
 interface Rule {
   /** Lowest member access level that grants the action. */
@@ -68,7 +73,7 @@ interface Rule {
    * The project feature the action belongs to (ProjectFeature): 'disabled' withholds it from
    * everyone, administrators included; 'private' from everyone but members and administrators.
    */
-  feature?: 'issues' | 'snippets' | 'repository' | 'merge_requests';
+  feature?: 'issues' | 'snippets' | 'repository' | 'merge_requests' | 'wiki';
 }
 
 export const PROJECT_RULES: Record<ProjectAction, Rule> = {
@@ -147,6 +152,10 @@ export const PROJECT_RULES: Record<ProjectAction, Rule> = {
   read_package: { minLevel: ACCESS_LEVELS.reporter, byVisibility: true, blockedWhenArchived: false },
   create_package: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
   destroy_package: { minLevel: ACCESS_LEVELS.maintainer, byVisibility: false, blockedWhenArchived: true },
+  // Wikis: an archived project's wiki is read-only (ProjectPolicy's readonly_features include the wiki).
+  read_wiki: { minLevel: ACCESS_LEVELS.guest, byVisibility: true, blockedWhenArchived: false, feature: 'wiki' },
+  create_wiki: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true, feature: 'wiki' },
+  admin_wiki: { minLevel: ACCESS_LEVELS.maintainer, byVisibility: false, blockedWhenArchived: true, feature: 'wiki' },
 };
 
 // ProjectFeature levels (domain/projects/project-attributes.ts FEATURE_LEVELS), here to keep permissions free of projects.
@@ -167,6 +176,8 @@ export interface ProjectSubject {
   repository_access_level?: number;
   /** ProjectFeature level of merge requests, as issues_access_level. */
   merge_requests_access_level?: number;
+  /** ProjectFeature level of the wiki, as issues_access_level. */
+  wiki_access_level?: number;
 }
 
 export function canOnProject(actor: Actor, action: ProjectAction, project: ProjectSubject): boolean {

@@ -9,6 +9,8 @@
  * for a SearchContext (paging through `paginate` for SQL, `pageOf` for results found in memory,
  * both of which set the offset headers) and presents it.
  */
+import { wikiBranch, wikiRepository } from '../../domain/wikis/wiki-repository.ts';
+import { repositoryExists } from '../../domain/repositories/repositories.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { Type, type TSchema } from 'typebox';
@@ -253,10 +255,25 @@ export const SEARCH_SCOPES = {
   },
   wiki_blobs: {
     levels: ['project'],
-    // kiln keeps no project wiki repositories: no wiki page exists to match (the Service answers
-    // a project without a wiki the same empty page).
+    // The files of the project's wiki repository on its default branch (ProjectSearchResults
+    // #wiki_blobs: nothing for a viewer without read_wiki, nor for a wiki never written).
     item: BlobSchema,
-    run: async (ctx) => emptyPage(ctx),
+    async run(ctx) {
+      const p = ctx.project!;
+      if (!canOnProject(p.actor, 'read_wiki', p.project)) return emptyPage(ctx);
+      const { config } = ctx.request.server.kiln;
+      const { gitDir } = wikiRepository(config.storages, p.project);
+      if (!(await repositoryExists(gitDir))) return emptyPage(ctx);
+      const branch = await wikiBranch(gitDir);
+      const commit = await resolveCommit(gitDir, `refs/heads/${branch}`);
+      if (!commit) return emptyPage(ctx);
+      const blobs = await searchBlobs(gitDir, commit, parseBlobQuery(ctx.search));
+      const page = await withNameMatchData(gitDir, pageOf(ctx, blobs));
+      return page.map((b) => ({
+        basename: b.basename, data: b.data, path: b.path, filename: b.path, id: null, ref: branch, startline: b.startline,
+        project_id: p.project.id,
+      }));
+    },
   },
   commits: {
     levels: ['project'],

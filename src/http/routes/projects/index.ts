@@ -18,6 +18,8 @@ import releases from './releases.ts';
 import releaseLinks from './release-links.ts';
 import projectTemplates from './project-templates.ts';
 import badges from './badges.ts';
+import wikis from './wikis.ts';
+import uploads from './uploads.ts';
 
 export default async function projectsArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'projects', {
@@ -36,5 +38,7 @@ export default async function projectsArea(api: FastifyInstance): Promise<void> 
     'release-links': releaseLinks,     // /projects/:id/releases/:tag_name/assets/links[/:link_id]
     'project-templates': projectTemplates, // /projects/:id/templates/:type[/:name]
     'badges': badges,                  // /(projects|groups)/:id/badges[/render|/:badge_id]
+    'wikis': wikis,                    // /projects/:id/wikis[/:slug|/attachments]
+    'uploads': uploads,                // /projects/:id/uploads
   });
 }

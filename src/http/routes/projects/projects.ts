@@ -15,6 +15,7 @@ import { pathFromName } from '../../../domain/namespaces/paths.ts';
 import { createProject, type FieldErrors } from '../../../domain/projects/create-project.ts';
 import { updateProject } from '../../../domain/projects/update-project.ts';
 import { deleteProject } from '../../../domain/projects/delete-project.ts';
+import { removeProjectUploads } from '../../../domain/uploads/uploads.ts';
 import { findProjects, type ProjectFilters } from '../../../domain/projects/project.finder.ts';
 import { starProject, starrersQuery, unstarProject } from '../../../domain/stars/stars.queries.ts';
 import { projectUsersQuery } from '../../../domain/members/members.queries.ts';
@@ -431,6 +432,8 @@ const projects: FastifyPluginAsync = async (app) => {
     const bots = await resourceBotIds(db, 'Project', ctx.project.id);
     const result = await deleteProject(db, config.storages, ctx.project.id);
     if (!result.ok) throw result.reason === 'not_found' ? notFound('Project') : readOnly();
+    // Its Markdown attachments (their rows went with the project; the wiki went with its repository).
+    await removeProjectUploads(config.dataDir, ctx.project.id);
     // The project's access tokens go with it: their bots are deleted (domain/tokens/resource-access-tokens.ts).
     const host = new URL(config.externalUrl).hostname;
     await removeResourceBots(db, bots, { hardDelete: false, host, dataDir: config.dataDir, shards: config.storages });

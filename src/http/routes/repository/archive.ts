@@ -5,6 +5,8 @@
  * lib/api/project_snapshots.rb, from GetSnapshot). Nothing is buffered: a client that goes away
  * ends the git process.
  */
+import { wikiRepository } from '../../../domain/wikis/wiki-repository.ts';
+import { repositoryExists } from '../../../domain/repositories/repositories.ts';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import {
   ARCHIVE_FORMATS, archiveExtension, archivePrefix, streamArchive, streamSnapshot, type ArchiveStream,
@@ -94,10 +96,11 @@ const archive: FastifyPluginAsync = async (app) => {
     // The Service checks the caller before it looks the project up (authorize_read_git_snapshot!).
     authenticatedAsAdmin(request);
     const ctx = await loadProject(request, input.id);
-    // kiln keeps no wiki repositories: a project's wiki has none to snapshot.
-    if (input.wiki) throw notFound('Wiki Repository');
     const { config } = request.server.kiln;
-    const stream = await streamSnapshot(projectRepository(config.storages, ctx.project).gitDir);
+    // `wiki`: the project's wiki repository (domain/wikis), when one was ever written or cloned.
+    const wikiDir = wikiRepository(config.storages, ctx.project).gitDir;
+    if (input.wiki && !(await repositoryExists(wikiDir))) throw notFound('Wiki Repository');
+    const stream = await streamSnapshot(input.wiki ? wikiDir : projectRepository(config.storages, ctx.project).gitDir);
     return sendStream(reply, stream, 'snapshot.tar', 'application/x-tar');
   });
 };
