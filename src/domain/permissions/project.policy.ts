@@ -52,7 +52,15 @@ export type ProjectAction =
   | 'read_release'
   | 'create_release'
   | 'update_release'
-  | 'destroy_release';
+  | 'destroy_release'
+  | 'read_environment'
+  | 'create_environment'
+  | 'update_environment'
+  | 'destroy_environment'
+  | 'stop_environment'
+  | 'read_deployment'
+  | 'create_deployment'
+  | 'update_deployment';
 
 interface Rule {
   /** Lowest member access level that grants the action. */
@@ -138,6 +146,17 @@ export const PROJECT_RULES: Record<ProjectAction, Rule> = {
   create_release: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
   update_release: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
   destroy_release: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
+  // Environments and deployments (ProjectPolicy 15.2): Reporters read them, Developers create,
+  // change, stop and remove environments and create and update deployments (EnvironmentPolicy
+  // adds that only a stopped environment may be removed: environment-actions.ts).
+  read_environment: { minLevel: ACCESS_LEVELS.reporter, byVisibility: false, blockedWhenArchived: false },
+  create_environment: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
+  update_environment: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
+  destroy_environment: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
+  stop_environment: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
+  read_deployment: { minLevel: ACCESS_LEVELS.reporter, byVisibility: false, blockedWhenArchived: false },
+  create_deployment: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
+  update_deployment: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
 };
 
 // ProjectFeature levels (domain/projects/project-attributes.ts FEATURE_LEVELS), here to keep permissions free of projects.

@@ -1,5 +1,5 @@
 /**
- * CI of projects: pipelines, jobs, artifacts, job tokens, lint, variables, triggers (spec, Jobs and Pipelines).
+ * CI of projects: pipelines, jobs, artifacts, job tokens, lint, variables, triggers, environments, deployments (spec, Jobs and Pipelines).
  *
  * Every path of the area and its guard: `npm run routes -- ci`.
  */
@@ -14,6 +14,8 @@ import jobToken from './job-token.ts';
 import variables from './variables.ts';
 import pipelineActions from './pipeline-actions.ts';
 import triggers from './triggers.ts';
+import environments from './environments.ts';
+import deployments from './deployments.ts';
 
 export default async function ciArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'ci', {
@@ -28,5 +30,7 @@ export default async function ciArea(api: FastifyInstance): Promise<void> {
     'pipeline-actions': pipelineActions, // /projects/:id/pipelines/:pipeline_id/(retry|cancel|variables), DELETE,
                                          // /projects/:id/pipelines/latest
     'triggers': triggers,              // /projects/:id/triggers, /projects/:id/trigger/pipeline, /projects/:id/ref/:ref/trigger/pipeline
+    'environments': environments,      // /projects/:id/environments[/:environment_id[/stop]], …/stop_stale, …/review_apps
+    'deployments': deployments,        // /projects/:id/deployments[/:deployment_id[/merge_requests]]
   });
 }
