@@ -59,6 +59,9 @@ export async function seedFuzzObjects(t: TestApp): Promise<FuzzObjects> {
   const deployKey = await post(t, `/api/v4/projects/${ci.project.id}/deploy_keys`, { title: 'fuzz', key: sshPublicKey() });
   const projectDeployToken = await post(t, `/api/v4/projects/${ci.project.id}/deploy_tokens`, { name: 'fuzz', scopes: ['read_repository'] });
   const groupDeployToken = await post(t, `/api/v4/groups/${group.id}/deploy_tokens`, { name: 'fuzz', scopes: ['read_repository'] });
+  const deployment = await post(t, `/api/v4/projects/${ci.project.id}/deployments`, {
+    environment: 'fuzz', sha: pipeline.sha, ref: 'main', tag: false, status: 'success',
+  });
 
   // The resource a `{id}` follows.
   const byResource: Record<string, number> = {
@@ -69,6 +72,7 @@ export async function seedFuzzObjects(t: TestApp): Promise<FuzzObjects> {
     user_id: user.id, project_id: ci.project.id, group_id: group.id, namespace_id: group.id, snippet_id: snippet.id,
     runner_id: runner.id, pipeline_id: pipeline.id, job_id: job!.id, impersonation_token_id: impersonation.id,
     application_id: application.id, merge_request_iid: mr.iid,
+    deployment_id: deployment.id, environment_id: deployment.environment.id,
   };
 
   return {

@@ -141,8 +141,9 @@ const environments: FastifyPluginAsync = async (app) => {
         },
       });
     }
-    const before = input.before ?? new Date(Date.now() - 30 * 86_400_000).toISOString();
-    const rows = await scheduleReviewAppsDeletion(db, ctx.project.id, before, input.limit, input.dry_run);
+    // An empty value given is no value: the defaults (and a dry run) hold.
+    const before = input.before || new Date(Date.now() - 30 * 86_400_000).toISOString();
+    const rows = await scheduleReviewAppsDeletion(db, ctx.project.id, before, input.limit ?? 100, input.dry_run ?? true);
     return { scheduled_entries: rows.map(presentEnvironmentBasic), unprocessable_entries: [] };
   });
 
