@@ -308,4 +308,28 @@ describe('environments and deployments', () => {
     const shown = await api('GET', `/deployments/${d.id}`, reporterToken);
     assert.deepEqual([shown.statusCode, shown.json().user.id], [200, shown.json().user.id]);
   });
+
+  it('links the merge requests merged into the ref since the previous deployment to a successful one', async () => {
+    let res = await api('POST', '/repository/branches', p.ownerToken, { branch: 'feat-x', ref: 'main' });
+    assert.equal(res.statusCode, 201, res.body);
+    res = await api('POST', '/repository/files/x.txt', p.ownerToken, { branch: 'feat-x', content: 'x\n', commit_message: 'Add x' });
+    assert.equal(res.statusCode, 201, res.body);
+    res = await api('POST', '/merge_requests', p.ownerToken, { source_branch: 'feat-x', target_branch: 'main', title: 'Add x' });
+    assert.equal(res.statusCode, 201, res.body);
+    const mr = res.json() as { id: number; iid: number };
+    res = await api('PUT', `/merge_requests/${mr.iid}/merge`, p.ownerToken);
+    assert.equal(res.statusCode, 200, res.body);
+    const deploy = async () => {
+      const r = await api('POST', '/deployments', developerToken, { environment: 'live', sha, ref: 'main', tag: false, status: 'success' });
+      assert.equal(r.statusCode, 201, r.body);
+      return (r.json() as Deployment).id;
+    };
+    const first = await deploy();
+    res = await api('GET', `/deployments/${first}/merge_requests`, reporterToken);
+    assert.deepEqual((res.json() as { id: number; state: string }[]).map((m) => [m.id, m.state]), [[mr.id, 'merged']]);
+    // Already shipped by the first: the next deployment ships nothing new.
+    const second = await deploy();
+    res = await api('GET', `/deployments/${second}/merge_requests`, reporterToken);
+    assert.deepEqual(res.json(), []);
+  });
 });
