@@ -284,6 +284,10 @@ describe('environments and deployments', () => {
     assert.deepEqual([r.statusCode, r.json()], [200, { message: 'Successfully requested stop for all stale environments' }]);
     const states = Object.fromEntries((await environments()).map((e) => [e.name, e.state]));
     assert.deepEqual(states, { production: 'available', 'old-one': 'stopped' });
+    // The search is the start of the name, with LIKE's wildcards taken literally.
+    assert.deepEqual((await environments('?search=OLD-')).map((e) => e.name), ['old-one']);
+    assert.deepEqual(await environments('?search=old_'), []);
+    assert.deepEqual(await environments('?search=ne'), []);
   });
 
   it('records deployments made through the API and moves them through the state machine', async () => {

@@ -1,5 +1,5 @@
 /** Every Kysely call about environment rows. */
-import type { Kysely, Transaction, Updateable } from 'kysely';
+import { sql, type Kysely, type Transaction, type Updateable } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { EnvironmentRow, EnvironmentsTable } from '../../db/tables/environments.ts';
 import { isStorableId } from '../../db/constraints.ts';
@@ -71,13 +71,14 @@ export interface EnvironmentFilters {
   states?: string;
 }
 
-/** GET /projects/:id/environments: by name, by a part of the name, by state; in id order. */
+/** GET /projects/:id/environments: by name, by the start of the name, by state; in id order. */
 export function projectEnvironmentsQuery(db: Db, projectId: number, f: EnvironmentFilters) {
   let q = db.selectFrom('environments').selectAll().where('project_id', '=', projectId);
   if (f.name !== undefined) q = q.where('name', '=', f.name);
   if (f.search !== undefined) {
     const escaped = f.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
-    q = q.where((eb) => eb(eb.fn('lower', ['name']), 'like', `%${escaped}%`));
+    // Environment.for_name_like: names that begin with the text, in any case.
+    q = q.where((eb) => eb(sql`lower(name)`, 'like', sql`${`${escaped}%`} escape '\\'`));
   }
   if (f.states !== undefined) q = q.where('state', '=', f.states);
   return q.orderBy('id');
