@@ -13,6 +13,7 @@ import { REGISTRATION_TOKEN, TestRunner, type JobPayload } from '../helpers/test
 import { sweepCi } from '../../src/workers/ci-sweeper.ts';
 import { ciEnvFrom } from '../../src/domain/pipelines/ci-env.ts';
 import { environmentSlug } from '../../src/domain/environments/environment-rules.ts';
+import { sweepEnvironments } from '../../src/domain/environments/environment-actions.ts';
 
 const CONFIG = `
 stages: [build, deploy]
@@ -335,5 +336,16 @@ describe('environments and deployments', () => {
     const second = await deploy();
     res = await api('GET', `/deployments/${second}/merge_requests`, reporterToken);
     assert.deepEqual(res.json(), []);
+  });
+
+  it('stops environments whose auto_stop_at has passed on the sweep', async () => {
+    const production = (await environments('?name=production'))[0];
+    assert.equal(production.state, 'available');
+    const past = new Date(Date.now() - 60_000).toISOString();
+    await t.db.updateTable('environments').set({ auto_stop_at: past }).where('id', '=', production.id).execute();
+    await sweepEnvironments(ciEnvFrom(t.db, t.config), new Date());
+    const row = await t.db.selectFrom('environments').selectAll().where('id', '=', production.id).executeTakeFirstOrThrow();
+    // No stop job: stopped at once, and the timer is spent.
+    assert.deepEqual([row.state, row.auto_stop_at], ['stopped', null]);
   });
 });
