@@ -348,4 +348,16 @@ describe('environments and deployments', () => {
     // No stop job: stopped at once, and the timer is spent.
     assert.deepEqual([row.state, row.auto_stop_at], ['stopped', null]);
   });
+
+  it('cancels the deployments of a canceled pipeline with their jobs', async () => {
+    const last = Math.max(...(await deployments('?per_page=100')).map((d) => d.iid));
+    const pipeline = await createPipeline(t, p, 'Feature/One');
+    const res = await api('POST', `/pipelines/${pipeline.id}/cancel`, developerToken);
+    assert.equal(res.statusCode, 200, res.body);
+    const ours = (await deployments('?per_page=100')).filter((d) => d.iid > last);
+    const statuses = Object.fromEntries(ours.map((d) => [d.environment.name, d.status]));
+    assert.deepEqual(statuses, { 'review/feature-one': 'canceled', production: 'canceled' });
+    // The review app deleted by the sweep is made again by the new pipeline.
+    assert.equal((await environments('?name=review/feature-one')).length, 1);
+  });
 });
