@@ -12,6 +12,7 @@ import { processPipeline } from '../domain/pipelines/process-pipeline.ts';
 import type { BuildRow } from '../db/tables/ci.ts';
 import { autoRetryWanted } from '../domain/runners/update-job-state.ts';
 import { retryJob } from '../domain/jobs/job-actions.ts';
+import { sweepEnvironments } from '../domain/environments/environment-actions.ts';
 
 const BATCH = 200;
 
@@ -45,6 +46,8 @@ export async function sweepCi(env: CiEnv, now: Date = new Date()): Promise<numbe
     if (batch.length < BATCH || dropped === 0) break;
   }
   for (const id of pipelines) await processPipeline(env, id);
+  // Environments past auto_stop_at stop, scheduled review apps go (environment-actions.ts).
+  await sweepEnvironments(env, now);
   return failed;
 }
 

@@ -36,6 +36,8 @@ const SERVICE_STATIC_PATHS: [method: HTTPMethod, path: string, declaredIn: strin
   ['POST', '/groups/import/authorize', 'lib/api/group_import.rb'],
   ['GET', '/snippets/public', 'lib/api/snippets.rb'],
   ['GET', '/runners/all', 'lib/api/ci/runners.rb'],
+  ['DELETE', '/projects/:id/environments/review_apps', 'lib/api/environments.rb'],
+  ['POST', '/projects/:id/environments/stop_stale', 'lib/api/environments.rb'],
   ['POST', '/runners/reset_registration_token', 'lib/api/ci/runners.rb'],
   ['POST', '/runners/verify', 'lib/api/ci/runner.rb'],
   ['POST', '/jobs/request', 'lib/api/ci/runner.rb'],

@@ -66,6 +66,9 @@ export async function seedFuzzObjects(t: TestApp): Promise<FuzzObjects> {
   const packageFile = await post(t, `/api/v4/projects/${ci.project.id}/packages/generic/fuzz/1.0.0/f.txt?select=package_file`, {}, 'PUT');
   const projectBadge = await post(t, `/api/v4/projects/${ci.project.id}/badges`, { link_url: 'http://x.example', image_url: 'http://x.example' });
   const groupBadge = await post(t, `/api/v4/groups/${group.id}/badges`, { link_url: 'http://x.example', image_url: 'http://x.example' });
+  const deployment = await post(t, `/api/v4/projects/${ci.project.id}/deployments`, {
+    environment: 'fuzz', sha: pipeline.sha, ref: 'main', tag: false, status: 'success',
+  });
 
   // The resource a `{id}` follows.
   const byResource: Record<string, number> = {
@@ -77,6 +80,7 @@ export async function seedFuzzObjects(t: TestApp): Promise<FuzzObjects> {
     runner_id: runner.id, pipeline_id: pipeline.id, job_id: job!.id, impersonation_token_id: impersonation.id,
     application_id: application.id, merge_request_iid: mr.iid, pipeline_schedule_id: schedule.id,
     package_id: packageFile.package_id, package_file_id: packageFile.id,
+    deployment_id: deployment.id, environment_id: deployment.environment.id,
   };
 
   return {

@@ -14,6 +14,10 @@ export const RETRY_WHEN = [
   'scheduler_failure', 'data_integrity_failure',
 ];
 const ENV_ACTIONS = ['start', 'prepare', 'stop', 'verify', 'access'];
+/** Environment::tiers (Entry::Environment checks deployment_tier against them). */
+const ENV_TIERS = ['production', 'staging', 'testing', 'development', 'other'];
+/** Gitlab::Regex.environment_name_regex: checked on the name as written, variables and all. */
+const ENV_NAME = /^[a-zA-Z0-9_${}. -]([a-zA-Z0-9_/${}. -]*[a-zA-Z0-9_${}. -])?$/;
 const CACHE_POLICIES = ['pull', 'push', 'pull-push'];
 
 function unknownKeys(hash: Hash, allowed: string[], at: string): void {
@@ -178,10 +182,19 @@ export function retry(value: unknown, where: string): RetryConfig | null {
 export function environment(value: unknown, where: string): EnvironmentConfig | null {
   if (value === undefined || value === null) return null;
   const at = `${where}:environment`;
-  if (typeof value === 'string') return { name: value, action: 'start' };
+  const checkName = (name: string) => {
+    if (!ENV_NAME.test(name)) {
+      throw new ConfigError(`${at} name can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', and spaces, but it cannot start or end with '/'`);
+    }
+  };
+  if (typeof value === 'string') {
+    checkName(value);
+    return { name: value, action: 'start' };
+  }
   if (!isHash(value)) throw new ConfigError(`${at} config should be a hash or a string`);
   unknownKeys(value, ['name', 'url', 'action', 'on_stop', 'auto_stop_in', 'kubernetes', 'deployment_tier'], at);
   if (typeof value.name !== 'string' || value.name === '') throw new ConfigError(`${at} name can't be blank`);
+  checkName(value.name);
   const action = value.action ?? 'start';
   if (typeof action !== 'string' || !ENV_ACTIONS.includes(action)) {
     throw new ConfigError(`${at} action should be start, stop, prepare, verify, or access`);
@@ -191,6 +204,9 @@ export function environment(value: unknown, where: string): EnvironmentConfig | 
     if (value[k] === undefined) continue;
     if (typeof value[k] !== 'string') throw new ConfigError(`${at} ${k.replace(/_/g, ' ')} should be a string`);
     out[k] = value[k];
+  }
+  if (out.deployment_tier !== undefined && !ENV_TIERS.includes(out.deployment_tier)) {
+    throw new ConfigError(`${at} deployment tier must be one of ${ENV_TIERS.join(', ')}`);
   }
   if (value.kubernetes !== undefined) out.kubernetes = value.kubernetes;
   return out;

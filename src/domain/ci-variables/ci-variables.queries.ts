@@ -1,5 +1,6 @@
 /** Every Kysely call about CI/CD variables: instance, group and project levels, and a pipeline's. */
 import { sql, type Kysely, type Transaction, type Updateable } from 'kysely';
+import { scopeMatches } from '../environments/environment-rules.ts';
 import type { DB } from '../../db/types.ts';
 import type { CiPipelineVariableRow, CiVariableRow, CiVariablesTable } from '../../db/tables/ci-variables.ts';
 import { nowIso } from '../clock.ts';
@@ -57,11 +58,13 @@ export async function deleteVariable(db: Db, id: number): Promise<void> {
 }
 
 /**
- * What a job may receive: the instance's, its groups' and its project's variables in the scope
- * `*` (kiln's jobs have no environment, and the Service gives a job without one only `*`-scoped
- * variables), unprotected ones only unless the ref is protected.
+ * What a job may receive: the instance's, its groups' and its project's variables whose scope
+ * covers the job's environment (`*` only for a job without one, as the Service gives such a job),
+ * unprotected ones only unless the ref is protected.
  */
-export async function variablesForJob(db: Db, projectId: number, groupIds: number[], includeProtected: boolean): Promise<CiVariableRow[]> {
+export async function variablesForJob(
+  db: Db, projectId: number, groupIds: number[], includeProtected: boolean, environment: string | null = null,
+): Promise<CiVariableRow[]> {
   // One indexed lookup per level (an OR across them would scan the table on every job request).
   const levels = [
     instanceOnly(db.selectFrom('ci_variables').selectAll()),
@@ -70,9 +73,10 @@ export async function variablesForJob(db: Db, projectId: number, groupIds: numbe
   ];
   const rows: CiVariableRow[] = [];
   for (let q of levels) {
-    q = q.where('environment_scope', '=', '*');
+    // Wildcard scopes (`review/*`) are matched against the name here (environment-rules.ts).
+    if (environment === null) q = q.where('environment_scope', '=', '*');
     if (!includeProtected) q = q.where('protected', '=', 0);
-    rows.push(...await q.execute());
+    rows.push(...(await q.execute()).filter((r) => scopeMatches(r.environment_scope, environment)));
   }
   return rows;
 }

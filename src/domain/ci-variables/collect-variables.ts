@@ -8,8 +8,10 @@
  *
  * Protected variables go only to jobs on protected refs: a ref a protected branch or tag pattern
  * covers (Project#protected_for?, asked when the job is handed out, as the Service builds a job's
- * variables then). Jobs here have no environment, so only variables of the scope `*` apply, as
- * the Service gives a job without an environment.
+ * variables then). Variables scoped to environments reach the jobs of the environments their scope
+ * covers (`*`, the name itself, or a wildcard like `review/*`); of two with one key and owner the
+ * more specific scope comes later and so wins (HasEnvironmentScope). A job without an environment
+ * gets only `*`-scoped ones.
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
@@ -20,6 +22,8 @@ import { pipelineVariables, variablesForJob } from './ci-variables.queries.ts';
 import { scheduleVariablesOfPipeline } from '../pipeline-schedules/pipeline-schedules.queries.ts';
 import { sealerFor, type Sealer } from './encryption.ts';
 import type { RunnerVariable } from '../runners/predefined-variables.ts';
+import { scopePrecedence } from '../environments/environment-rules.ts';
+import { jobEnvironment } from '../environments/job-environment.ts';
 import { isProtectedRefOf } from '../protected-refs/protected-refs.ts';
 
 /** A variable as the runner protocol carries it (Ci::HasVariable#to_runner_variable). */
@@ -27,6 +31,10 @@ export type CollectedVariable = RunnerVariable;
 
 
 function rank(row: CiVariableRow, groupDepth: Map<number, number>): number {
+  return ownerRank(row, groupDepth) * 4 + scopePrecedence(row.environment_scope);
+}
+
+function ownerRank(row: CiVariableRow, groupDepth: Map<number, number>): number {
   if (row.project_id !== null) return 1_000_000;
   if (row.group_id !== null) return 1 + (groupDepth.get(row.group_id) ?? 0);
   return 0;
@@ -41,12 +49,12 @@ function toRunner(key: string, value: string, type: string, o: { masked?: boolea
 
 /** Instance, group and project variables for a ref of `project`, in precedence order. */
 async function ownedVariables(
-  db: Kysely<DB>, sealer: Sealer, project: ProjectRow, ref: string, tag: boolean,
+  db: Kysely<DB>, sealer: Sealer, project: ProjectRow, ref: string, tag: boolean, environment: string | null,
 ): Promise<CollectedVariable[]> {
   const lineage = (await namespacePathsById(db, [project.namespace_id])).get(project.namespace_id)?.lineage ?? [];
   // lineage runs from the project's namespace up to the root: the root ranks lowest.
   const groupDepth = new Map(lineage.map((id, i) => [id, lineage.length - i]));
-  const rows = await variablesForJob(db, project.id, lineage, await isProtectedRefOf(db, project.id, ref, tag));
+  const rows = await variablesForJob(db, project.id, lineage, await isProtectedRefOf(db, project.id, ref, tag), environment);
   rows.sort((a, b) => rank(a, groupDepth) - rank(b, groupDepth) || a.id - b.id);
   return rows.map((r) => toRunner(r.key, sealer.open(r.encrypted_value), r.variable_type, { masked: r.masked === 1, raw: r.raw === 1 }));
 }
@@ -57,10 +65,11 @@ async function ownedVariables(
  * pipeline_schedule.job_variables last).
  */
 export async function collectJobVariables(
-  db: Kysely<DB>, dataDir: string, job: { project_id: number; pipeline_id: number; ref: string; tag: number }, project: ProjectRow,
+  db: Kysely<DB>, dataDir: string, job: { project_id: number; pipeline_id: number; ref: string; tag: number; options: string },
+  project: ProjectRow,
 ): Promise<CollectedVariable[]> {
   const sealer = await sealerFor(dataDir);
-  const owned = await ownedVariables(db, sealer, project, job.ref, job.tag === 1);
+  const owned = await ownedVariables(db, sealer, project, job.ref, job.tag === 1, jobEnvironment(job.options)?.name ?? null);
   const own = (await pipelineVariables(db, job.pipeline_id)).map((r) => toRunner(r.key, sealer.open(r.encrypted_value), r.variable_type));
   const scheduled = (await scheduleVariablesOfPipeline(db, job.pipeline_id))
     .map((r) => toRunner(r.key, sealer.open(r.encrypted_value), r.variable_type));
@@ -80,7 +89,7 @@ export interface GivenVariable {
 export async function resolvePipelineVariables(
   db: Kysely<DB>, dataDir: string, project: ProjectRow, ref: string, given: GivenVariable[],
 ): Promise<{ key: string; value: string }[]> {
-  const owned = await ownedVariables(db, await sealerFor(dataDir), project, ref, false);
+  const owned = await ownedVariables(db, await sealerFor(dataDir), project, ref, false, null);
   const byKey = new Map<string, string>();
   for (const v of [...owned, ...given]) {
     byKey.delete(v.key);

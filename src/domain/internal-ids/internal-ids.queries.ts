@@ -45,6 +45,11 @@ const USAGES = {
     greatest: (trx, projectId) => trx.selectFrom('merge_requests').select((eb) => eb.fn.max('iid').as('iid'))
       .where('project_id', '=', projectId).$asScalar(),
   },
+  deployments: {
+    scope: 'project_id',
+    greatest: (trx, projectId) => trx.selectFrom('deployments').select((eb) => eb.fn.max('iid').as('iid'))
+      .where('project_id', '=', projectId).$asScalar(),
+  },
   // A project's milestones and a group's are numbered apart, as the Service numbers them.
   milestones: {
     scope: 'project_id',

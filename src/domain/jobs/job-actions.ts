@@ -13,6 +13,7 @@ import { applyJobEvent, deleteArtifactsOf, findJob, jobArtifacts, updateJob } fr
 import { isCompleted, isRetryable } from './state-machine.ts';
 import { artifactRelPath, removeDir, removeFile, traceRelPath } from './job-files.ts';
 import path from 'node:path';
+import { deploymentForRetry } from '../deployments/deployment-sync.ts';
 
 /** Cancels what can be canceled; anything else is left as it is (a silent no-op, reference §3.1). */
 export async function cancelJob(env: CiEnv, job: BuildRow): Promise<BuildRow> {
@@ -40,6 +41,7 @@ async function cloneAsPending(env: CiEnv, job: BuildRow, userId: number, jobVari
       trace_size: 0, job_variables: jobVariables ? JSON.stringify(jobVariables) : job.job_variables,
       created_at: now, updated_at: now, queued_at: now, started_at: null, finished_at: null, erased_at: null, artifacts_expire_at: null,
     }).returningAll().executeTakeFirstOrThrow();
+    await deploymentForRetry(trx, job.id, clone);
     await trx.updateTable('ci_builds').set({ status: 'created', updated_at: now })
       .where(
         'pipeline_id', '=', job.pipeline_id,

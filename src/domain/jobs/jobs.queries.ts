@@ -6,6 +6,7 @@ import type { BuildRow, CiBuildsTable, JobArtifactRow } from '../../db/tables/ci
 import { isStorableId } from '../../db/constraints.ts';
 import { nowIso } from '../clock.ts';
 import { transition, type JobEvent } from './state-machine.ts';
+import { jobChanged } from '../deployments/deployment-sync.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 export type JobType = 'build' | 'bridge';
@@ -82,6 +83,8 @@ export async function applyJobEvent(
   const row = await db.updateTable('ci_builds').set({ ...set, status: to, updated_at: nowIso() })
     .where('id', '=', job.id).where('status', '=', job.status)
     .returningAll().executeTakeFirst();
+  // A deploying job's deployment and a stop job's environment follow the job (deployment-sync.ts).
+  if (row) await jobChanged(db, row);
   return row ?? null;
 }
 

@@ -60,7 +60,15 @@ export type ProjectAction =
   // removed by Maintainers; the wiki feature (wiki_access_level) gates all three.
   | 'read_wiki'
   | 'create_wiki'
-  | 'admin_wiki';
+  | 'admin_wiki'
+  | 'read_environment'
+  | 'create_environment'
+  | 'update_environment'
+  | 'destroy_environment'
+  | 'stop_environment'
+  | 'read_deployment'
+  | 'create_deployment'
+  | 'update_deployment';
 
 interface Rule {
   /** Lowest member access level that grants the action. */
@@ -156,6 +164,17 @@ export const PROJECT_RULES: Record<ProjectAction, Rule> = {
   read_wiki: { minLevel: ACCESS_LEVELS.guest, byVisibility: true, blockedWhenArchived: false, feature: 'wiki' },
   create_wiki: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true, feature: 'wiki' },
   admin_wiki: { minLevel: ACCESS_LEVELS.maintainer, byVisibility: false, blockedWhenArchived: true, feature: 'wiki' },
+  // Environments and deployments (ProjectPolicy 15.2): Reporters read them, Developers create,
+  // change, stop and remove environments and create and update deployments (EnvironmentPolicy
+  // adds that only a stopped environment may be removed: environment-actions.ts).
+  read_environment: { minLevel: ACCESS_LEVELS.reporter, byVisibility: false, blockedWhenArchived: false },
+  create_environment: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
+  update_environment: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
+  destroy_environment: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
+  stop_environment: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
+  read_deployment: { minLevel: ACCESS_LEVELS.reporter, byVisibility: false, blockedWhenArchived: false },
+  create_deployment: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
+  update_deployment: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
 };
 
 // ProjectFeature levels (domain/projects/project-attributes.ts FEATURE_LEVELS), here to keep permissions free of projects.

@@ -22,6 +22,7 @@ import { insertPipelineWithJobs, type NewJob } from './pipelines.queries.ts';
 import type { CiEnv } from './ci-env.ts';
 import { storePipelineVariables } from '../ci-variables/pipeline-variables.ts';
 import type { GivenVariable } from '../ci-variables/collect-variables.ts';
+import { createPipelineEnvironments, expandJobEnvironments } from '../environments/pipeline-environments.ts';
 import { creationVariables, includeSources, projectFullPath, selectContext } from './pipeline-context.ts';
 
 export const CI_CONFIG_PATH = '.gitlab-ci.yml';
@@ -126,6 +127,7 @@ async function insert(
       started_at: null, finished_at: yamlError === null ? null : now, yaml_errors: yamlError,
     }, config === null ? [] : config.jobs.map((j) => jobRow(env, input, input.ref, resolved.tag, j)));
     await storePipelineVariables(trx, env.dataDir, pipeline.id, input.pipelineVariables);
+    await createPipelineEnvironments(trx, pipeline);
     if (input.upstreamBridgeId !== undefined) {
       await trx.updateTable('ci_builds').set({ downstream_pipeline_id: pipeline.id }).where('id', '=', input.upstreamBridgeId).execute();
     }
@@ -147,7 +149,9 @@ async function configFor(
   const predefined = await creationVariables(env, ctxInput, fullPath);
   const sources = includeSources(env, gitDir, resolved.sha, input.userId);
   const loaded = await loadCiConfig(text, sources, predefined);
-  return selectJobs(loaded, selectContext(env, gitDir, ctxInput, fullPath, predefined, sources.tree));
+  const config = await selectJobs(loaded, selectContext(env, gitDir, ctxInput, fullPath, predefined, sources.tree));
+  expandJobEnvironments(config, predefined);
+  return config;
 }
 
 /**

@@ -2,6 +2,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { BuildRow, PipelineRow } from '../../db/tables/ci.ts';
+import { deploymentForRetry } from '../deployments/deployment-sync.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -24,11 +25,14 @@ export async function cloneForRetry(trx: Transaction<DB>, job: BuildRow, userId:
     .where('id', '=', job.id).where('retried', '=', 0).where('status', '=', job.status).executeTakeFirst();
   if (Number(marked.numUpdatedRows) !== 1) return null;
   const { id: _id, ...rest } = job;
-  return trx.insertInto('ci_builds').values({
+  const clone = await trx.insertInto('ci_builds').values({
     ...rest, status: 'created', user_id: userId, runner_id: null, token_digest: null, failure_reason: null, retried: 0,
     trace_size: 0, created_at: now, updated_at: now, queued_at: null, started_at: null, finished_at: null, erased_at: null,
     artifacts_expire_at: null,
   }).returningAll().executeTakeFirstOrThrow();
+  // A retried deploying job deploys again, with a deployment of its own.
+  await deploymentForRetry(trx, job.id, clone);
+  return clone;
 }
 
 /** The latest skipped jobs become created again, so the engine decides anew whether they run. */

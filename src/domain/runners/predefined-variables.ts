@@ -38,6 +38,8 @@ export interface VariableContext {
   ciVariables?: RunnerVariable[];
   /** CI_DEPLOY_USER and CI_DEPLOY_PASSWORD of the project's `gitlab-deploy-token` (deploy-tokens.ts). */
   deployVariables?: RunnerVariable[];
+  /** CI_ENVIRONMENT_NAME, _SLUG, _ACTION, _URL and _TIER (environments/job-environment.ts). */
+  environmentVariables?: RunnerVariable[];
   /** CI_MERGE_REQUEST_* and CI_OPEN_MERGE_REQUESTS (pipelines/merge-request-variables.ts). */
   mergeRequestVariables?: Array<[string, string]>;
 }
@@ -143,20 +145,14 @@ export function runnerVariables(c: VariableContext): RunnerVariable[] {
 
   const options = JSON.parse(c.job.options) as {
     node?: { index: number; total: number } | null;
-    environment?: { name: string; url?: string; action: string; deployment_tier?: string } | null;
   };
   // parallel and matrix copies (Ci::Build#predefined_variables).
   if (options.node) {
     add('CI_NODE_INDEX', String(options.node.index));
     add('CI_NODE_TOTAL', String(options.node.total));
   }
-  if (options.environment) {
-    add('CI_ENVIRONMENT_NAME', options.environment.name);
-    add('CI_ENVIRONMENT_SLUG', refSlug(options.environment.name));
-    add('CI_ENVIRONMENT_ACTION', options.environment.action);
-    if (options.environment.url) add('CI_ENVIRONMENT_URL', options.environment.url);
-    if (options.environment.deployment_tier) add('CI_ENVIRONMENT_TIER', options.environment.deployment_tier);
-  }
+  // CI_ENVIRONMENT_* of the job's environment (environments/job-environment.ts).
+  out.push(...(c.environmentVariables ?? []));
   for (const v of JSON.parse(c.job.yaml_variables) as Variable[]) add(v.key, v.value);
   out.push(...(c.ciVariables ?? []));
   for (const v of JSON.parse(c.job.job_variables) as Variable[]) add(v.key, v.value, { public: false });

@@ -15,6 +15,7 @@ import { applyJobEvent, pendingBuilds } from '../jobs/jobs.queries.ts';
 import type { CiEnv } from '../pipelines/ci-env.ts';
 import { processPipeline } from '../pipelines/process-pipeline.ts';
 import { findProjectById, projectsWithoutSharedRunners } from '../projects/projects.queries.ts';
+import { environmentVariables as jobEnvironmentVariables } from '../environments/job-environment.ts';
 import { collectJobVariables, type CollectedVariable } from '../ci-variables/collect-variables.ts';
 import { sealerFor } from '../ci-variables/encryption.ts';
 import { deployTokenVariables } from '../deploy-tokens/deploy-tokens.ts';
@@ -47,6 +48,7 @@ export function runnerCanPick(runner: RunnerRow, job: BuildRow): boolean {
 
 export async function requestJob(env: CiEnv, runner: RunnerRow): Promise<{
   job: BuildRow; token: string; variables: CollectedVariable[]; deployVariables: CollectedVariable[];
+  environmentVariables: CollectedVariable[];
 } | null> {
   if (!runner.active) return null;
   const projects = await runnerProjectScope(env.db, runner);
@@ -79,7 +81,8 @@ export async function requestJob(env: CiEnv, runner: RunnerRow): Promise<{
         // The CI/CD variables of the job's instance, groups, project and pipeline (issue 20).
         const variables = await collectJobVariables(env.db, env.dataDir, job, (await findProjectById(env.db, job.project_id))!);
         const deployVariables = await deployTokenVariables(env.db, await sealerFor(env.dataDir), job.project_id);
-        return { job, token, variables, deployVariables };
+        const environmentVariables = await jobEnvironmentVariables(env.db, job);
+        return { job, token, variables, deployVariables, environmentVariables };
       }
     }
     if (batch.length < BATCH) break;

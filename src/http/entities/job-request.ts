@@ -25,6 +25,7 @@ export interface JobRequestContext {
   serverVersion: string;
   ciVariables?: RunnerVariable[];
   deployVariables?: RunnerVariable[];
+  environmentVariables?: RunnerVariable[];
   mergeRequestVariables?: Array<[string, string]>;
 }
 

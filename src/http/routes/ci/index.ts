@@ -1,5 +1,6 @@
 /**
- * CI of projects: pipelines, jobs, artifacts, job tokens, lint, variables, triggers, pipeline schedules (spec, Jobs and Pipelines).
+ * CI of projects: pipelines, jobs, artifacts, job tokens, lint, variables, triggers, pipeline schedules,
+ * environments, deployments (spec, Jobs and Pipelines).
  *
  * Every path of the area and its guard: `npm run routes -- ci`.
  */
@@ -15,6 +16,8 @@ import variables from './variables.ts';
 import pipelineActions from './pipeline-actions.ts';
 import triggers from './triggers.ts';
 import pipelineSchedules from './pipeline-schedules.ts';
+import environments from './environments.ts';
+import deployments from './deployments.ts';
 
 export default async function ciArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'ci', {
@@ -31,5 +34,7 @@ export default async function ciArea(api: FastifyInstance): Promise<void> {
     'triggers': triggers,              // /projects/:id/triggers, /projects/:id/trigger/pipeline, /projects/:id/ref/:ref/trigger/pipeline
     'pipeline-schedules': pipelineSchedules, // /projects/:id/pipeline_schedules[/:pipeline_schedule_id
                                              //   [/(take_ownership|play|pipelines|variables[/:key])]]
+    'environments': environments,      // /projects/:id/environments[/:environment_id[/stop]], …/stop_stale, …/review_apps
+    'deployments': deployments,        // /projects/:id/deployments[/:deployment_id[/merge_requests]]
   });
 }

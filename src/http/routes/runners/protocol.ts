@@ -126,7 +126,7 @@ const runnerProtocol: FastifyPluginAsync = async (app) => {
       job, token, runner, pipeline, project, projectFullPath: `${ns.fullPath}/${project.path}`, namespaceFullPath: ns.fullPath,
       dependencies: deps.map((d) => ({ job: d, artifacts: artifacts.filter((a) => a.job_id === d.id) })),
       externalUrl: config.externalUrl, serverVersion: app.kiln.version.version, ciVariables: assigned.variables,
-      deployVariables: assigned.deployVariables,
+      deployVariables: assigned.deployVariables, environmentVariables: assigned.environmentVariables,
       mergeRequestVariables: mergeRequestVars,
     })));
   });
