@@ -1,0 +1,80 @@
+/** Every Kysely call of the webhooks area (project hooks and system hooks). */
+import type { Insertable, Kysely, Transaction, Updateable } from 'kysely';
+import type { DB } from '../../db/types.ts';
+import type { WebHookRow, WebHooksTable } from '../../db/tables/web-hooks.ts';
+import { nowIso } from '../clock.ts';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+/** The event flags a hook can hear (columns of web_hooks). */
+export type HookFlag =
+  | 'push_events' | 'tag_push_events' | 'issues_events' | 'confidential_issues_events' | 'merge_requests_events'
+  | 'note_events' | 'confidential_note_events' | 'job_events' | 'pipeline_events' | 'wiki_page_events'
+  | 'deployment_events' | 'releases_events' | 'repository_update_events';
+
+export type HookWrite = Omit<Updateable<WebHooksTable>, 'id' | 'type' | 'project_id' | 'created_at' | 'updated_at'>;
+
+/** A project's hooks, or the system hooks (`projectId` null), in id order. */
+export function hooksQuery(db: Db, projectId: number | null) {
+  const qb = db.selectFrom('web_hooks').selectAll();
+  return (projectId === null ? qb.where('type', '=', 'SystemHook') : qb.where('project_id', '=', projectId)).orderBy('id');
+}
+
+export async function findHook(db: Db, projectId: number | null, id: number): Promise<WebHookRow | undefined> {
+  return hooksQuery(db, projectId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function findHookById(db: Db, id: number): Promise<WebHookRow | undefined> {
+  return db.selectFrom('web_hooks').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function insertHook(db: Db, projectId: number | null, values: HookWrite & { url: string }): Promise<WebHookRow> {
+  const now = nowIso();
+  const row: Insertable<WebHooksTable> = {
+    ...values, url: values.url, type: projectId === null ? 'SystemHook' : 'ProjectHook', project_id: projectId,
+    created_at: now, updated_at: now,
+  };
+  return db.insertInto('web_hooks').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateHook(db: Db, id: number, values: HookWrite): Promise<WebHookRow> {
+  return db.updateTable('web_hooks').set({ ...values, updated_at: nowIso() }).where('id', '=', id)
+    .returningAll().executeTakeFirstOrThrow();
+}
+
+export async function deleteHook(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('web_hooks').where('id', '=', id).execute();
+}
+
+/** The hooks of `projectId` (or the system hooks) that hear `flag`. */
+export async function hooksHearing(db: Db, projectId: number | null, flag: HookFlag): Promise<WebHookRow[]> {
+  return hooksQuery(db, projectId).where(flag, '=', 1).execute();
+}
+
+/** What pipeline and job payloads say of the runners that ran jobs. */
+export interface HookRunner { id: number; description: string | null; runner_type: string; active: number; tag_list: string }
+
+export async function runnersByIds(db: Db, ids: number[]): Promise<Map<number, HookRunner>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('ci_runners').select(['id', 'description', 'runner_type', 'active', 'tag_list'])
+    .where('id', 'in', ids).execute();
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+/** A pipeline's variables (sealed values) for its payload. */
+export function pipelineVariableRows(db: Db, pipelineId: number) {
+  return db.selectFrom('ci_pipeline_variables').select(['key', 'encrypted_value'])
+    .where('pipeline_id', '=', pipelineId).orderBy('id').execute();
+}
+
+/** The merge request of a merge request pipeline, for its payload. */
+export function mergeRequestForHook(db: Db, id: number) {
+  return db.selectFrom('merge_requests')
+    .select(['id', 'iid', 'title', 'source_branch', 'source_project_id', 'target_branch', 'project_id', 'state', 'merge_status'])
+    .where('id', '=', id).executeTakeFirst();
+}
+
+/** The project's first pipeline (TestHooks::ProjectService: project.pipelines.first). */
+export function firstPipeline(db: Db, projectId: number) {
+  return db.selectFrom('ci_pipelines').selectAll().where('project_id', '=', projectId).orderBy('id').limit(1).executeTakeFirst();
+}

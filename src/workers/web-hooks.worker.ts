@@ -1,0 +1,18 @@
+/** Webhook deliveries (domain/web-hooks): one job per hook and event, retried with back-off. */
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/types.ts';
+import type { JobQueue } from '../domain/background-jobs/job-queue.ts';
+import { sealerFor } from '../domain/ci-variables/encryption.ts';
+import { WEB_HOOK_ATTEMPTS, WEB_HOOK_JOB, type DeliveryJob } from '../domain/web-hooks/hook-events.ts';
+import { runDeliveryJob } from '../domain/web-hooks/run-delivery.ts';
+
+export function registerWebHookJobs(
+  queue: JobQueue, deps: { db: Kysely<DB>; dataDir: string; externalUrl: string; log: { warn(obj: object, msg: string): void } },
+): void {
+  const delivery = { db: deps.db, sealer: () => sealerFor(deps.dataDir), externalUrl: deps.externalUrl };
+  queue.registerHandler(WEB_HOOK_JOB, async (job: DeliveryJob, ctx) => {
+    const outcome = await runDeliveryJob(delivery, job, ctx.signal);
+    // A refused address is not retried: only a change of the hook or of the setting would help.
+    if (typeof outcome === 'object') deps.log.warn({ hookId: job.hookId, reason: outcome.blocked }, 'web hook delivery refused');
+  }, { maxAttempts: WEB_HOOK_ATTEMPTS });
+}
