@@ -278,6 +278,69 @@ describe('webhooks', () => {
     await setting('allow_local_requests_from_web_hooks_and_services', true);
   });
 
+  it('delivers issue, comment, merge request and release events once their writes committed', async () => {
+    const q = await createCiProject(t);
+    await pushFiles(t, q, { 'README.md': '# records\n' });
+    await addHook({
+      url: `${receiverUrl}/records`, push_events: false, issues_events: true, confidential_issues_events: true, note_events: true,
+      merge_requests_events: true, releases_events: true,
+    }, q);
+    const api = `/api/v4/projects/${q.project.id}`;
+    let res = await t.request({ method: 'POST', url: `${api}/issues`, token: q.ownerToken, payload: { title: 'Broken', labels: 'bug' } });
+    assert.equal(res.statusCode, 201, res.body);
+    const issue = res.json();
+    res = await t.request({ method: 'PUT', url: `${api}/issues/${issue.iid}`, token: q.ownerToken, payload: { state_event: 'close', title: 'Fixed' } });
+    assert.equal(res.statusCode, 200, res.body);
+    res = await t.request({ method: 'POST', url: `${api}/issues/${issue.iid}/notes`, token: q.ownerToken, payload: { body: 'Thanks' } });
+    assert.equal(res.statusCode, 201, res.body);
+    const note = res.json();
+    await commit(q, 'feature', 'feature.txt', 'main');
+    res = await t.request({
+      method: 'POST', url: `${api}/merge_requests`, token: q.ownerToken,
+      payload: { source_branch: 'feature', target_branch: 'main', title: 'Add feature' },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const mr = res.json();
+    res = await t.request({ method: 'POST', url: `${api}/releases`, token: q.ownerToken, payload: { tag_name: 'v1.0', ref: 'main', name: 'One' } });
+    assert.equal(res.statusCode, 201, res.body);
+
+    const records = () => received.filter((r) => r.path === '/records');
+    await waitFor(() => records().length >= 5);
+    const byEvent = (event: string) => records().filter((r) => r.headers['x-gitlab-event'] === event).map((r) => r.body);
+    const issues = byEvent('Issue Hook');
+    assert.deepEqual(issues.map((b) => b.object_attributes.action).sort(), ['close', 'open']);
+    const opened = issues.find((b) => b.object_attributes.action === 'open');
+    assert.equal(opened.object_kind, 'issue');
+    assert.equal(opened.object_attributes.iid, issue.iid);
+    assert.equal(opened.object_attributes.url, `http://kiln.test/${q.fullPath}/-/issues/${issue.iid}`);
+    assert.deepEqual(opened.labels.map((l: { title: string }) => l.title), ['bug']);
+    assert.equal(opened.user.username, q.owner.username);
+    const closed = issues.find((b) => b.object_attributes.action === 'close');
+    assert.equal(closed.object_attributes.state, 'closed');
+    assert.deepEqual(closed.changes.title, { previous: 'Broken', current: 'Fixed' });
+
+    const [comment] = byEvent('Note Hook');
+    assert.equal(comment.object_kind, 'note');
+    assert.equal(comment.object_attributes.id, note.id);
+    assert.equal(comment.object_attributes.noteable_type, 'Issue');
+    assert.equal(comment.issue.iid, issue.iid);
+    assert.equal(comment.object_attributes.url, `http://kiln.test/${q.fullPath}/-/issues/${issue.iid}#note_${note.id}`);
+
+    const [opening] = byEvent('Merge Request Hook');
+    assert.equal(opening.object_kind, 'merge_request');
+    assert.equal(opening.object_attributes.action, 'open');
+    assert.equal(opening.object_attributes.iid, mr.iid);
+    assert.equal(opening.object_attributes.source_branch, 'feature');
+    assert.equal(opening.object_attributes.target.path_with_namespace, q.fullPath);
+
+    const [release] = byEvent('Release Hook');
+    assert.equal(release.object_kind, 'release');
+    assert.equal(release.action, 'create');
+    assert.equal(release.tag, 'v1.0');
+    assert.equal(release.name, 'One');
+    assert.equal(release.url, `http://kiln.test/${q.fullPath}/-/releases/v1.0`);
+  });
+
   it('manages and tests system hooks (administrators)', async () => {
     const user = await createUser(t.db);
     const userToken = await createToken(t.db, user);

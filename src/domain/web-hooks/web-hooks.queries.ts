@@ -78,3 +78,27 @@ export function mergeRequestForHook(db: Db, id: number) {
 export function firstPipeline(db: Db, projectId: number) {
   return db.selectFrom('ci_pipelines').selectAll().where('project_id', '=', projectId).orderBy('id').limit(1).executeTakeFirst();
 }
+
+/** Whether a hook of the project (or, with `system`, a system hook) hears one of `flags`. */
+export async function projectHearsAny(db: Db, projectId: number, flags: HookFlag[], system: boolean): Promise<boolean> {
+  const row = await db.selectFrom('web_hooks').select('id')
+    .where((eb) => eb.or([
+      eb('project_id', '=', projectId),
+      ...(system ? [eb('type', '=', 'SystemHook')] : []),
+    ]))
+    .where((eb) => eb.or(flags.map((f) => eb(f, '=', 1))))
+    .limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+export function noteForHook(db: Db, id: number) {
+  return db.selectFrom('notes').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function releaseForHook(db: Db, id: number) {
+  return db.selectFrom('releases').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function releaseLinksForHook(db: Db, releaseId: number) {
+  return db.selectFrom('release_links').selectAll().where('release_id', '=', releaseId).orderBy('id').execute();
+}
