@@ -5,7 +5,8 @@ import type { JobQueue } from '../domain/background-jobs/job-queue.ts';
 import { sealerFor } from '../domain/ci-variables/encryption.ts';
 import { WEB_HOOK_ATTEMPTS, WEB_HOOK_JOB, type DeliveryJob } from '../domain/web-hooks/hook-events.ts';
 import { runDeliveryJob } from '../domain/web-hooks/run-delivery.ts';
-import { buildObjectHook, WEB_HOOK_BUILD_JOB, type ObjectHookEvent } from '../domain/web-hooks/object-hooks.ts';
+import { WEB_HOOK_BUILD_JOB, type ObjectHookEvent } from '../domain/web-hooks/object-hooks.ts';
+import { buildObjectHook } from '../domain/web-hooks/build-object-hook.ts';
 
 export function registerWebHookJobs(
   queue: JobQueue,

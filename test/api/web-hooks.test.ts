@@ -202,6 +202,7 @@ describe('webhooks', () => {
     const q = await createCiProject(t);
     await pushFiles(t, q, { '.gitlab-ci.yml': 'stages: [test]\nunit:\n  stage: test\n  script: echo hi\n' });
     await addHook({ url: `${receiverUrl}/pipeline`, push_events: false, pipeline_events: true }, q);
+    await addHook({ url: `${receiverUrl}/job`, push_events: false, job_events: true }, q);
     const pipeline = await createPipeline(t, q);
     await waitFor(() => received.some((r) => r.path === '/pipeline'));
     const got = received.find((r) => r.path === '/pipeline')!;
@@ -226,6 +227,20 @@ describe('webhooks', () => {
     assert.equal(b.builds[0].stage, 'test');
     assert.equal(b.builds[0].status, 'pending');
     assert.equal(b.merge_request, null);
+    // The job's move to pending reaches the job hook.
+    await waitFor(() => received.some((r) => r.path === '/job'));
+    const job = received.find((r) => r.path === '/job')!;
+    assert.equal(job.headers['x-gitlab-event'], 'Job Hook');
+    assert.equal(job.body.object_kind, 'build');
+    assert.equal(job.body.build_id, b.builds[0].id);
+    assert.equal(job.body.build_name, 'unit');
+    assert.equal(job.body.build_stage, 'test');
+    assert.equal(job.body.build_status, 'pending');
+    assert.equal(job.body.pipeline_id, pipeline.id);
+    assert.equal(job.body.sha, pipeline.sha);
+    assert.equal(job.body.commit.sha, pipeline.sha);
+    assert.equal(job.body.project_id, q.project.id);
+    assert.equal(job.body.user.id, q.owner.id);
     // Pushes are not this hook's.
     assert.ok(!received.some((r) => r.path === '/pipeline' && r.body.object_kind === 'push'));
   });
@@ -339,6 +354,19 @@ describe('webhooks', () => {
     assert.equal(release.tag, 'v1.0');
     assert.equal(release.name, 'One');
     assert.equal(release.url, `http://kiln.test/${q.fullPath}/-/releases/v1.0`);
+
+    // A test delivery of a record event is built from the project's first record of its kind.
+    const tested = await addHook({ url: `${receiverUrl}/record-test`, push_events: false }, q);
+    res = await t.request({ method: 'POST', url: `${api}/hooks/${tested.id}/test/issues_events`, token: q.ownerToken });
+    assert.equal(res.statusCode, 201, res.body);
+    const sample = received.find((r) => r.path === '/record-test')!;
+    assert.equal(sample.headers['x-gitlab-event'], 'Issue Hook');
+    assert.equal(sample.body.object_attributes.iid, issue.iid);
+    const bare = await createCiProject(t);
+    const bareHook = await addHook({ url: `${receiverUrl}/bare` }, bare);
+    res = await t.request({ method: 'POST', url: `/api/v4/projects/${bare.project.id}/hooks/${bareHook.id}/test/merge_requests_events`, token: bare.ownerToken });
+    assert.equal(res.statusCode, 422);
+    assert.deepEqual(res.json(), { message: 'Ensure the project has merge requests.' });
   });
 
   it('manages and tests system hooks (administrators)', async () => {

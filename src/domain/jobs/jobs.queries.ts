@@ -1,4 +1,5 @@
 /** Every Kysely call about job (build and bridge) rows and their artifacts. */
+import { queueObjectHook } from '../web-hooks/object-hooks.ts';
 import type { Kysely, SelectQueryBuilder, Transaction, Updateable } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import { ByIds, QueryShape } from '../../db/query-shape.ts';
@@ -82,6 +83,10 @@ export async function applyJobEvent(
   const row = await db.updateTable('ci_builds').set({ ...set, status: to, updated_at: nowIso() })
     .where('id', '=', job.id).where('status', '=', job.status)
     .returningAll().executeTakeFirst();
+  // Every transition of a job a runner runs reaches the job webhooks (Ci::Build's after_transition → BuildHooksWorker).
+  if (row && row.type === 'build') {
+    await queueObjectHook(db, { kind: 'job', id: row.id, projectId: row.project_id, status: row.status, userId: row.user_id ?? undefined });
+  }
   return row ?? null;
 }
 

@@ -13,8 +13,12 @@ import { assigneeIdsOf, findIssueById, labelsOfTargets } from '../issues/issues.
 import { totalTimeSpent } from '../issues/time-tracking.queries.ts';
 import { findMergeRequestById, peopleOf } from '../merge-requests/merge-requests.queries.ts';
 import type { ObjectHookEvent } from './object-hooks.ts';
+import { findPipeline } from '../pipelines/pipelines.queries.ts';
+import type { CommitData } from '../pipelines/git-source.ts';
 import { hookTime, projectHookAttrs, userHookAttrs, type HookUrls, type ProjectHookAttrs } from './payloads.ts';
-import { noteForHook, releaseForHook, releaseLinksForHook, type HookFlag } from './web-hooks.queries.ts';
+import {
+  jobForHook, jobRetriesForHook, noteForHook, releaseForHook, releaseLinksForHook, runnersByIds, type HookFlag,
+} from './web-hooks.queries.ts';
 
 export interface ObjectDataEnv extends HookUrls {
   db: Kysely<DB>;
@@ -219,6 +223,51 @@ async function buildRelease(env: ObjectDataEnv, project: ProjectRow, event: Obje
   };
 }
 
+function seconds(from: string | null, to: string | null): number | null {
+  return from && to ? (new Date(to).getTime() - new Date(from).getTime()) / 1000 : null;
+}
+
+/** Gitlab::DataBuilder::Build: a job's transition, with its commit and runner. */
+async function buildJob(env: ObjectDataEnv, project: ProjectRow, event: ObjectHookEvent): Promise<Built> {
+  const job = await jobForHook(env.db, event.id);
+  if (!job) return null;
+  const pipeline = await findPipeline(env.db, job.pipeline_id);
+  if (!pipeline) return null;
+  const projectAttrs = await projectHookAttrs(env.db, env, project);
+  const runner = job.runner_id === null ? undefined : (await runnersByIds(env.db, [job.runner_id])).get(job.runner_id);
+  const commit = JSON.parse(pipeline.commit_data) as Partial<CommitData>;
+  const status = event.status ?? job.status;
+  const namespace = projectAttrs.path_with_namespace.split('/').slice(0, -1).join(' / ');
+  return {
+    flag: 'job_events',
+    data: {
+      object_kind: 'build', ref: job.ref, tag: job.tag === 1, before_sha: pipeline.before_sha, sha: pipeline.sha,
+      retries_count: await jobRetriesForHook(env.db, job.pipeline_id, job.name),
+      build_id: job.id, build_name: job.name, build_stage: job.stage, build_status: status,
+      build_created_at: hookTime(job.created_at), build_started_at: hookTime(job.started_at),
+      build_finished_at: hookTime(job.finished_at), build_duration: seconds(job.started_at, job.finished_at),
+      build_queued_duration: seconds(job.queued_at, job.started_at), build_allow_failure: job.allow_failure === 1,
+      build_failure_reason: job.failure_reason, pipeline_id: job.pipeline_id,
+      runner: runner ? {
+        id: runner.id, description: runner.description, runner_type: runner.runner_type, active: runner.active === 1,
+        is_shared: runner.runner_type === 'instance_type', tags: runner.tag_list.split(/[\s,]+/).filter(Boolean),
+      } : null,
+      project_id: project.id, project_name: namespace ? `${namespace} / ${project.name}` : project.name,
+      user: await userHookAttrs(env.db, env, job.user_id),
+      commit: {
+        id: pipeline.id, sha: pipeline.sha, message: commit.message ?? '', author_name: commit.author_name ?? '',
+        author_email: commit.author_email ?? '', author_url: `mailto:${commit.author_email ?? ''}`, status: pipeline.status,
+        duration: pipeline.duration, started_at: hookTime(pipeline.started_at), finished_at: hookTime(pipeline.finished_at),
+      },
+      repository: {
+        name: projectAttrs.name, url: projectAttrs.url, description: projectAttrs.description, homepage: projectAttrs.homepage,
+        git_http_url: projectAttrs.git_http_url, git_ssh_url: projectAttrs.git_ssh_url, visibility_level: projectAttrs.visibility_level,
+      },
+      environment: null,
+    },
+  };
+}
+
 export async function buildObjectData(env: ObjectDataEnv, event: ObjectHookEvent): Promise<Built> {
   const project = await findProjectById(env.db, event.projectId);
   if (!project) return null;
@@ -227,5 +276,6 @@ export async function buildObjectData(env: ObjectDataEnv, event: ObjectHookEvent
     case 'merge_request': return buildMergeRequest(env, project, event);
     case 'note': return buildNote(env, project, event);
     case 'release': return buildRelease(env, project, event);
+    case 'job': return buildJob(env, project, event);
   }
 }

@@ -102,3 +102,24 @@ export function releaseForHook(db: Db, id: number) {
 export function releaseLinksForHook(db: Db, releaseId: number) {
   return db.selectFrom('release_links').selectAll().where('release_id', '=', releaseId).orderBy('id').execute();
 }
+
+export function jobForHook(db: Db, id: number) {
+  return db.selectFrom('ci_builds').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** How many times a job of this name ran before in its pipeline (retries_count). */
+export async function jobRetriesForHook(db: Db, pipelineId: number, name: string): Promise<number> {
+  const row = await db.selectFrom('ci_builds').select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('pipeline_id', '=', pipelineId).where('name', '=', name).where('retried', '=', 1).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The first record of a kind in the project (TestHooks::ProjectService: project.issues.first, …). */
+export async function firstRecordId(
+  db: Db, projectId: number, kind: 'issues' | 'notes' | 'merge_requests' | 'ci_builds' | 'releases',
+): Promise<number | undefined> {
+  let qb = db.selectFrom(kind).select('id').where('project_id', '=', projectId);
+  if (kind === 'notes') qb = qb.where('system', '=', 0);
+  if (kind === 'ci_builds') qb = qb.where('type', '=', 'build');
+  return (await qb.orderBy('id').limit(1).executeTakeFirst())?.id;
+}
