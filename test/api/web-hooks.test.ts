@@ -7,7 +7,9 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import dns from 'node:dns/promises';
 import http from 'node:http';
+import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { ROOT_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { createToken, createUser } from '../helpers/factories.ts';
@@ -281,15 +283,26 @@ describe('webhooks', () => {
     assert.equal(res.statusCode, 422);
     assert.deepEqual(res.json(), { message: 'Ensure the project has at least one commit.' });
 
+    // A name (not an address) saved while local requests were allowed: checked on the addresses it resolves to.
+    const name = os.hostname();
+    const resolved = await dns.lookup(name, { all: true }).catch(() => []);
+    const byName = resolved.length > 0 && resolved.every((r) => r.address.startsWith('127.') || r.address === '::1')
+      ? await addHook({ url: `http://${name}:${new URL(receiverUrl).port}/by-name` }, q) : null;
     // Once local requests are refused again, a saved hook's delivery is refused before any request.
     await setting('allow_local_requests_from_web_hooks_and_services', false);
     const before = received.length;
     res = await t.request({ method: 'POST', url: `/api/v4/projects/${q.project.id}/hooks/${ok.id}/test/push_events`, token: q.ownerToken });
     assert.equal(res.statusCode, 422);
     assert.match(res.json().message, /blocked/);
+    if (byName) {
+      res = await t.request({ method: 'POST', url: `/api/v4/projects/${q.project.id}/hooks/${byName.id}/test/push_events`, token: q.ownerToken });
+      assert.equal(res.statusCode, 422);
+      assert.deepEqual(res.json(), { message: 'URL is blocked: Requests to localhost are not allowed' });
+    }
     await commit(q, 'main', 'refused.txt');
     await new Promise((r) => setTimeout(r, 1500));
     assert.equal(received.length, before, 'nothing reached the receiver');
+    assert.ok(!received.some((r) => r.path === '/by-name'));
     await setting('allow_local_requests_from_web_hooks_and_services', true);
   });
 

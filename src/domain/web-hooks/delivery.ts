@@ -10,7 +10,7 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { BlockedUrlError, checkDeliveryUrl, isLocalAddress } from './url-policy.ts';
+import { BlockedUrlError, checkDeliveryUrl, localAddressProblem } from './url-policy.ts';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
@@ -46,9 +46,8 @@ function guardedLookup(allowLocal: boolean): LookupFunction {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);
       const list = addresses as dns.LookupAddress[];
-      if (!allowLocal && list.some((a) => isLocalAddress(a.address))) {
-        return callback(new BlockedUrlError('URL is blocked: Requests to the local network are not allowed'), '', 0);
-      }
+      const problem = allowLocal ? null : list.map((a) => localAddressProblem(a.address)).find((p) => p !== null);
+      if (problem) return callback(new BlockedUrlError(`URL is blocked: ${problem}`), '', 0);
       if (options.all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
       callback(null, list[0].address, list[0].family);
     });

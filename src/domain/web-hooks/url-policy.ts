@@ -12,16 +12,20 @@
  */
 import net from 'node:net';
 
-const local = new net.BlockList();
-// IPv4: "this" network, loopback, private, shared address space, link-local, broadcast.
+const loopback = new net.BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addSubnet('0.0.0.0', 8, 'ipv4');
+loopback.addSubnet('::1', 128, 'ipv6');
+loopback.addSubnet('::', 128, 'ipv6');
+const linkLocal = new net.BlockList();
+linkLocal.addSubnet('169.254.0.0', 16, 'ipv4');
+linkLocal.addSubnet('fe80::', 10, 'ipv6');
+// Private, shared address space (CGNAT), broadcast, unique local.
+const privateNetwork = new net.BlockList();
 for (const [address, prefix] of [
-  ['0.0.0.0', 8], ['127.0.0.0', 8], ['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16],
-  ['100.64.0.0', 10], ['169.254.0.0', 16], ['255.255.255.255', 32],
-] as const) local.addSubnet(address, prefix, 'ipv4');
-// IPv6: unspecified, loopback, unique local, link-local.
-for (const [address, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10]] as const) {
-  local.addSubnet(address, prefix, 'ipv6');
-}
+  ['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['100.64.0.0', 10], ['255.255.255.255', 32],
+] as const) privateNetwork.addSubnet(address, prefix, 'ipv4');
+privateNetwork.addSubnet('fc00::', 7, 'ipv6');
 
 /** An IPv6 address carrying an IPv4 one (::ffff:a.b.c.d) is judged by the IPv4 address. */
 function unmapped(address: string): { address: string; family: 'ipv4' | 'ipv6' } {
@@ -30,9 +34,17 @@ function unmapped(address: string): { address: string; family: 'ipv4' | 'ipv6' }
   return { address, family: net.isIPv4(address) ? 'ipv4' : 'ipv6' };
 }
 
-export function isLocalAddress(address: string): boolean {
+/** Why a delivery may not reach `address` (Gitlab::UrlBlocker's wording), or null for a public address. */
+export function localAddressProblem(address: string): string | null {
   const a = unmapped(address);
-  return local.check(a.address, a.family);
+  if (loopback.check(a.address, a.family)) return 'Requests to localhost are not allowed';
+  if (linkLocal.check(a.address, a.family)) return 'Requests to the link local network are not allowed';
+  if (privateNetwork.check(a.address, a.family)) return 'Requests to the local network are not allowed';
+  return null;
+}
+
+export function isLocalAddress(address: string): boolean {
+  return localAddressProblem(address) !== null;
 }
 
 export class BlockedUrlError extends Error {}
@@ -58,8 +70,7 @@ export function urlProblem(text: string, allowLocal: boolean): string | null {
   if (host === '') return 'is not a valid URL';
   if (allowLocal) return null;
   if (host === 'localhost' || host.endsWith('.localhost')) return 'Requests to localhost are not allowed';
-  if (net.isIP(host) && isLocalAddress(host)) return 'Requests to the local network are not allowed';
-  return null;
+  return net.isIP(host) ? localAddressProblem(host) : null;
 }
 
 /** Throws BlockedUrlError when a delivery may not go to `text` (its literal host; names are checked on lookup). */
