@@ -409,6 +409,15 @@ describe('webhooks', () => {
     assert.equal(got.headers['x-gitlab-token'], 'sys-secret');
     assert.equal(got.body.event_name, 'project_create');
 
+    // By default a system hook hears repository updates: every push.
+    const sha = await commit(p, 'main', 'system.txt');
+    await waitFor(() => received.some((r) => r.path === '/system' && r.body.event_name === 'repository_update'));
+    const update = received.find((r) => r.path === '/system' && r.body.event_name === 'repository_update')!;
+    assert.equal(update.headers['x-gitlab-event'], 'System Hook');
+    assert.equal(update.body.project_id, p.project.id);
+    assert.deepEqual(update.body.refs, ['refs/heads/main']);
+    assert.equal(update.body.changes[0].after, sha);
+
     res = await t.request({ method: 'DELETE', url: `/api/v4/hooks/${hook.id}`, token: ROOT_TOKEN });
     assert.equal(res.statusCode, 204);
     res = await t.request({ method: 'GET', url: `/api/v4/hooks/${hook.id}`, token: ROOT_TOKEN });

@@ -15,6 +15,7 @@ import { findMergeRequestById, peopleOf } from '../merge-requests/merge-requests
 import type { ObjectHookEvent } from './object-hooks.ts';
 import { findPipeline } from '../pipelines/pipelines.queries.ts';
 import type { CommitData } from '../pipelines/git-source.ts';
+import { environmentOf } from './pipeline-hooks.ts';
 import { hookTime, projectHookAttrs, userHookAttrs, type HookUrls, type ProjectHookAttrs } from './payloads.ts';
 import {
   jobForHook, jobRetriesForHook, noteForHook, releaseForHook, releaseLinksForHook, runnersByIds, type HookFlag,
@@ -263,7 +264,7 @@ async function buildJob(env: ObjectDataEnv, project: ProjectRow, event: ObjectHo
         name: projectAttrs.name, url: projectAttrs.url, description: projectAttrs.description, homepage: projectAttrs.homepage,
         git_http_url: projectAttrs.git_http_url, git_ssh_url: projectAttrs.git_ssh_url, visibility_level: projectAttrs.visibility_level,
       },
-      environment: null,
+      environment: environmentOf(job),
     },
   };
 }

@@ -6,7 +6,7 @@
 import type { BuildRow, PipelineRow } from '../../db/tables/ci.ts';
 import type { CiEnv } from '../pipelines/ci-env.ts';
 import { findPipeline } from '../pipelines/pipelines.queries.ts';
-import { latestPipelineJobs } from '../jobs/jobs.queries.ts';
+import { jobArtifacts, latestPipelineJobs } from '../jobs/jobs.queries.ts';
 import type { CommitData } from '../pipelines/git-source.ts';
 import { findProjectById } from '../projects/projects.queries.ts';
 import { sealerFor } from '../ci-variables/encryption.ts';
@@ -24,6 +24,12 @@ const STATUS_LABELS: Record<string, string> = {
 function secondsBetween(from: string | null, to: string | null): number | null {
   if (!from || !to) return null;
   return (new Date(to).getTime() - new Date(from).getTime()) / 1000;
+}
+
+/** A job's `environment:` as the payload names it (name, action, tier), or null without one. */
+export function environmentOf(job: BuildRow): { name: string; action: string; deployment_tier: string | null } | null {
+  const env = (JSON.parse(job.options) as { environment?: { name: string; action?: string; deployment_tier?: string } | null }).environment;
+  return env ? { name: env.name, action: env.action ?? 'start', deployment_tier: env.deployment_tier ?? null } : null;
 }
 
 function stageNames(jobs: BuildRow[]): string[] {
@@ -48,6 +54,8 @@ export async function buildPipelineData(env: CiEnv, pipeline: PipelineRow): Prom
     if (!users.has(id)) users.set(id, await userHookAttrs(env.db, env, id));
     return users.get(id) ?? null;
   };
+  const archives = new Map((await jobArtifacts(env.db, jobs.map((j) => j.id)))
+    .filter((a) => a.file_type === 'archive').map((a) => [a.job_id, a]));
   const queued = jobs.map((j) => secondsBetween(j.queued_at, j.started_at)).filter((s): s is number => s !== null);
   const builds = [];
   for (const j of jobs) {
@@ -62,8 +70,8 @@ export async function buildPipelineData(env: CiEnv, pipeline: PipelineRow): Prom
         id: runner.id, description: runner.description, runner_type: runner.runner_type, active: runner.active === 1,
         is_shared: runner.runner_type === 'instance_type', tags: runner.tag_list.split(/[\s,]+/).filter(Boolean),
       } : null,
-      artifacts_file: { filename: null, size: null },
-      environment: null,
+      artifacts_file: { filename: archives.get(j.id)?.filename ?? null, size: archives.get(j.id)?.size ?? null },
+      environment: environmentOf(j),
     });
   }
   return {

@@ -1,7 +1,8 @@
 /**
  * Push and tag push deliveries (the Service's Git::BranchHooksService / Git::TagHooksService with
  * Gitlab::DataBuilder::Push), after a git push or an API write moved refs. A push changing more
- * refs than `push_event_hooks_limit` (default 3) runs no hooks (Git::ProcessRefChangesService).
+ * refs than `push_event_hooks_limit` (default 3) runs no push hooks (Git::ProcessRefChangesService);
+ * system hooks hearing repository updates hear every push.
  *
  * Commits: a new default branch carries its history, another new branch the commits the default
  * branch lacks, an update the commits between old and new, a removal none; a tag its commit. At
@@ -111,7 +112,18 @@ export async function executePushHooks(
   db: Kysely<DB>, urls: HookUrls, gitDir: string, project: ProjectRow, updates: PushedRefChange[], userId: number,
 ): Promise<void> {
   const changes = updates.filter((u) => u.ref.startsWith('refs/heads/') || u.ref.startsWith('refs/tags/'));
-  if (changes.length === 0 || changes.length > (await currentSettings(db)).push_event_hooks_limit) return;
+  if (changes.length === 0) return;
+  // Every push reaches the system hooks that hear repository updates, however many refs it moved
+  // (PostReceive → SystemHooksService :repository_update_hooks, Gitlab::DataBuilder::Repository.update).
+  if ((await hooksHearing(db, null, 'repository_update_events')).length > 0) {
+    const user = await userHookAttrs(db, urls, userId);
+    await enqueueSystemHookEvent(db, 'repository_update_events', {
+      event_name: 'repository_update', user_id: userId, user_name: user?.name ?? null, user_email: user?.email ?? null,
+      user_avatar: user?.avatar_url ?? null, project_id: project.id, project: await projectHookAttrs(db, urls, project),
+      changes: changes.map((u) => ({ before: u.before, after: u.after, ref: u.ref })), refs: changes.map((u) => u.ref),
+    });
+  }
+  if (changes.length > (await currentSettings(db)).push_event_hooks_limit) return;
   for (const u of changes) {
     const flag = u.ref.startsWith('refs/tags/') ? 'tag_push_events' as const : 'push_events' as const;
     // Building the payload reads git: only when some hook will hear it.
