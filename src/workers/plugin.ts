@@ -28,7 +28,9 @@ export default fp(async (app) => {
   registerRepositoryRemovalJobs(jobs, { db, shards: config.storages });
   registerArtifactJobs(jobs, ciEnvFrom(db, config));
   registerMergeRequestJobs(jobs, { db, shards: config.storages, env: ciEnvFrom(db, config) });
-  registerWebHookJobs(jobs, { db, dataDir: config.dataDir, externalUrl: config.externalUrl, sshPort: config.sshPort, log: app.log });
+  registerWebHookJobs(jobs, {
+    db, dataDir: config.dataDir, externalUrl: config.externalUrl, sshPort: config.sshPort, storages: config.storages, log: app.log,
+  });
   const workers = new JobRunner(jobs, {
     concurrency: config.jobConcurrency,
     pollMs: config.jobPollMs,

@@ -360,6 +360,8 @@ describe('webhooks', () => {
     assert.equal(opening.object_attributes.iid, mr.iid);
     assert.equal(opening.object_attributes.source_branch, 'feature');
     assert.equal(opening.object_attributes.target.path_with_namespace, q.fullPath);
+    assert.equal(opening.object_attributes.last_commit.title, 'Change feature.txt');
+    assert.equal(opening.object_attributes.last_commit.url.startsWith(`http://kiln.test/${q.fullPath}/-/commit/`), true);
 
     const [release] = byEvent('Release Hook');
     assert.equal(release.object_kind, 'release');

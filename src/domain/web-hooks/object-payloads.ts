@@ -5,12 +5,16 @@
  * Times in the Service's job-queue format (payloads.ts hookTime).
  */
 import type { Kysely } from 'kysely';
+import type { StorageShard } from '../../config/schema.ts';
+import { projectRepository } from '../repositories/project-repository.ts';
+import { commitAttrs } from './push-hooks.ts';
 import type { DB } from '../../db/types.ts';
 import type { LabelRow } from '../../db/tables/labels.ts';
 import type { ProjectRow } from '../../db/tables/projects.ts';
 import { findProjectById } from '../projects/projects.queries.ts';
 import { assigneeIdsOf, findIssueById, labelsOfTargets } from '../issues/issues.queries.ts';
 import { totalTimeSpent } from '../issues/time-tracking.queries.ts';
+import { formatDuration } from '../issues/time-tracking.ts';
 import { findMergeRequestById, peopleOf } from '../merge-requests/merge-requests.queries.ts';
 import type { ObjectHookEvent } from './object-hooks.ts';
 import { findPipeline } from '../pipelines/pipelines.queries.ts';
@@ -18,11 +22,14 @@ import type { CommitData } from '../pipelines/git-source.ts';
 import { environmentOf } from './pipeline-hooks.ts';
 import { hookTime, projectHookAttrs, userHookAttrs, type HookUrls, type ProjectHookAttrs } from './payloads.ts';
 import {
-  jobForHook, jobRetriesForHook, noteForHook, releaseForHook, releaseLinksForHook, runnersByIds, type HookFlag,
+  headPipelineId, jobForHook, jobRetriesForHook, mergeRequestHeadSha, mergeRequestTimeSpent, noteForHook, releaseForHook,
+  releaseLinksForHook, runnersByIds, type HookFlag,
 } from './web-hooks.queries.ts';
 
 export interface ObjectDataEnv extends HookUrls {
   db: Kysely<DB>;
+  /** Where repositories live: a merge request's last commit is read from git. */
+  storages: StorageShard[];
 }
 
 type Built = { flag: HookFlag; data: Record<string, unknown> } | null;
@@ -79,7 +86,7 @@ async function issueAttrs(env: ObjectDataEnv, project: ProjectHookAttrs, issueId
       updated_at: hookTime(issue.updated_at), updated_by_id: issue.updated_by_id,
       type: issue.issue_type === 'issue' ? 'Issue' : issue.issue_type,
       url: `${project.web_url}/-/issues/${issue.iid}`, total_time_spent: spent, time_change: 0,
-      human_total_time_spent: null as string | null, human_time_change: null, human_time_estimate: null as string | null,
+      human_total_time_spent: formatDuration(spent), human_time_change: null, human_time_estimate: formatDuration(issue.time_estimate),
       assignee_ids: assigneeIds, assignee_id: assigneeIds[0] ?? null, labels: labels.map(labelAttrs), state: issue.state,
       severity: 'unknown',
     },
@@ -113,11 +120,16 @@ async function mergeRequestAttrs(env: ObjectDataEnv, project: ProjectHookAttrs, 
   const source = mr.source_project_id !== null && mr.source_project_id !== mr.project_id
     ? await findProjectById(env.db, mr.source_project_id) : undefined;
   const sourceAttrs = source ? await projectHookAttrs(env.db, env, source) : project;
+  const headSha = await mergeRequestHeadSha(env.db, mr.id);
+  const sourceRow = source ?? await findProjectById(env.db, mr.project_id);
+  const lastCommit = headSha && sourceRow
+    ? (await commitAttrs(projectRepository(env.storages, sourceRow).gitDir, sourceAttrs.web_url, [headSha], false))[0] ?? null : null;
+  const spent = await mergeRequestTimeSpent(env.db, mr.id);
   return {
     mr, labels, assigneeIds, reviewerIds,
     attrs: {
       assignee_id: assigneeIds[0] ?? null, author_id: mr.author_id, created_at: hookTime(mr.created_at),
-      description: mr.description, head_pipeline_id: null as number | null, id: mr.id, iid: mr.iid,
+      description: mr.description, head_pipeline_id: headSha ? await headPipelineId(env.db, mr, headSha) : null, id: mr.id, iid: mr.iid,
       last_edited_at: hookTime(mr.last_edited_at), last_edited_by_id: mr.last_edited_by_id,
       merge_commit_sha: mr.merge_commit_sha, merge_error: mr.merge_error,
       merge_params: mr.merge_params ? JSON.parse(mr.merge_params) as unknown : {},
@@ -127,8 +139,9 @@ async function mergeRequestAttrs(env: ObjectDataEnv, project: ProjectHookAttrs, 
       state_id: ({ opened: 1, closed: 2, merged: 3, locked: 4 } as Record<string, number>)[mr.state] ?? 1,
       target_branch: mr.target_branch, target_project_id: mr.project_id, time_estimate: mr.time_estimate, title: mr.title,
       updated_at: hookTime(mr.updated_at), updated_by_id: mr.updated_by_id, url: `${project.web_url}/-/merge_requests/${mr.iid}`,
-      source: sourceAttrs, target: project, last_commit: null as unknown, work_in_progress: mr.draft === 1,
-      total_time_spent: 0, time_change: 0, human_total_time_spent: null, human_time_change: null, human_time_estimate: null,
+      source: sourceAttrs, target: project, last_commit: lastCommit, work_in_progress: mr.draft === 1,
+      total_time_spent: spent, time_change: 0, human_total_time_spent: formatDuration(spent), human_time_change: null,
+      human_time_estimate: formatDuration(mr.time_estimate),
       assignee_ids: assigneeIds, reviewer_ids: reviewerIds, labels: labels.map(labelAttrs), state: mr.state,
       blocking_discussions_resolved: true,
     },

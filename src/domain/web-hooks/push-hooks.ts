@@ -44,7 +44,8 @@ async function changedFiles(gitDir: string, sha: string): Promise<{ added: strin
   return files;
 }
 
-async function commitAttrs(gitDir: string, webUrl: string, shas: string[]): Promise<CommitHookAttrs[]> {
+/** Commit#hook_attrs of each commit; `withFiles` adds added/modified/removed (push payloads). */
+export async function commitAttrs(gitDir: string, webUrl: string, shas: string[], withFiles = true): Promise<CommitHookAttrs[]> {
   const out: CommitHookAttrs[] = [];
   for (const sha of shas) {
     const raw = await git(gitDir, ['show', '-s', '--format=%H%x00%an%x00%ae%x00%aI%x00%B', `${sha}^{commit}`, '--']);
@@ -53,7 +54,7 @@ async function commitAttrs(gitDir: string, webUrl: string, shas: string[]): Prom
     const message = rest.join('\0').replace(/\n$/, '');
     out.push({
       id, message, title: message.split('\n')[0], timestamp: xmlschema(date), url: `${webUrl}/-/commit/${id}`,
-      author: { name, email }, ...(await changedFiles(gitDir, id)),
+      author: { name, email }, ...(withFiles ? await changedFiles(gitDir, id) : {}),
     });
   }
   return out;

@@ -123,3 +123,27 @@ export async function firstRecordId(
   if (kind === 'ci_builds') qb = qb.where('type', '=', 'build');
   return (await qb.orderBy('id').limit(1).executeTakeFirst())?.id;
 }
+
+/** A merge request's newest diff version's head (its last commit). */
+export async function mergeRequestHeadSha(db: Db, mrId: number): Promise<string | undefined> {
+  const row = await db.selectFrom('merge_request_diffs').select('head_commit_sha').where('merge_request_id', '=', mrId)
+    .orderBy('id', 'desc').limit(1).executeTakeFirst();
+  return row?.head_commit_sha;
+}
+
+/** The head pipeline: the newest pipeline of the source project at the request's head (its branch or its own). */
+export async function headPipelineId(
+  db: Db, mr: { id: number; source_project_id: number | null; project_id: number; source_branch: string }, sha: string,
+): Promise<number | null> {
+  const row = await db.selectFrom('ci_pipelines').select('id')
+    .where('project_id', '=', mr.source_project_id ?? mr.project_id).where('sha', '=', sha)
+    .where((eb) => eb.or([eb('ref', '=', mr.source_branch), eb('merge_request_id', '=', mr.id)]))
+    .orderBy('id', 'desc').limit(1).executeTakeFirst();
+  return row?.id ?? null;
+}
+
+export async function mergeRequestTimeSpent(db: Db, mrId: number): Promise<number> {
+  const row = await db.selectFrom('timelogs').select((eb) => eb.fn.sum<number>('time_spent').as('n'))
+    .where('merge_request_id', '=', mrId).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
