@@ -29,6 +29,7 @@ import { findProjectById, recordPush } from '../domain/projects/projects.queries
 import { createPushPipelines, refUpdates, snapshotRefs } from '../domain/pipelines/push-pipelines.ts';
 import { ciEnvFrom } from '../domain/pipelines/ci-env.ts';
 import { recordPushEvents } from '../domain/events/push-events.ts';
+import { executePushHooks } from '../domain/web-hooks/push-hooks.ts';
 import { createMergeRequestPushPipelines } from '../domain/pipelines/merge-request-pipelines.ts';
 import { afterBranchPush } from '../domain/merge-requests/merge-status.ts';
 import { beginRepositoryWrite } from '../domain/repository-writes/repository-writes.ts';
@@ -154,10 +155,13 @@ export async function beginPush(
       // The push's activity first (EventCreateService#push); a failure there never keeps its pipelines from starting.
       await recordPushEvents(db, { gitDir, project, authorId: userId, updates })
         .catch((err: unknown) => log.error({ err }, 'could not record the events of a push'));
+      const env = ciEnvFrom(db, config);
+      // The push and tag push webhooks, from the refs' new state.
+      await executePushHooks(db, env, gitDir, project, updates, userId)
+        .catch((err: unknown) => log.error({ err }, 'could not queue the webhooks of a push'));
       // Merge requests of the pushed branches: a new diff version, the merge status rechecked.
       await afterBranchPush(db, gitDir, project, updates, userId)
         .catch((err: unknown) => log.error({ err }, 'could not refresh the merge requests of a push'));
-      const env = ciEnvFrom(db, config);
       await createPushPipelines(env, project, updates, userId, { pushOptions: sniffer.options() });
       // Then a merge request pipeline for each open request of a pushed source branch (ci.skip keeps those skipped too).
       await createMergeRequestPushPipelines(env, project, updates, userId, { skip: sniffer.options().includes('ci.skip') });

@@ -12,6 +12,7 @@ import { registerRepositoryRemovalJobs } from './repository-removal.worker.ts';
 import { registerArtifactJobs } from './artifacts.worker.ts';
 import { registerMergeRequestJobs } from './merge-requests.worker.ts';
 import { registerPipelineScheduleJobs } from './pipeline-schedules.worker.ts';
+import { registerWebHookJobs } from './web-hooks.worker.ts';
 import { ciEnvFrom } from '../domain/pipelines/ci-env.ts';
 
 declare module 'fastify' {
@@ -29,6 +30,9 @@ export default fp(async (app) => {
   registerArtifactJobs(jobs, ciEnvFrom(db, config));
   registerMergeRequestJobs(jobs, { db, shards: config.storages, env: ciEnvFrom(db, config) });
   registerPipelineScheduleJobs(jobs, ciEnvFrom(db, config), app.log);
+  registerWebHookJobs(jobs, {
+    db, dataDir: config.dataDir, externalUrl: config.externalUrl, sshPort: config.sshPort, storages: config.storages, log: app.log,
+  });
   const workers = new JobRunner(jobs, {
     concurrency: config.jobConcurrency,
     pollMs: config.jobPollMs,

@@ -10,6 +10,7 @@
  * Issuable::CommonSystemNotesService, the `created` event, todos for the assignee and for
  * mentioned readers, and who submitted it from where (UserAgentDetail) — is one transaction.
  */
+import { queueObjectHook } from '../web-hooks/object-hooks.ts';
 import type { Kysely } from 'kysely';
 import type { DB, UserRow } from '../../db/types.ts';
 import type { IssueRow } from '../../db/tables/issues.ts';
@@ -118,6 +119,8 @@ export async function createIssue(db: Kysely<DB>, req: CreateIssueRequest): Prom
         ...mentioned.map((u) => todo(u.id, 'mentioned')),
       ], now);
       await recordUserAgentDetail(trx, 'Issue', row.id, req.origin);
+      // The issue webhooks, queued with the issue (IssueService#execute_hooks, action open).
+      await queueObjectHook(trx, { kind: 'issue', id: row.id, projectId: where.project.id, action: 'open', userId: author.id });
       return row;
     });
     return { ok: true, value: issue };

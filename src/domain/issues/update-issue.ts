@@ -12,6 +12,7 @@
  * `closed` event (reopening clears them, `reopened`); todos for a new assignee and for newly
  * mentioned readers. All in one transaction.
  */
+import { queueObjectHook } from '../web-hooks/object-hooks.ts';
 import type { Kysely } from 'kysely';
 import type { DB, UserRow } from '../../db/types.ts';
 import type { IssueRow } from '../../db/tables/issues.ts';
@@ -183,6 +184,13 @@ export async function updateIssue(db: Kysely<DB>, req: UpdateIssueRequest): Prom
         : []),
       ...mentioned.map((u) => todo(u.id, 'mentioned')),
     ], now);
+    // The issue webhooks with what changed (IssueService#execute_hooks: close, reopen or update).
+    const changes: Record<string, { previous: unknown; current: unknown }> = {};
+    for (const key of Object.keys(set) as (keyof typeof row)[]) changes[key] = { previous: issue[key], current: row[key] };
+    await queueObjectHook(trx, {
+      kind: 'issue', id: issue.id, projectId: where.project.id, userId: user.id, changes,
+      action: closing ? 'close' : reopening ? 'reopen' : 'update',
+    });
     return row;
   });
 }

@@ -1,4 +1,5 @@
 /** Every Kysely call about job (build and bridge) rows and their artifacts. */
+import { queueObjectHook } from '../web-hooks/object-hooks.ts';
 import type { Kysely, SelectQueryBuilder, Transaction, Updateable } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import { ByIds, QueryShape } from '../../db/query-shape.ts';
@@ -85,6 +86,10 @@ export async function applyJobEvent(
     .returningAll().executeTakeFirst();
   // A deploying job's deployment and a stop job's environment follow the job (deployment-sync.ts).
   if (row) await jobChanged(db, row);
+  // Every transition of a job a runner runs reaches the job webhooks (Ci::Build's after_transition → BuildHooksWorker).
+  if (row && row.type === 'build') {
+    await queueObjectHook(db, { kind: 'job', id: row.id, projectId: row.project_id, status: row.status, userId: row.user_id ?? undefined });
+  }
   return row ?? null;
 }
 

@@ -13,6 +13,7 @@
  * now holds a request's whole source branch merged it outside kiln: the request is marked merged
  * by the pusher (RefreshService#post_merge_manually_merged).
  */
+import { queueObjectHook } from '../web-hooks/object-hooks.ts';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { ProjectRow } from '../../db/tables/projects.ts';
@@ -142,5 +143,6 @@ async function markMergedByPush(db: Kysely<DB>, mr: MergeRequestRow, userId: num
       project_id: mr.project_id, author_id: userId, action: 'merged', target_type: 'MergeRequest', target_id: mr.id,
     }, now);
     await resolveTodosOf(trx, mr.id, now);
+    await queueObjectHook(trx, { kind: 'merge_request', id: mr.id, projectId: mr.project_id, action: 'merge', userId });
   });
 }

@@ -17,6 +17,7 @@
  * the default branch (Project#autoclose_referenced_issues); the source branch is removed when
  * asked (`should_remove_source_branch`, or the request's `force_remove_source_branch`).
  */
+import { queueObjectHook } from '../web-hooks/object-hooks.ts';
 import type { Kysely } from 'kysely';
 import type { DB, UserRow } from '../../db/types.ts';
 import type { MergeRequestRow } from '../../db/tables/merge-requests.ts';
@@ -148,6 +149,7 @@ export async function mergeMergeRequest(
       project_id: mr.project_id, author_id: user.id, action: 'merged', target_type: 'MergeRequest', target_id: mr.id,
     });
     await resolveTodosOf(trx, mr.id, now);
+    await queueObjectHook(trx, { kind: 'merge_request', id: mr.id, projectId: mr.project_id, action: 'merge', userId: user.id });
     return done;
   });
   const updates = [update];

@@ -14,6 +14,7 @@
  * write records — label, milestone and state resource events, system notes, the `created`,
  * `closed` and `reopened` events, todos — is one transaction with it.
  */
+import { queueObjectHook } from '../web-hooks/object-hooks.ts';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB, UserRow } from '../../db/types.ts';
 import type { MergeRequestRow } from '../../db/tables/merge-requests.ts';
@@ -172,6 +173,8 @@ export async function createMergeRequest(
         ...reviewers.filter((id) => id !== user.id).map((id) => todo(id, 'review_requested')),
       ], now);
       await queueMergeStatusCheck(trx, [row.id]);
+      // The merge request webhooks, queued with the request (MergeRequests::CreateService, action open).
+      await queueObjectHook(trx, { kind: 'merge_request', id: row.id, projectId: where.project.id, action: 'open', userId: user.id });
       return row;
     });
     return { ok: true, value: mr };
@@ -321,7 +324,13 @@ export async function updateMergeRequest(
       if (!changed && !assignees && !reviewers && p.labels === undefined && p.addLabels === undefined && p.removeLabels === undefined) {
         return mr;
       }
-      return updateMergeRequestRow(trx, mr.id, { ...set, updated_at: now, updated_by_id: user.id });
+      const row = await updateMergeRequestRow(trx, mr.id, { ...set, updated_at: now, updated_by_id: user.id });
+      // The merge request webhooks with what changed (close, reopen or update).
+      const changes: Record<string, { previous: unknown; current: unknown }> = {};
+      for (const key of Object.keys(set) as (keyof typeof row)[]) changes[key] = { previous: mr[key], current: row[key] };
+      const action = set.state === 'closed' ? 'close' : set.state === 'opened' ? 'reopen' : 'update';
+      await queueObjectHook(trx, { kind: 'merge_request', id: mr.id, projectId: mr.project_id, action, userId: user.id, changes });
+      return row;
     });
     return { ok: true, value: updated };
   } catch (err) {

@@ -5,6 +5,7 @@
  * updated_at (Note#touch_noteable), the `commented` event and the todos of its mentions.
  * Quick actions (`/close`, `/label …`) are not interpreted: the text is kept as written.
  */
+import { queueObjectHook } from '../web-hooks/object-hooks.ts';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { NoteRow } from '../../db/tables/notes.ts';
@@ -77,6 +78,10 @@ export async function createNote(db: Kysely<DB>, n: NewNote): Promise<NoteResult
         user_id: m.userId, author_id: n.authorId, project_id: t.projectId, target_type: t.type, target_id: t.id,
         commit_id: t.commitId, note_id: row.id, action: m.action,
       })), now);
+    }
+    // The comment webhooks (Notes::PostProcessService#execute_note_hooks; system notes run none).
+    if (t.projectId !== null) {
+      await queueObjectHook(trx, { kind: 'note', id: row.id, projectId: t.projectId, userId: n.authorId });
     }
     return row;
   });

@@ -16,17 +16,19 @@ export interface CiEnv {
   templatesDir: string | null;
   /** KILN_EXTERNAL_URL, for the CI_SERVER_* and CI_PROJECT_URL variables rules may read. */
   externalUrl: string;
+  /** KILN_SSH_PORT, for the git_ssh_url of webhook payloads. */
+  sshPort?: number;
 }
 
 interface CiConfigFields {
   storages: StorageShard[]; dataDir: string; ciPendingTimeout: number;
-  ciRemoteIncludeHosts?: string[]; ciTemplatesDir?: string | null; externalUrl?: string;
+  ciRemoteIncludeHosts?: string[]; ciTemplatesDir?: string | null; externalUrl?: string; sshPort?: number;
 }
 
 export function ciEnvFrom(db: Kysely<DB>, config: CiConfigFields): CiEnv {
   return {
     db, storages: config.storages, dataDir: config.dataDir, pendingTimeout: config.ciPendingTimeout,
     remoteIncludeHosts: config.ciRemoteIncludeHosts ?? [], templatesDir: config.ciTemplatesDir ?? null,
-    externalUrl: config.externalUrl ?? 'http://localhost',
+    externalUrl: config.externalUrl ?? 'http://localhost', sshPort: config.sshPort,
   };
 }

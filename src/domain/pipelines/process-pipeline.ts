@@ -25,6 +25,7 @@ import { durationAfter, startedAtAfter } from './pipeline-timing.ts';
 import type { CiEnv } from './ci-env.ts';
 import { mirrorDownstream, triggerDownstream } from './bridges.ts';
 import { pipelineCompleted } from './pipeline-hooks.ts';
+import { executePipelineHooks } from '../web-hooks/pipeline-hooks.ts';
 
 const VALID_PRIOR: Record<string, string[]> = {
   on_success: ['success', 'skipped'],
@@ -79,6 +80,8 @@ async function writeStatus(env: CiEnv, pipelineId: number, jobs: BuildRow[]): Pr
   if (changed || duration !== pipeline.duration) {
     await updatePipelineStatus(env.db, pipelineId, { status, started_at: startedAt, finished_at: finishedAt, duration });
   }
+  // Every status transition runs the pipeline's webhooks (the Service's PipelineHooksWorker); a failure there is not the pipeline's.
+  if (status !== pipeline.status) await executePipelineHooks(env, pipelineId).catch(() => undefined);
   // A pipeline that has just finished: its listeners (merge when pipeline succeeds) act on it.
   if (done && !PIPELINE_COMPLETED.includes(pipeline.status)) {
     const completed = { id: pipelineId, projectId: pipeline.project_id, ref: pipeline.ref, sha: pipeline.sha, status,

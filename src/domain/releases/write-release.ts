@@ -7,6 +7,7 @@
  * (released before it was created) or an upcoming one (released in the future), which the Service
  * leaves without evidence.
  */
+import { queueObjectHook } from '../web-hooks/object-hooks.ts';
 import { createHash } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/types.ts';
@@ -76,6 +77,8 @@ export async function createRelease(db: Kysely<DB>, o: NewRelease): Promise<Rele
       }
       await setReleaseMilestones(trx, row.id, o.milestones.map((m) => m.id));
       if (!isHistorical(row) && !isUpcoming(row)) await collectEvidence(trx, row, o.milestones);
+      // The release webhooks (Releases::CreateService#execute_hooks, action create).
+      await queueObjectHook(trx, { kind: 'release', id: row.id, projectId: o.projectId, action: 'create' });
       return row;
     });
     return { ok: true, release };
@@ -126,6 +129,7 @@ export async function updateRelease(db: Kysely<DB>, release: ReleaseRow, c: Rele
     if (c.releasedAt !== undefined) set.released_at = c.releasedAt;
     const row = (await updateReleaseRow(trx, release.id, set)) ?? release;
     if (c.milestones) await setReleaseMilestones(trx, release.id, c.milestones.map((m) => m.id));
+    await queueObjectHook(trx, { kind: 'release', id: release.id, projectId: release.project_id, action: 'update' });
     return row;
   });
 }

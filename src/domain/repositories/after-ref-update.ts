@@ -15,6 +15,7 @@ import { recordPushEvents } from '../events/push-events.ts';
 import { protectDefaultBranch } from '../protected-refs/protected-refs.ts';
 import { createMergeRequestPushPipelines } from '../pipelines/merge-request-pipelines.ts';
 import { afterBranchPush } from '../merge-requests/merge-status.ts';
+import { executePushHooks } from '../web-hooks/push-hooks.ts';
 
 /**
  * `userId` changed the refs and is the push pipelines' user. The pipelines are created after the
@@ -36,6 +37,9 @@ export async function afterRefUpdate(
   setImmediate(() => {
     // The write's push events (the Service runs the same post-receive for API writes), then its pipelines.
     recordPushEvents(env.db, { gitDir: repo.gitDir, project, authorId: userId, updates })
+      .catch(onPipelineError)
+      // The push and tag push webhooks (Git::BranchHooksService runs them for API writes too).
+      .then(() => executePushHooks(env.db, env, repo.gitDir, project, updates, userId))
       .catch(onPipelineError)
       // The merge requests of the moved branches: a diff version per source push, their merge status rechecked.
       .then(() => afterBranchPush(env.db, repo.gitDir, project, updates, userId))

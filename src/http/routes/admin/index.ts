@@ -9,6 +9,7 @@ import applications from './applications.ts';
 import applicationSettings from './application-settings.ts';
 import auditEvents from './audit-events.ts';
 import scimToken from './scim-token.ts';
+import systemHooks from './system-hooks.ts';
 
 export default async function adminArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'admin', {
@@ -16,5 +17,6 @@ export default async function adminArea(api: FastifyInstance): Promise<void> {
     'application-settings': applicationSettings, // /application/settings
     'audit-events': auditEvents,       // /audit_events, /projects/:id/audit_events, /groups/:id/audit_events
     'scim-token': scimToken,           // /groups/:id/scim_token
+    'system-hooks': systemHooks,       // /hooks[/:id]
   });
 }

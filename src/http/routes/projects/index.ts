@@ -20,6 +20,7 @@ import projectTemplates from './project-templates.ts';
 import badges from './badges.ts';
 import wikis from './wikis.ts';
 import uploads from './uploads.ts';
+import hooks from './hooks.ts';
 
 export default async function projectsArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'projects', {
@@ -40,5 +41,6 @@ export default async function projectsArea(api: FastifyInstance): Promise<void> 
     'badges': badges,                  // /(projects|groups)/:id/badges[/render|/:badge_id]
     'wikis': wikis,                    // /projects/:id/wikis[/:slug|/attachments]
     'uploads': uploads,                // /projects/:id/uploads
+    'hooks': hooks,                    // /projects/:id/hooks[/:hook_id[/test/:trigger]]
   });
 }
