@@ -8,6 +8,8 @@ import { registerFiles } from '../area.ts';
 import applications from './applications.ts';
 import applicationSettings from './application-settings.ts';
 import auditEvents from './audit-events.ts';
+import broadcastMessages from './broadcast-messages.ts';
+import customAttributes from './custom-attributes.ts';
 import scimToken from './scim-token.ts';
 
 export default async function adminArea(api: FastifyInstance): Promise<void> {
@@ -15,6 +17,8 @@ export default async function adminArea(api: FastifyInstance): Promise<void> {
     'applications': applications,      // /applications
     'application-settings': applicationSettings, // /application/settings
     'audit-events': auditEvents,       // /audit_events, /projects/:id/audit_events, /groups/:id/audit_events
+    'broadcast-messages': broadcastMessages, // /broadcast_messages
+    'custom-attributes': customAttributes, // /projects/:id/custom_attributes, /groups/:id/custom_attributes
     'scim-token': scimToken,           // /groups/:id/scim_token
   });
 }

@@ -127,6 +127,7 @@ const listFields = {
   last_activity_before: P.optional(P.dateTime()),
   starred: P.optional(P.boolean({ description: "the caller's starred projects only" })),
   topic: P.optional(P.array(P.name(), { commaSeparated: true, maxItems: 20, description: 'projects with every one of these topics' })),
+  custom_attributes: P.optional(P.hash({ valueMaxLength: 255, description: 'custom_attributes[key]=value filters (administrators)' })),
   ...keysetParams,
   ...paginationParams,
 };
@@ -261,6 +262,8 @@ const projects: FastifyPluginAsync = async (app) => {
       minAccessLevel: input.min_access_level ? Number(input.min_access_level) : undefined,
       // Only administrators may filter by shard; others' value is ignored as by the Service.
       repositoryStorage: admin ? input.repository_storage : undefined,
+      // CustomAttributesFilter: only for those who may read custom attributes (administrators).
+      ...(admin && input.custom_attributes ? { customAttributes: input.custom_attributes } : {}),
       lastActivityAfter: input.last_activity_after,
       lastActivityBefore: input.last_activity_before,
       ...(keysetRequested(input) ? {} : { idAfter: input.id_after ?? undefined, idBefore: input.id_before ?? undefined }),
