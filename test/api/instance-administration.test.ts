@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ROOT_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { createToken, createUser } from '../helpers/factories.ts';
+import { notificationRecipients } from '../../src/domain/notification-settings/notification-settings.ts';
 
 describe('instance administration', () => {
   let t: TestApp;
@@ -121,5 +122,79 @@ describe('instance administration', () => {
         assert.equal(rows.length, 0);
       });
     }
+  });
+
+  describe('notification settings', () => {
+    it('global: participating by default, the primary email, levels and custom events', async () => {
+      const u = await createUser(t.db);
+      const token = await createToken(t.db, u, { scopes: ['api'] });
+      const first = await t.request({ method: 'GET', url: '/api/v4/notification_settings', token });
+      assert.equal(first.statusCode, 200);
+      assert.deepEqual(first.json(), { level: 'participating', notification_email: u.email });
+      assert.equal((await t.db.selectFrom('notification_settings').selectAll().where('user_id', '=', u.id).execute()).length, 0);
+
+      const watch = await t.request({ method: 'PUT', url: '/api/v4/notification_settings', token, payload: { level: 'watch' } });
+      assert.equal(watch.statusCode, 200, watch.body);
+      assert.deepEqual(watch.json(), { level: 'watch', notification_email: u.email });
+      assert.equal((await t.request({ method: 'GET', url: '/api/v4/notification_settings', token })).json().level, 'watch');
+
+      const custom = await t.request({ method: 'PUT', url: '/api/v4/notification_settings', token, payload: { level: 'custom', new_note: true } });
+      const events = custom.json().events;
+      assert.equal(events.new_note, true);
+      assert.equal(events.new_issue, false);
+      assert.equal(events.failed_pipeline, true);
+      assert.equal(Object.keys(events).length, 19);
+
+      const bad = await t.request({ method: 'PUT', url: '/api/v4/notification_settings', token, payload: { level: 'loud' } });
+      assert.equal(bad.statusCode, 400);
+      assert.deepEqual(bad.json(), { message: "'loud' is not a valid level" });
+      const email = await t.request({ method: 'PUT', url: '/api/v4/notification_settings', token, payload: { notification_email: 'not-mine@example.com' } });
+      assert.equal(email.statusCode, 400);
+      assert.deepEqual(email.json(), { message: { notification_email: ['is not an email you own'] } });
+      assert.equal((await t.request({ method: 'GET', url: '/api/v4/notification_settings' })).statusCode, 401);
+    });
+
+    it('per project and group: global by default, 404 for sources the caller cannot read', async () => {
+      for (const [kind, id] of [['projects', projectId], ['groups', groupId]] as const) {
+        const url = `/api/v4/${kind}/${id}/notification_settings`;
+        assert.deepEqual((await t.request({ method: 'GET', url, token: ROOT_TOKEN })).json(), { level: 'global' });
+        const set = await t.request({ method: 'PUT', url, token: ROOT_TOKEN, payload: { level: 'mention' } });
+        assert.deepEqual(set.json(), { level: 'mention' });
+        assert.deepEqual((await t.request({ method: 'GET', url, token: ROOT_TOKEN })).json(), { level: 'mention' });
+        const hidden = await t.request({ method: 'GET', url, token: userToken });
+        assert.equal(hidden.statusCode, 404);
+      }
+    });
+
+    it('notificationRecipients follows project, group and global levels', async () => {
+      const group = await t.request({ method: 'POST', url: '/api/v4/groups', token: ROOT_TOKEN, payload: { name: 'notify', path: 'notify' } });
+      const gid = group.json().id;
+      const project = await t.request({ method: 'POST', url: '/api/v4/projects', token: ROOT_TOKEN, payload: { name: 'notified', namespace_id: gid } });
+      const pid = project.json().id;
+      const people = await Promise.all([1, 2, 3, 4, 5].map(() => createUser(t.db)));
+      const tokens = await Promise.all(people.map((p) => createToken(t.db, p, { scopes: ['api'] })));
+      for (const p of people) {
+        const m = await t.request({ method: 'POST', url: `/api/v4/projects/${pid}/members`, token: ROOT_TOKEN, payload: { user_id: p.id, access_level: 30 } });
+        assert.equal(m.statusCode, 201, m.body);
+      }
+      const [watcher, groupWatcher, participant, disabled, customOn] = people;
+      const put = (i: number, url: string, payload: Record<string, unknown>) => t.request({ method: 'PUT', url, token: tokens[i], payload });
+      await put(0, `/api/v4/projects/${pid}/notification_settings`, { level: 'watch' });
+      await put(1, '/api/v4/notification_settings', { level: 'watch' });
+      await put(3, '/api/v4/notification_settings', { level: 'disabled' });
+      await put(4, `/api/v4/projects/${pid}/notification_settings`, { level: 'custom', new_issue: true });
+      const lineage = [gid];
+      const newIssue = await notificationRecipients(t.db, {
+        event: 'new_issue', projectId: pid, groupIds: lineage, participants: [participant.id, disabled.id],
+      });
+      assert.deepEqual(newIssue, [watcher.id, groupWatcher.id, participant.id, customOn.id].sort((a, b) => a - b));
+      // Watchers are not sent success_pipeline; custom without the event only as participants.
+      const success = await notificationRecipients(t.db, { event: 'success_pipeline', projectId: pid, groupIds: lineage, participants: [participant.id] });
+      assert.deepEqual(success, [participant.id]);
+      const mentioned = await notificationRecipients(t.db, {
+        event: 'new_note', projectId: pid, groupIds: lineage, mentioned: [disabled.id], exclude: [watcher.id],
+      });
+      assert.deepEqual(mentioned, [groupWatcher.id]);
+    });
   });
 });
