@@ -197,4 +197,40 @@ describe('instance administration', () => {
       assert.deepEqual(mentioned, [groupWatcher.id]);
     });
   });
+
+  describe('job metrics (sidekiq)', () => {
+    it('reads the queue, the worker processes and the totals, administrators only', async () => {
+      t.app.jobs.registerHandler('metrics-test-ok', async () => {});
+      t.app.jobs.registerHandler('metrics-test-fail', async () => { throw new Error('no'); }, { maxAttempts: 1 });
+      const before = (await t.request({ method: 'GET', url: '/api/v4/sidekiq/job_stats', token: ROOT_TOKEN })).json().jobs;
+      await t.app.jobs.enqueue('metrics-test-ok', {});
+      await t.app.jobs.enqueue('metrics-test-fail', {});
+      await t.app.jobs.enqueue('metrics-test-later', {}, { runAt: new Date(Date.now() + 3_600_000) });
+      let jobs = before;
+      for (let i = 0; i < 100 && (jobs.processed < before.processed + 2 || jobs.dead < before.dead + 1); i += 1) {
+        await new Promise((r) => setTimeout(r, 50));
+        jobs = (await t.request({ method: 'GET', url: '/api/v4/sidekiq/job_stats', token: ROOT_TOKEN })).json().jobs;
+      }
+      assert.equal(jobs.processed, before.processed + 2);
+      assert.equal(jobs.failed, before.failed + 1);
+      assert.equal(jobs.dead, before.dead + 1);
+      assert.equal(jobs.enqueued, before.enqueued + 1);
+
+      const queues = await t.request({ method: 'GET', url: '/api/v4/sidekiq/queue_metrics', token: ROOT_TOKEN });
+      assert.equal(queues.statusCode, 200);
+      assert.deepEqual(queues.json(), { queues: { default: { backlog: 0, latency: 0 } } });
+
+      const processes = (await t.request({ method: 'GET', url: '/api/v4/sidekiq/process_metrics', token: ROOT_TOKEN })).json().processes;
+      assert.equal(processes.length, 1);
+      assert.equal(processes[0].pid, process.pid);
+      assert.deepEqual(Object.keys(processes[0]), ['hostname', 'pid', 'tag', 'started_at', 'queues', 'labels', 'concurrency', 'busy']);
+
+      const compound = (await t.request({ method: 'GET', url: '/api/v4/sidekiq/compound_metrics', token: ROOT_TOKEN })).json();
+      assert.deepEqual(Object.keys(compound), ['queues', 'processes', 'jobs']);
+      for (const path of ['queue_metrics', 'process_metrics', 'job_stats', 'compound_metrics']) {
+        assert.equal((await t.request({ method: 'GET', url: `/api/v4/sidekiq/${path}`, token: userToken })).statusCode, 403);
+      }
+      await t.db.deleteFrom('background_jobs').where('kind', 'like', 'metrics-test-%').execute();
+    });
+  });
 });

@@ -1,5 +1,6 @@
 /**
- * Instance administration: settings, OAuth applications, audit events, the SCIM token.
+ * Instance administration: settings, OAuth applications, audit events, the SCIM token, broadcast
+ * messages, custom attributes of projects and groups, job metrics.
  *
  * Every path of the area and its guard: `npm run routes -- admin`.
  */
@@ -11,6 +12,7 @@ import auditEvents from './audit-events.ts';
 import broadcastMessages from './broadcast-messages.ts';
 import customAttributes from './custom-attributes.ts';
 import scimToken from './scim-token.ts';
+import sidekiqMetrics from './sidekiq-metrics.ts';
 
 export default async function adminArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'admin', {
@@ -20,5 +22,6 @@ export default async function adminArea(api: FastifyInstance): Promise<void> {
     'broadcast-messages': broadcastMessages, // /broadcast_messages
     'custom-attributes': customAttributes, // /projects/:id/custom_attributes, /groups/:id/custom_attributes
     'scim-token': scimToken,           // /groups/:id/scim_token
+    'sidekiq-metrics': sidekiqMetrics, // /sidekiq/(queue_metrics|process_metrics|job_stats|compound_metrics)
   });
 }
