@@ -11,6 +11,7 @@ import { registerStorageMoveJobs } from './storage-move.worker.ts';
 import { registerRepositoryRemovalJobs } from './repository-removal.worker.ts';
 import { registerArtifactJobs } from './artifacts.worker.ts';
 import { registerMergeRequestJobs } from './merge-requests.worker.ts';
+import { registerStatisticsJobs } from './statistics.worker.ts';
 import { ciEnvFrom } from '../domain/pipelines/ci-env.ts';
 
 declare module 'fastify' {
@@ -27,6 +28,7 @@ export default fp(async (app) => {
   registerRepositoryRemovalJobs(jobs, { db, shards: config.storages });
   registerArtifactJobs(jobs, ciEnvFrom(db, config));
   registerMergeRequestJobs(jobs, { db, shards: config.storages, env: ciEnvFrom(db, config) });
+  registerStatisticsJobs(jobs, { db, shards: config.storages });
   const workers = new JobRunner(jobs, {
     concurrency: config.jobConcurrency,
     pollMs: config.jobPollMs,

@@ -52,7 +52,9 @@ export type ProjectAction =
   | 'read_release'
   | 'create_release'
   | 'update_release'
-  | 'destroy_release';
+  | 'destroy_release'
+  // Statistics (issue 32, item 7): ProjectPolicy 15.2's read_statistics and daily_statistics (Reporter).
+  | 'read_statistics';
 
 interface Rule {
   /** Lowest member access level that grants the action. */
@@ -138,6 +140,7 @@ export const PROJECT_RULES: Record<ProjectAction, Rule> = {
   create_release: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
   update_release: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
   destroy_release: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
+  read_statistics: { minLevel: ACCESS_LEVELS.reporter, byVisibility: false, blockedWhenArchived: false },
 };
 
 // ProjectFeature levels (domain/projects/project-attributes.ts FEATURE_LEVELS), here to keep permissions free of projects.

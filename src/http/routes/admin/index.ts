@@ -13,6 +13,7 @@ import broadcastMessages from './broadcast-messages.ts';
 import customAttributes from './custom-attributes.ts';
 import scimToken from './scim-token.ts';
 import sidekiqMetrics from './sidekiq-metrics.ts';
+import statistics from './statistics.ts';
 
 export default async function adminArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'admin', {
@@ -22,6 +23,7 @@ export default async function adminArea(api: FastifyInstance): Promise<void> {
     'broadcast-messages': broadcastMessages, // /broadcast_messages
     'custom-attributes': customAttributes, // /projects/:id/custom_attributes, /groups/:id/custom_attributes
     'scim-token': scimToken,           // /groups/:id/scim_token
+    'statistics': statistics,          // /application/statistics
     'sidekiq-metrics': sidekiqMetrics, // /sidekiq/(queue_metrics|process_metrics|job_stats|compound_metrics)
   });
 }
