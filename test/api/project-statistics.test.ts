@@ -147,4 +147,15 @@ describe('project statistics and housekeeping', () => {
       await t.db.updateTable('projects').set({ read_only: 0 }).where('id', '=', projectId).execute();
     }
   });
+
+  it('tells administrators where the repository is stored', async () => {
+    const res = await t.request({ method: 'GET', url: `/api/v4/projects/${projectId}/storage`, token: ROOT_TOKEN });
+    assert.equal(res.statusCode, 200);
+    const body = res.json();
+    assert.deepEqual(Object.keys(body), ['disk_path', 'project_id', 'repository_storage', 'created_at']);
+    assert.equal(body.project_id, projectId);
+    assert.equal(body.repository_storage, 'default');
+    assert.ok(!body.disk_path.endsWith('.git'));
+    assert.equal((await t.request({ method: 'GET', url: `/api/v4/projects/${projectId}/storage`, token: maintainerToken })).statusCode, 403);
+  });
 });
