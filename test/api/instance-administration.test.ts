@@ -233,4 +233,67 @@ describe('instance administration', () => {
       await t.db.deleteFrom('background_jobs').where('kind', 'like', 'metrics-test-%').execute();
     });
   });
+
+  describe('feature flags', () => {
+    it('sets, lists and unsets gates; the definitions are the flags kiln reads', async () => {
+      const defs = await t.request({ method: 'GET', url: '/api/v4/features/definitions', token: ROOT_TOKEN });
+      assert.equal(defs.statusCode, 200);
+      assert.deepEqual(defs.json().map((d: { name: string }) => d.name), ['project_daily_fetch_statistics', 'project_statistics_refresh']);
+
+      const pct = await t.request({ method: 'POST', url: '/api/v4/features/foo', token: ROOT_TOKEN, payload: { value: '30' } });
+      assert.equal(pct.statusCode, 201, pct.body);
+      assert.deepEqual(pct.json(), { name: 'foo', state: 'conditional', gates: [{ key: 'percentage_of_time', value: 30 }], definition: null });
+      const list = await t.request({ method: 'GET', url: '/api/v4/features', token: ROOT_TOKEN });
+      assert.deepEqual(list.json().map((f: { name: string }) => f.name), ['foo']);
+
+      const actors = await t.request({
+        method: 'POST', url: '/api/v4/features/project_daily_fetch_statistics', token: ROOT_TOKEN,
+        payload: { value: 'true', project: 'root/attrs-project' },
+      });
+      assert.equal(actors.statusCode, 201, actors.body);
+      assert.deepEqual(actors.json().gates, [{ key: 'actors', value: [`Project:${projectId}`] }]);
+      assert.equal(actors.json().definition.name, 'project_daily_fetch_statistics');
+      const missing = await t.request({ method: 'POST', url: '/api/v4/features/foo', token: ROOT_TOKEN, payload: { value: 'true', user: 'nobody-here' } });
+      assert.equal(missing.statusCode, 400);
+      assert.deepEqual(missing.json(), { message: 'nobody-here is not found!' });
+      const tooMuch = await t.request({ method: 'POST', url: '/api/v4/features/foo', token: ROOT_TOKEN, payload: { value: '101' } });
+      assert.equal(tooMuch.statusCode, 400);
+      const exclusive = await t.request({
+        method: 'POST', url: '/api/v4/features/foo', token: ROOT_TOKEN, payload: { value: '10', key: 'percentage_of_actors', user: 'root' },
+      });
+      assert.equal(exclusive.statusCode, 400);
+
+      const off = await t.request({ method: 'POST', url: '/api/v4/features/foo', token: ROOT_TOKEN, payload: { value: 'false' } });
+      assert.deepEqual(off.json(), { name: 'foo', state: 'off', gates: [], definition: null });
+      assert.equal((await t.request({ method: 'DELETE', url: '/api/v4/features/foo', token: ROOT_TOKEN })).statusCode, 204);
+      assert.deepEqual((await t.request({ method: 'GET', url: '/api/v4/features', token: ROOT_TOKEN })).json().map((f: { name: string }) => f.name),
+        ['project_daily_fetch_statistics']);
+      assert.equal((await t.request({ method: 'GET', url: '/api/v4/features', token: userToken })).statusCode, 403);
+      await t.request({ method: 'DELETE', url: '/api/v4/features/project_daily_fetch_statistics', token: ROOT_TOKEN });
+    });
+
+    it('gates what kiln does: a project whose fetch counting is off is not counted', async () => {
+      const { featureEnabled } = await import('../../src/domain/features/features.ts');
+      const { recordProjectFetch } = await import('../../src/domain/statistics/project-statistics.ts');
+      assert.equal(await featureEnabled(t.db, 'project_daily_fetch_statistics', { kind: 'Project', id: projectId }), true);
+      const off = await t.request({
+        method: 'POST', url: '/api/v4/features/project_daily_fetch_statistics', token: ROOT_TOKEN, payload: { value: 'false' },
+      });
+      assert.equal(off.statusCode, 201);
+      assert.equal(await featureEnabled(t.db, 'project_daily_fetch_statistics', { kind: 'Project', id: projectId }), false);
+      await recordProjectFetch(t.db, projectId);
+      assert.equal((await t.db.selectFrom('project_daily_statistics').selectAll().where('project_id', '=', projectId).execute()).length, 0);
+      // On for this project only.
+      await t.request({
+        method: 'POST', url: '/api/v4/features/project_daily_fetch_statistics', token: ROOT_TOKEN,
+        payload: { value: 'true', project: String(projectId) },
+      });
+      assert.equal(await featureEnabled(t.db, 'project_daily_fetch_statistics', { kind: 'Project', id: projectId }), true);
+      assert.equal(await featureEnabled(t.db, 'project_daily_fetch_statistics', { kind: 'Project', id: projectId + 1000 }), false);
+      await recordProjectFetch(t.db, projectId);
+      assert.equal((await t.db.selectFrom('project_daily_statistics').selectAll().where('project_id', '=', projectId).execute()).length, 1);
+      await t.request({ method: 'DELETE', url: '/api/v4/features/project_daily_fetch_statistics', token: ROOT_TOKEN });
+      assert.equal(await featureEnabled(t.db, 'project_daily_fetch_statistics', { kind: 'Project', id: projectId + 1000 }), true);
+    });
+  });
 });

@@ -19,6 +19,7 @@ import { findProjectById } from '../projects/projects.queries.ts';
 import { repositoryPath } from '../repositories/storage.ts';
 import { runGit } from '../repositories/git-command.ts';
 import { todayDate } from '../clock.ts';
+import { featureEnabled } from '../features/features.ts';
 import {
   artifactsSize, countFetch, dailyFetches, projectSnippetRepositories, refreshQueued, saveStatistics,
 } from './project-statistics.queries.ts';
@@ -27,6 +28,7 @@ export const REFRESH_STATISTICS_JOB = 'project_statistics.refresh';
 
 /** Queues a refresh of the project's statistics unless one is already waiting. */
 export async function scheduleStatisticsRefresh(db: Kysely<DB>, projectId: number): Promise<void> {
+  if (!(await featureEnabled(db, 'project_statistics_refresh', { kind: 'Project', id: projectId }))) return;
   const payload = { projectId };
   if (await refreshQueued(db, REFRESH_STATISTICS_JOB, JSON.stringify(payload))) return;
   await insertJob(db, { kind: REFRESH_STATISTICS_JOB, payload, maxAttempts: 3 });
@@ -84,8 +86,9 @@ export function presentStatistics(row: ProjectStatisticsRow | undefined) {
 }
 
 /** Counts one git fetch of the project (upload-pack over HTTP or SSH). */
-export function recordProjectFetch(db: Kysely<DB>, projectId: number): Promise<void> {
-  return countFetch(db, projectId, todayDate());
+export async function recordProjectFetch(db: Kysely<DB>, projectId: number): Promise<void> {
+  if (!(await featureEnabled(db, 'project_daily_fetch_statistics', { kind: 'Project', id: projectId }))) return;
+  await countFetch(db, projectId, todayDate());
 }
 
 /**

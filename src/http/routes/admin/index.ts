@@ -11,6 +11,7 @@ import applicationSettings from './application-settings.ts';
 import auditEvents from './audit-events.ts';
 import broadcastMessages from './broadcast-messages.ts';
 import customAttributes from './custom-attributes.ts';
+import features from './features.ts';
 import scimToken from './scim-token.ts';
 import sidekiqMetrics from './sidekiq-metrics.ts';
 import statistics from './statistics.ts';
@@ -22,6 +23,7 @@ export default async function adminArea(api: FastifyInstance): Promise<void> {
     'audit-events': auditEvents,       // /audit_events, /projects/:id/audit_events, /groups/:id/audit_events
     'broadcast-messages': broadcastMessages, // /broadcast_messages
     'custom-attributes': customAttributes, // /projects/:id/custom_attributes, /groups/:id/custom_attributes
+    'features': features,              // /features[/:name], /features/definitions
     'scim-token': scimToken,           // /groups/:id/scim_token
     'statistics': statistics,          // /application/statistics
     'sidekiq-metrics': sidekiqMetrics, // /sidekiq/(queue_metrics|process_metrics|job_stats|compound_metrics)
