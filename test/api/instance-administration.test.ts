@@ -81,6 +81,10 @@ describe('instance administration', () => {
       assert.deepEqual(levels.json(), { error: 'target_access_levels does not have a valid value' });
       const missing = await t.request({ method: 'POST', url: '/api/v4/broadcast_messages', token: ROOT_TOKEN, payload: {} });
       assert.equal(missing.statusCode, 400);
+      const created = await t.request({ method: 'POST', url: '/api/v4/broadcast_messages', token: ROOT_TOKEN, payload: { message: 'y' } });
+      const emptied = await t.request({ method: 'PUT', url: `/api/v4/broadcast_messages/${created.json().id}`, token: ROOT_TOKEN, payload: { ends_at: '' } });
+      assert.equal(emptied.statusCode, 400);
+      assert.deepEqual(emptied.json(), { message: { ends_at: ["can't be blank"] } });
       const user = await t.request({ method: 'POST', url: '/api/v4/broadcast_messages', token: userToken, payload: { message: 'x' } });
       assert.equal(user.statusCode, 403);
       const anonymous = await t.request({ method: 'POST', url: '/api/v4/broadcast_messages', payload: { message: 'x' } });

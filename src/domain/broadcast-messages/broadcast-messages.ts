@@ -36,9 +36,14 @@ export function broadcastMessageActive(row: BroadcastMessageRow, now = Date.now(
   return now >= isoMillis(row.starts_at) && !(isoMillis(row.ends_at) < now);
 }
 
-function validate(m: { message: string; color: string | null; font: string | null }): Record<string, string[]> {
+function validate(m: {
+  message: string | null; starts_at: string | null; ends_at: string | null; color: string | null; font: string | null;
+}): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
-  if (m.message.trim() === '') errors.message = ["can't be blank"];
+  // `validates :message, :starts_at, :ends_at, presence: true` (an empty date arrives as null).
+  if (!m.message || m.message.trim() === '') errors.message = ["can't be blank"];
+  if (!m.starts_at) errors.starts_at = ["can't be blank"];
+  if (!m.ends_at) errors.ends_at = ["can't be blank"];
   // `allow_blank: true, color: true`
   if (m.color && !COLOR.test(m.color)) errors.color = ['must be a valid color code'];
   if (m.font && !COLOR.test(m.font)) errors.font = ['must be a valid color code'];
@@ -81,7 +86,9 @@ export async function changeBroadcastMessage(
   };
   const errors = validate({ ...existing, ...set });
   if (Object.keys(errors).length) return { ok: false, errors };
-  return { ok: true, message: await updateBroadcastMessage(db, existing.id, { ...set, updated_at: nowIso() }) };
+  // Validated above: none of the required columns is null here.
+  const checked = set as typeof set & { message?: string; starts_at?: string; ends_at?: string };
+  return { ok: true, message: await updateBroadcastMessage(db, existing.id, { ...checked, updated_at: nowIso() }) };
 }
 
 export { findBroadcastMessage };
