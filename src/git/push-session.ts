@@ -28,6 +28,7 @@ import { inspectRepository } from '../domain/repositories/repositories.ts';
 import { findProjectById, recordPush } from '../domain/projects/projects.queries.ts';
 import { createPushPipelines, refUpdates, snapshotRefs } from '../domain/pipelines/push-pipelines.ts';
 import { ciEnvFrom } from '../domain/pipelines/ci-env.ts';
+import { scheduleStatisticsRefresh } from '../domain/statistics/project-statistics.ts';
 import { recordPushEvents } from '../domain/events/push-events.ts';
 import { executePushHooks } from '../domain/web-hooks/push-hooks.ts';
 import { createMergeRequestPushPipelines } from '../domain/pipelines/merge-request-pipelines.ts';
@@ -128,6 +129,8 @@ export async function beginPush(
         if (project) {
           const state = await inspectRepository(gitDir, project.default_branch);
           await recordPush(db, target.id, state);
+          // The sizes and commit count change with the push (the Service's ProjectCacheWorker).
+          await scheduleStatisticsRefresh(db, target.id);
           // A default branch this push created is protected (Project#after_create_default_branch).
           if (refsBefore && !state.empty && state.defaultBranch && !refsBefore.has(`refs/heads/${state.defaultBranch}`)) {
             await protectDefaultBranch(db, { id: project.id, default_branch: state.defaultBranch });

@@ -15,6 +15,7 @@
  * branch, README and activity, its events and pipelines. A push runs at most
  * KILN_GIT_PUSH_TIME_LIMIT seconds; then its git processes are ended.
  */
+import { recordProjectFetch } from '../domain/statistics/project-statistics.ts';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import type { UserRow } from '../db/types.ts';
@@ -81,6 +82,11 @@ const smartHttp: FastifyPluginAsync = async (app) => {
     const access = await checkGitAccess(ctx.db, 'http', actor, fullPath, service, config.storages);
     if (!access.ok) return text(reply, access.status, access.message, access.challenge ? challenge : {});
     const { target, pushing } = access;
+    // A project's fetches per day: each upload-pack request after the advertisement
+    // (the Service's GitHttpController#update_fetch_statistics).
+    if (service === 'git-upload-pack' && suffix !== 'info/refs' && target.kind === 'project') {
+      await recordProjectFetch(ctx.db, target.id).catch((err: unknown) => request.log.warn({ err }, 'could not count a fetch'));
+    }
     if (!pushing || suffix === 'info/refs') return backend(request, reply, target, suffix, user);
 
     // The push itself: the read-only check again, now together with recording the write, and

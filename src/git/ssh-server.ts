@@ -19,6 +19,7 @@
  * With KILN_WORKERS every server process listens on the port: node:cluster shares a listening
  * socket among the workers for any net server, so SSH connections are spread as HTTP ones are.
  */
+import { recordProjectFetch } from '../domain/statistics/project-statistics.ts';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -262,6 +263,10 @@ export async function startSshServer(
     const userId = actor.kind === 'user' ? actor.user.id : actor.kind === 'deploy_key' ? actor.creator?.id ?? null : null;
     const env = gitEnv(gitProtocol ? { GIT_PROTOCOL: gitProtocol } : {});
     if (!access.pushing) {
+      // A project's fetches per day (the Service counts each git-upload-pack it allows).
+      if (parsed.service === 'git-upload-pack' && access.target.kind === 'project') {
+        await recordProjectFetch(db, access.target.id).catch((err: unknown) => log.warn({ err }, 'could not count a fetch'));
+      }
       const gitDir = repositoryPath(config.storages, access.target.storage, access.target.diskPath);
       await runGit(channel, [parsed.service.slice('git-'.length), gitDir], env, null);
       return;

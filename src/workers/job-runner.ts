@@ -13,8 +13,16 @@ import os from 'node:os';
 import type { JobQueue } from '../domain/background-jobs/job-queue.ts';
 import type { BackgroundJobRow } from '../db/tables/background-jobs.ts';
 import {
-  buryJob, claimJob, deleteFinishedJob, extendLease, releaseJob, requeueJob,
+  beatWorker, buryJob, claimJob, countJobRuns, deleteFinishedJob, extendLease, releaseJob, removeWorkers, requeueJob,
 } from '../domain/background-jobs/background-jobs.queries.ts';
+import { nowIso } from '../domain/clock.ts';
+
+/**
+ * A running JobRunner renews its row in background_job_workers this often; rows older than
+ * WORKER_STALE_MS are processes that died without saying so (GET /sidekiq/process_metrics).
+ */
+export const WORKER_HEARTBEAT_MS = 60_000;
+export const WORKER_STALE_MS = 3 * WORKER_HEARTBEAT_MS;
 
 export interface RunnerOptions {
   concurrency: number;
@@ -40,6 +48,8 @@ export class JobRunner {
   #wakeUp: (() => void) | null = null;
   #woken = false;
   #unsubscribe: (() => void) | null = null;
+  #heartbeat: NodeJS.Timeout | null = null;
+  readonly #startedAt = nowIso();
 
   constructor(queue: JobQueue, options: RunnerOptions) {
     this.#queue = queue;
@@ -51,16 +61,29 @@ export class JobRunner {
     this.#state = 'running';
     this.#unsubscribe = this.#queue.onWake(() => this.#kick());
     this.#loop = this.#run();
+    // Announced for the process metrics: one small write a minute, not one per poll.
+    const beat = () => {
+      const db = this.#queue.db;
+      beatWorker(db, {
+        owner: this.owner, hostname: os.hostname(), pid: process.pid, concurrency: this.#o.concurrency, startedAt: this.#startedAt,
+      }).then(() => removeWorkers(db, { staleBefore: nowIso(new Date(Date.now() - WORKER_STALE_MS)) }))
+        .catch((err: unknown) => this.#o.log.warn({ err }, 'background jobs: announcing the worker failed'));
+    };
+    beat();
+    this.#heartbeat = setInterval(beat, WORKER_HEARTBEAT_MS);
+    this.#heartbeat.unref();
   }
 
   async stop(): Promise<void> {
     if (this.#state !== 'running') return;
     this.#state = 'stopping';
     this.#unsubscribe?.();
+    if (this.#heartbeat) clearInterval(this.#heartbeat);
     this.#kick();
     await this.#loop;
     for (const { controller } of this.#running.values()) controller.abort(new Stopping('the worker is stopping'));
     await Promise.all([...this.#running.values()].map((r) => r.done));
+    await removeWorkers(this.#queue.db, { owner: this.owner }).catch(() => undefined);
   }
 
   #kick(): void {
@@ -128,6 +151,7 @@ export class JobRunner {
       };
       await handler.run(payload, { jobId: job.id, attempt: job.attempts, signal: controller.signal, holdLease });
       await deleteFinishedJob(db, job.id, this.owner);
+      await countJobRuns(db, ['processed']).catch(() => undefined);
     } catch (err) {
       const reason = controller.signal.reason;
       if (reason instanceof Stopping) {
@@ -137,6 +161,8 @@ export class JobRunner {
       if (reason instanceof LeaseLost) return; // another worker owns the job now
       const message = err instanceof Error ? err.message : String(err);
       this.#o.log.error({ err, jobId: job.id, kind: job.kind, attempt: job.attempts }, 'background job failed');
+      // Sidekiq counts a failed run both as processed and as failed.
+      await countJobRuns(db, ['processed', 'failed']).catch(() => undefined);
       try {
         if (job.attempts >= job.max_attempts) {
           await this.#giveUp(job, payload, message);

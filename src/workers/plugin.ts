@@ -13,6 +13,7 @@ import { registerArtifactJobs } from './artifacts.worker.ts';
 import { registerMergeRequestJobs } from './merge-requests.worker.ts';
 import { registerPipelineScheduleJobs } from './pipeline-schedules.worker.ts';
 import { registerWebHookJobs } from './web-hooks.worker.ts';
+import { registerStatisticsJobs } from './statistics.worker.ts';
 import { ciEnvFrom } from '../domain/pipelines/ci-env.ts';
 
 declare module 'fastify' {
@@ -33,6 +34,7 @@ export default fp(async (app) => {
   registerWebHookJobs(jobs, {
     db, dataDir: config.dataDir, externalUrl: config.externalUrl, sshPort: config.sshPort, storages: config.storages, log: app.log,
   });
+  registerStatisticsJobs(jobs, { db, shards: config.storages });
   const workers = new JobRunner(jobs, {
     concurrency: config.jobConcurrency,
     pollMs: config.jobPollMs,

@@ -26,3 +26,27 @@ declare module '../types.ts' {
     background_jobs: BackgroundJobsTable;
   }
 }
+
+/** A process running job workers (migration 2026-11-29T0810_background_job_metrics). */
+export interface BackgroundJobWorkersTable {
+  /** JobRunner.owner: hostname, pid and a random tag. */
+  owner: string;
+  hostname: string;
+  pid: number;
+  concurrency: number;
+  started_at: string;
+  beat_at: string;
+}
+
+/** Running totals: `processed` (every finished or failed run) and `failed`. */
+export interface BackgroundJobCountersTable {
+  name: string;
+  value: Generated<number | string>;
+}
+
+declare module '../types.ts' {
+  interface DB {
+    background_job_workers: BackgroundJobWorkersTable;
+    background_job_counters: BackgroundJobCountersTable;
+  }
+}

@@ -120,3 +120,53 @@ export async function releaseJob(db: Db, id: number, owner: string): Promise<voi
     )
     .where('id', '=', id).where('lease_owner', '=', owner).execute();
 }
+
+/** Adds one to each of the named running totals (Sidekiq's processed / failed counters). */
+export async function countJobRuns(db: Db, names: ('processed' | 'failed')[]): Promise<void> {
+  for (const name of names) {
+    await db.insertInto('background_job_counters').values({ name, value: 1 })
+      .onConflict((oc) => oc.column('name').doUpdateSet((eb) => ({ value: eb('background_job_counters.value', '+', 1) })))
+      .execute();
+  }
+}
+
+export async function jobRunCounters(db: Db): Promise<{ processed: number; failed: number }> {
+  const rows = await db.selectFrom('background_job_counters').selectAll().execute();
+  const of = (name: string) => Number(rows.find((r) => r.name === name)?.value ?? 0);
+  return { processed: of('processed'), failed: of('failed') };
+}
+
+/** A worker process announces itself, or renews its heartbeat. */
+export async function beatWorker(db: Db, w: { owner: string; hostname: string; pid: number; concurrency: number; startedAt: string }) {
+  const now = nowIso();
+  await db.insertInto('background_job_workers').values({
+    owner: w.owner, hostname: w.hostname, pid: w.pid, concurrency: w.concurrency, started_at: w.startedAt, beat_at: now,
+  }).onConflict((oc) => oc.column('owner').doUpdateSet({ beat_at: now })).execute();
+}
+
+/** A stopping worker leaves; rows whose heartbeat is older than `staleBefore` are gone processes. */
+export async function removeWorkers(db: Db, f: { owner?: string; staleBefore?: string }): Promise<void> {
+  if (f.owner !== undefined) await db.deleteFrom('background_job_workers').where('owner', '=', f.owner).execute();
+  if (f.staleBefore !== undefined) await db.deleteFrom('background_job_workers').where('beat_at', '<', f.staleBefore).execute();
+}
+
+/** The worker processes seen since `aliveAfter`, each with its running jobs counted. */
+export async function liveWorkers(db: Db, aliveAfter: string) {
+  return db.selectFrom('background_job_workers')
+    .select(['owner', 'hostname', 'pid', 'concurrency', 'started_at'])
+    .select((eb) => eb.selectFrom('background_jobs').select(sql<number>`count(*)`.as('n'))
+      .where('background_jobs.state', '=', 'running')
+      .whereRef('background_jobs.lease_owner', '=', 'background_job_workers.owner').as('busy'))
+    .where('beat_at', '>=', aliveAfter).orderBy('started_at').execute();
+}
+
+/** Sidekiq's queue size and latency (the oldest due job's wait) and its enqueued / dead totals. */
+export async function queueCounts(db: Db, now: string): Promise<{ due: number; oldestRunAt: string | null; queued: number; dead: number }> {
+  const [due, queued, dead] = await Promise.all([
+    db.selectFrom('background_jobs').select([sql<number>`count(*)`.as('n'), sql<string | null>`min(run_at)`.as('oldest')])
+      .where('state', '=', 'queued').where('run_at', '<=', now).executeTakeFirstOrThrow(),
+    db.selectFrom('background_jobs').select(sql<number>`count(*)`.as('n')).where('state', '=', 'queued').executeTakeFirstOrThrow(),
+    db.selectFrom('background_jobs').select(sql<number>`count(*)`.as('n')).where('state', '=', 'dead').executeTakeFirstOrThrow(),
+  ]);
+  return { due: Number(due.n), oldestRunAt: due.oldest, queued: Number(queued.n), dead: Number(dead.n) };
+}

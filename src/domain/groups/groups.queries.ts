@@ -31,6 +31,8 @@ export interface GroupFilters {
   ownedIds?: number[];
   /** Children of these groups only (GET /groups/:id/subgroups, /descendant_groups). */
   parentIds?: number[];
+  /** Every `custom_attributes[key]=value` pair must match (administrators' filter). */
+  customAttributes?: Record<string, string>;
 }
 
 /**
@@ -59,6 +61,13 @@ export function groupsQuery(db: Db, f: GroupFilters) {
   if (f.topLevelOnly) qb = qb.where('parent_id', 'is', null);
   if (f.parentIds) qb = f.parentIds.length ? qb.where('parent_id', 'in', f.parentIds) : qb.where(sql.lit(1), '=', 0);
   if (f.skipGroups?.length) qb = qb.where('id', 'not in', f.skipGroups);
+  // Each pair found from its key and value (group_custom_attributes_key_value).
+  for (const [key, value] of Object.entries(f.customAttributes ?? {})) {
+    // Stored keys are at most 255 characters: a longer one matches nothing and is not sent.
+    if (key.length > 255) return qb.where(sql.lit(1), '=', 0);
+    qb = qb.where('id', 'in', (eb) => eb.selectFrom('group_custom_attributes').select('group_custom_attributes.group_id')
+      .where('group_custom_attributes.key', '=', key).where('group_custom_attributes.value', '=', value));
+  }
   return qb;
 }
 

@@ -68,7 +68,9 @@ export type ProjectAction =
   | 'stop_environment'
   | 'read_deployment'
   | 'create_deployment'
-  | 'update_deployment';
+  | 'update_deployment'
+  // Statistics (issue 32, item 7): ProjectPolicy 15.2's read_statistics and daily_statistics (Reporter).
+  | 'read_statistics';
 
 interface Rule {
   /** Lowest member access level that grants the action. */
@@ -175,6 +177,7 @@ export const PROJECT_RULES: Record<ProjectAction, Rule> = {
   read_deployment: { minLevel: ACCESS_LEVELS.reporter, byVisibility: false, blockedWhenArchived: false },
   create_deployment: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
   update_deployment: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
+  read_statistics: { minLevel: ACCESS_LEVELS.reporter, byVisibility: false, blockedWhenArchived: false },
 };
 
 // ProjectFeature levels (domain/projects/project-attributes.ts FEATURE_LEVELS), here to keep permissions free of projects.

@@ -30,6 +30,8 @@ export interface ProjectFilters {
   starredBy?: number;
   /** Projects carrying every one of these topics, by name whatever the case (`topic=`). */
   topics?: string[];
+  /** Every `custom_attributes[key]=value` pair must match (administrators' filter). */
+  customAttributes?: Record<string, string>;
 }
 
 /** LIKE pattern for a substring, with the wildcard characters of the input escaped. */
@@ -103,6 +105,13 @@ export async function findProjects(db: Kysely<DB>, viewer: UserRow | null, f: Pr
   for (const topic of f.topics ?? []) {
     qb = qb.where('projects.id', 'in', (eb) => eb.selectFrom('project_topics').select('project_topics.project_id')
       .where('project_topics.topic_id', 'in', eb.selectFrom('topics').select('topics.id').where(sql`lower(topics.name)`, '=', topic.toLowerCase())));
+  }
+  // Each pair found from its key and value (project_custom_attributes_key_value).
+  for (const [key, value] of Object.entries(f.customAttributes ?? {})) {
+    // Stored keys are at most 255 characters: a longer one matches nothing and is not sent.
+    if (key.length > 255) return qb.where(sql<boolean>`1 = 0`);
+    qb = qb.where('projects.id', 'in', (eb) => eb.selectFrom('project_custom_attributes').select('project_custom_attributes.project_id')
+      .where('project_custom_attributes.key', '=', key).where('project_custom_attributes.value', '=', value));
   }
   if (f.archived !== undefined) qb = qb.where('projects.archived', '=', f.archived ? 1 : 0);
   if (f.visibility) qb = qb.where('projects.visibility_level', '=', VISIBILITY_LEVELS[f.visibility]);

@@ -16,6 +16,7 @@ import { protectDefaultBranch } from '../protected-refs/protected-refs.ts';
 import { createMergeRequestPushPipelines } from '../pipelines/merge-request-pipelines.ts';
 import { afterBranchPush } from '../merge-requests/merge-status.ts';
 import { executePushHooks } from '../web-hooks/push-hooks.ts';
+import { scheduleStatisticsRefresh } from '../statistics/project-statistics.ts';
 
 /**
  * `userId` changed the refs and is the push pipelines' user. The pipelines are created after the
@@ -30,6 +31,7 @@ export async function afterRefUpdate(
   const repo = projectRepository(env.storages, project);
   const state = await inspectRepository(repo.gitDir, project.default_branch);
   await recordPush(env.db, project.id, state);
+  await scheduleStatisticsRefresh(env.db, project.id);
   // A default branch this write created is protected, as after a push (Project#after_create_default_branch).
   if (state.defaultBranch && updates.some((u) => u.ref === `refs/heads/${state.defaultBranch}` && /^0+$/.test(u.before))) {
     await protectDefaultBranch(env.db, { id: project.id, default_branch: state.defaultBranch });

@@ -163,6 +163,12 @@ export const ProjectSchema = Type.Object({
   suggestion_commit_message: NString,
   merge_commit_template: NString,
   squash_commit_template: NString,
+  /** `statistics=true`, for those who may read them (read_statistics: Reporter). */
+  statistics: Type.Optional(Type.Object({
+    commit_count: Type.Integer(), storage_size: Type.Integer(), repository_size: Type.Integer(), wiki_size: Type.Integer(),
+    lfs_objects_size: Type.Integer(), job_artifacts_size: Type.Integer(), pipeline_artifacts_size: Type.Integer(),
+    packages_size: Type.Integer(), snippets_size: Type.Integer(), uploads_size: Type.Integer(),
+  }, { title: 'ProjectStatistics' })),
   auto_devops_enabled: Type.Boolean(),
   auto_devops_deploy_strategy: Type.String(),
   autoclose_referenced_issues: Type.Boolean(),
@@ -453,4 +459,14 @@ export function presentProjectWithAccess(
   const e = presentProject(p, ns, view) as ProjectWithAccess;
   e.permissions = permissions;
   return e;
+}
+
+/** The entity with its `statistics` where the Service exposes them: after squash_commit_template. */
+export function withStatistics<E extends object>(entity: E, statistics: Project['statistics']): E {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(entity)) {
+    if (k === 'auto_devops_enabled') out.statistics = statistics;
+    out[k] = v;
+  }
+  return out as E;
 }

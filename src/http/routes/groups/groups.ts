@@ -57,6 +57,7 @@ const listParams = defineParams({
   min_access_level: P.optional(P.oneOf(['10', '20', '30', '40', '50'] as const)),
   top_level_only: P.optional(P.boolean({ default: false })),
   skip_groups: P.optional(P.array(P.integer())),
+  custom_attributes: P.optional(P.hash({ valueMaxLength: 255, description: 'custom_attributes[key]=value filters (administrators)' })),
   order_by: P.optional(P.oneOf(['name', 'path', 'id'] as const, { default: 'name' })),
   sort: P.optional(P.oneOf(['asc', 'desc'] as const, { default: 'asc' })),
   ...paginationParams,
@@ -137,6 +138,8 @@ const groups: FastifyPluginAsync = async (app) => {
     const qb = groupsQuery(db, {
       memberOf, includeVisible, search: input.search || undefined, topLevelOnly: input.top_level_only,
       skipGroups: input.skip_groups ?? undefined,
+      // CustomAttributesFilter: only for those who may read custom attributes (administrators).
+      ...(viewer?.admin === 1 && input.custom_attributes ? { customAttributes: input.custom_attributes } : {}),
       ownedIds: input.owned ? [...levels].filter(([, l]) => l >= 50).map(([id]) => id) : undefined,
     });
     let rows: NamespaceRow[];

@@ -27,7 +27,11 @@ import { authenticatedAsAdmin } from '../../auth/admin.ts';
 import { defineParams, P, type ParamsOf } from '../../input/params.ts';
 import { keysetParams, keysetRequested, paginate, paginateKeyset, paginationParams } from '../../lists/pagination.ts';
 import { compileSerializer, exactJson, serializeWith } from '../../entities/serializers.ts';
-import { BasicProjectDetailsSchema, ProjectSchema, ProjectWithAccessSchema, type NamespaceInfo } from '../../entities/project.ts';
+import {
+  BasicProjectDetailsSchema, ProjectSchema, ProjectWithAccessSchema, withStatistics, type NamespaceInfo, type ProjectWithAccess,
+} from '../../entities/project.ts';
+import { presentStatistics } from '../../../domain/statistics/project-statistics.ts';
+import { statisticsOf } from '../../../domain/statistics/project-statistics.queries.ts';
 import type { ProjectRow } from '../../../db/tables/projects.ts';
 import { authorizeProject, loadProject } from '../../loaders/containers.ts';
 import { presentOneProject, presentProjectList, type ProjectEntity } from '../../loaders/project-list.ts';
@@ -98,6 +102,10 @@ const createForUserParams = defineParams(
   { atLeastOneOf: [['name', 'path']] },
 );
 const idParams = defineParams({ id: P.string({ description: 'project id or URL-encoded full path' }) });
+const getParams = defineParams({
+  id: P.string({ description: 'project id or URL-encoded full path' }),
+  statistics: P.optional(P.boolean({ default: false, description: 'include project statistics (Reporters and above)' })),
+});
 const updateParams = defineParams({
   id: P.string(),
   name: P.optional(P.name()),
@@ -128,6 +136,8 @@ const listFields = {
   last_activity_before: P.optional(P.dateTime()),
   starred: P.optional(P.boolean({ description: "the caller's starred projects only" })),
   topic: P.optional(P.array(P.name(), { commaSeparated: true, maxItems: 20, description: 'projects with every one of these topics' })),
+  custom_attributes: P.optional(P.hash({ valueMaxLength: 255, description: 'custom_attributes[key]=value filters (administrators)' })),
+  statistics: P.optional(P.boolean({ default: false, description: 'include project statistics (Reporters and above)' })),
   ...keysetParams,
   ...paginationParams,
 };
@@ -262,6 +272,8 @@ const projects: FastifyPluginAsync = async (app) => {
       minAccessLevel: input.min_access_level ? Number(input.min_access_level) : undefined,
       // Only administrators may filter by shard; others' value is ignored as by the Service.
       repositoryStorage: admin ? input.repository_storage : undefined,
+      // CustomAttributesFilter: only for those who may read custom attributes (administrators).
+      ...(admin && input.custom_attributes ? { customAttributes: input.custom_attributes } : {}),
       lastActivityAfter: input.last_activity_after,
       lastActivityBefore: input.last_activity_before,
       ...(keysetRequested(input) ? {} : { idAfter: input.id_after ?? undefined, idBefore: input.id_before ?? undefined }),
@@ -273,7 +285,16 @@ const projects: FastifyPluginAsync = async (app) => {
         : qb.orderBy(`projects.${input.order_by as Exclude<(typeof ORDERS)[number], 'id'>}`, input.sort)
           .orderBy('projects.id', input.sort), { maxOffset: PROJECT_MAX_OFFSET });
     const entity: ProjectEntity = viewer && !input.simple ? 'with_access' : 'basic';
-    const body = await presentProjectList(db, rows, { externalUrl, sshPort: config.sshPort, viewer, entity });
+    let body = await presentProjectList(db, rows, { externalUrl, sshPort: config.sshPort, viewer, entity });
+    // Only with statistics=true does the list read them (one query for the page), and only for
+    // the projects the viewer may read them of (read_statistics: Reporter; administrators).
+    if (input.statistics && entity === 'with_access' && viewer) {
+      const stats = await statisticsOf(db, rows.map((r) => r.id));
+      const reporter = (p: ProjectWithAccess) =>
+        Math.max(p.permissions.project_access?.access_level ?? 0, p.permissions.group_access?.access_level ?? 0) >= 20;
+      body = (body as ProjectWithAccess[])
+        .map((p) => (viewer.admin === 1 || reporter(p) ? withStatistics(p, presentStatistics(stats.get(p.id))) : p));
+    }
     serializeWith(reply, serialize.list[entity]);
     return body;
   }
@@ -359,12 +380,14 @@ const projects: FastifyPluginAsync = async (app) => {
   });
 
   route(app, {
-    method: 'GET', url: '/projects/:id', auth: 'optional', params: idParams,
+    method: 'GET', url: '/projects/:id', auth: 'optional', params: getParams,
     schema: { summary: 'A single project (public projects without authentication)', tags: ['projects'], response: { 200: OneProject } },
   }, async ({ request, reply, input, caller }) => {
     const ctx = await loadProject(request, input.id);
     const viewer = caller?.user ?? null;
-    return send(reply, viewer, ctx.project, { ...ctx.namespace, lineage: ctx.lineage }, viewer ? 'with_access' : 'basic', true);
+    const body = await send(reply, viewer, ctx.project, { ...ctx.namespace, lineage: ctx.lineage }, viewer ? 'with_access' : 'basic', true);
+    if (!input.statistics || !viewer || !canOnProject(ctx.actor, 'read_statistics', ctx.project)) return body;
+    return withStatistics(body, presentStatistics((await statisticsOf(db, [ctx.project.id])).get(ctx.project.id)));
   });
 
   route(app, {

@@ -4,6 +4,7 @@
  * start where the log ends), uploading artifacts as multipart (archive, metadata, junit) and
  * downloading them. Bodies stream straight to and from files under KILN_DATA_DIR.
  */
+import { scheduleStatisticsRefresh } from '../../../domain/statistics/project-statistics.ts';
 import type { FastifyPluginAsync } from 'fastify';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -165,6 +166,8 @@ const runnerFiles: FastifyPluginAsync = async (app) => {
       // The removal is due when the artifacts expire (domain/jobs/job-artifacts.ts).
       if (expireAt !== null) await app.jobs.enqueue(ARTIFACTS_EXPIRE_JOB, { jobId: job.id }, { trx, runAt: new Date(expireAt) });
     });
+    // The project's job artifacts size grows (the Service refreshes it after an upload).
+    await scheduleStatisticsRefresh(db, job.project_id);
     // created! (reference §6.1)
     return reply.code(201).send({ message: '201 Created' });
   });

@@ -6,10 +6,12 @@
 import type { FastifyInstance } from 'fastify';
 import { registerFiles } from '../area.ts';
 import storageMoves from './storage-moves.ts';
+import projectStorage from './project-storage.ts';
 
 export default async function storageArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'storage', {
     'storage-moves': storageMoves,     // /(project|group|snippet)_repository_storage_moves,
                                        // /(projects|groups|snippets)/:id/repository_storage_moves
+    'project-storage': projectStorage, // /projects/:id/storage
   });
 }

@@ -22,6 +22,7 @@ import activities from './activities.ts';
 import sshKeys from './ssh-keys.ts';
 import keyLookup from './key-lookup.ts';
 import memberships from './memberships.ts';
+import notificationSettings from './notification-settings.ts';
 
 export default async function usersArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'users', {
@@ -42,5 +43,7 @@ export default async function usersArea(api: FastifyInstance): Promise<void> {
     'ssh-keys': sshKeys,               // /user/keys, /users/:user_id/keys
     'key-lookup': keyLookup,           // /keys/:id, /keys?fingerprint=
     'memberships': memberships,        // /users/:id/memberships
+    // /notification_settings, /projects/:id/notification_settings, /groups/:id/notification_settings
+    'notification-settings': notificationSettings,
   });
 }

@@ -1,0 +1,35 @@
+/**
+ * kiln's feature flags (the Service's config/feature_flags/**.yml definitions, read by
+ * Feature::Definition): each flag kiln reads, with what it gates. GET /features/definitions
+ * lists them; POST /features/:name sets their gates (features.ts).
+ */
+export interface FeatureDefinition {
+  name: string;
+  introduced_by_url: string | null;
+  rollout_issue_url: string | null;
+  milestone: string | null;
+  log_state_changes: boolean | null;
+  type: 'development' | 'ops';
+  group: string | null;
+  default_enabled: boolean;
+}
+
+/** The actor kinds a flag is asked about. */
+export type FeatureActorKind = 'Project' | 'User' | 'Group';
+
+const flag = (name: string, type: FeatureDefinition['type'], group: string): FeatureDefinition => ({
+  name, introduced_by_url: null, rollout_issue_url: null, milestone: '15.2', log_state_changes: null, type, group, default_enabled: true,
+});
+
+export const FEATURE_DEFINITIONS: readonly FeatureDefinition[] = [
+  // Counting a project's git fetches per day (domain/statistics): asked per project on every
+  // upload-pack over HTTP and SSH; off, fetches go uncounted.
+  flag('project_daily_fetch_statistics', 'ops', 'group::source code'),
+  // Refreshing a project's statistics after pushes, API writes and artifact uploads: asked per
+  // project; off, no refresh is queued (housekeeping still measures).
+  flag('project_statistics_refresh', 'ops', 'group::source code'),
+];
+
+export function featureDefinition(name: string): FeatureDefinition | undefined {
+  return FEATURE_DEFINITIONS.find((d) => d.name === name);
+}
