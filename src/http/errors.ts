@@ -40,6 +40,8 @@ export const notFound = (resource?: string) => new ApiError(404, { message: reso
 /** ActiveRecord::RecordNotFound's text: lowercase "found" (reference §6.2). */
 export const recordNotFound = () => new ApiError(404, { message: '404 Not found' });
 export const conflict = (message = '409 Conflict') => new ApiError(409, { message });
+/** The Service's `conflict!(record.errors.messages)`: 409 with the field errors as the message. */
+export const conflictFields = (errors: Record<string, unknown>) => new ApiError(409, { message: errors });
 export const unprocessable = (message = '422 Unprocessable Entity') => new ApiError(422, { message });
 export const preconditionFailed = () => new ApiError(412, { message: '412 Precondition Failed' });
 export const notAllowed = () => new ApiError(405, { message: '405 Method Not Allowed' });

@@ -11,6 +11,7 @@ import { registerStorageMoveJobs } from './storage-move.worker.ts';
 import { registerRepositoryRemovalJobs } from './repository-removal.worker.ts';
 import { registerArtifactJobs } from './artifacts.worker.ts';
 import { registerMergeRequestJobs } from './merge-requests.worker.ts';
+import { registerForkJobs } from './forks.worker.ts';
 import { ciEnvFrom } from '../domain/pipelines/ci-env.ts';
 
 declare module 'fastify' {
@@ -26,6 +27,7 @@ export default fp(async (app) => {
   registerStorageMoveJobs(jobs, { db, jobs, shards: config.storages, testDelayMs: config.storageMoveTestDelayMs });
   registerRepositoryRemovalJobs(jobs, { db, shards: config.storages });
   registerArtifactJobs(jobs, ciEnvFrom(db, config));
+  registerForkJobs(jobs, { db, shards: config.storages });
   registerMergeRequestJobs(jobs, { db, shards: config.storages, env: ciEnvFrom(db, config) });
   const workers = new JobRunner(jobs, {
     concurrency: config.jobConcurrency,

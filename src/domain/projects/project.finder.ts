@@ -30,6 +30,8 @@ export interface ProjectFilters {
   starredBy?: number;
   /** Projects carrying every one of these topics, by name whatever the case (`topic=`). */
   topics?: string[];
+  /** The direct forks of this project (ForkProjectsFinder, GET /projects/:id/forks). */
+  forksOf?: number;
 }
 
 /** LIKE pattern for a substring, with the wildcard characters of the input escaped. */
@@ -103,6 +105,12 @@ export async function findProjects(db: Kysely<DB>, viewer: UserRow | null, f: Pr
   for (const topic of f.topics ?? []) {
     qb = qb.where('projects.id', 'in', (eb) => eb.selectFrom('project_topics').select('project_topics.project_id')
       .where('project_topics.topic_id', 'in', eb.selectFrom('topics').select('topics.id').where(sql`lower(topics.name)`, '=', topic.toLowerCase())));
+  }
+  if (f.forksOf !== undefined) {
+    const sourceId = f.forksOf;
+    // project_forks_forked_from serves it.
+    qb = qb.where('projects.id', 'in', (eb) => eb.selectFrom('project_forks').select('project_forks.project_id')
+      .where('project_forks.forked_from_project_id', '=', sourceId));
   }
   if (f.archived !== undefined) qb = qb.where('projects.archived', '=', f.archived ? 1 : 0);
   if (f.visibility) qb = qb.where('projects.visibility_level', '=', VISIBILITY_LEVELS[f.visibility]);

@@ -134,6 +134,8 @@ export const ProjectSchema = Type.Object({
   group_runners_enabled: Type.Boolean(),
   lfs_enabled: Type.Boolean(),
   creator_id: NInteger,
+  /** The source of a fork, for those who may read it. */
+  forked_from_project: Type.Optional(BasicProjectDetailsSchema),
   import_status: Type.String(),
   /** The next three for those who may administer the project, on the routes that say so. */
   import_error: Type.Optional(NString),
@@ -294,6 +296,10 @@ export interface ProjectView {
   owner: UserBasicRow | null;
   /** How many users starred the project. */
   starCount: number;
+  /** How many projects were forked from it (forks_count). */
+  forksCount?: number;
+  /** A fork's source as BasicProjectDetails, when the viewer may read it. */
+  forkedFrom?: BasicProjectDetails;
   /**
    * user_can_admin_project: set by the routes that pass it to the Service's entity (show, create,
    * update) for a viewer who may administer the project (Maintainer and up, administrators).
@@ -302,7 +308,7 @@ export interface ProjectView {
 }
 
 export function presentBasicProjectDetails(
-  p: ProjectRow, ns: NamespaceInfo, view: Pick<ProjectView, 'externalUrl' | 'readCode' | 'starCount' | 'sshPort'>,
+  p: ProjectRow, ns: NamespaceInfo, view: Pick<ProjectView, 'externalUrl' | 'readCode' | 'starCount' | 'sshPort' | 'forksCount'>,
 ): BasicProjectDetails {
   const fullPath = flat(ns.fullPath, '/', p.path);
   const webUrl = flat(view.externalUrl, '/', fullPath);
@@ -315,7 +321,7 @@ export function presentBasicProjectDetails(
   entity.http_url_to_repo = flat(webUrl, '.git');
   entity.web_url = webUrl;
   entity.readme_url = p.readme_path && p.default_branch ? flat(webUrl, '/-/blob/', p.default_branch, '/', p.readme_path) : null;
-  entity.forks_count = 0;
+  entity.forks_count = view.forksCount ?? 0;
   entity.avatar_url = null;
   entity.star_count = view.starCount;
   entity.last_activity_at = p.last_activity_at;
@@ -385,8 +391,10 @@ export function presentProject(p: ProjectRow, ns: NamespaceInfo, view: ProjectVi
   e.group_runners_enabled = s.group_runners_enabled;
   e.lfs_enabled = s.lfs_enabled;
   e.creator_id = p.creator_id;
-  e.import_status = s.import_status;
-  if (view.administered) e.import_error = null;
+  if (view.forkedFrom) e.forked_from_project = view.forkedFrom;
+  // A fork's repository is made by a job (domain/forks/fork-project.ts): scheduled … finished.
+  e.import_status = p.import_status ?? s.import_status;
+  if (view.administered) e.import_error = p.import_error ?? null;
   e.open_issues_count = 0;
   if (view.administered) e.runners_token = view.administered.runnersToken;
   e.ci_default_git_depth = DEFAULT_GIT_DEPTH;

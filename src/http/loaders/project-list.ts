@@ -11,6 +11,8 @@ import { membershipsOfUserIn } from '../../domain/members/members.queries.ts';
 import { findUsersByIds } from '../../domain/users/users-batch.queries.ts';
 import { canOnProject } from '../../domain/permissions/project.policy.ts';
 import { starCountsOf } from '../../domain/stars/stars.queries.ts';
+import { forkCountsOf, forkedFromOf } from '../../domain/forks/forks.queries.ts';
+import { findProjectsByIds } from '../../domain/projects/projects-batch.queries.ts';
 import {
   presentBasicProjectDetails, presentProject, presentProjectWithAccess,
   type BasicProjectDetails, type NamespaceInfo, type Project, type ProjectPermissions, type ProjectView, type ProjectWithAccess,
@@ -34,6 +36,8 @@ interface Placed {
 }
 
 interface ViewerAccess {
+  /** read_project: whether the viewer may see the project at all (a fork's source may be hidden). */
+  readable: boolean;
   view: ProjectView;
   permissions: ProjectPermissions;
 }
@@ -51,9 +55,13 @@ async function viewerAccess(
   const ownerIds = entity === 'basic' ? []
     : [...new Set(placed.map((p) => p.namespace.namespace).filter((n) => n.kind === 'user').map((n) => n.owner_id)
       .filter((id): id is number => id !== null))];
-  const [owners, stars] = await Promise.all([
+  const ids = placed.map((p) => p.row.id);
+  const [owners, stars, forks, sources] = await Promise.all([
     ownerIds.length > 0 ? findUsersByIds(db, ownerIds).then((us) => new Map(us.map((u) => [u.id, u]))) : new Map<number, UserRow>(),
-    starCountsOf(db, placed.map((p) => p.row.id)),
+    starCountsOf(db, ids),
+    forkCountsOf(db, ids),
+    // BasicProjectDetails names no source; a source's own source is not shown either.
+    entity === 'basic' ? new Map<number, BasicProjectDetails>() : forkSources(db, viewer, ids, externalUrl, sshPort),
   ]);
   const out = new Map<number, ViewerAccess>();
   for (const p of placed) {
@@ -62,7 +70,9 @@ async function viewerAccess(
     const inherited = p.namespace.namespace.kind === 'group' ? Math.max(0, ...p.lineage.map((id) => groupLevel.get(id) ?? 0)) : 0;
     const actor = { user: viewer, accessLevel: Math.max(direct, inherited) };
     const ns = p.namespace.namespace;
+    const forkedFrom = sources.get(p.row.id);
     out.set(p.row.id, {
+      readable: canOnProject(actor, 'read_project', p.row),
       view: {
         externalUrl,
         ...(sshPort === undefined ? {} : { sshPort }),
@@ -71,6 +81,8 @@ async function viewerAccess(
         admin: viewer?.admin === 1,
         owner: ns.kind === 'user' && ns.owner_id !== null ? owners.get(ns.owner_id) ?? null : null,
         starCount: stars.get(p.row.id) ?? 0,
+        forksCount: forks.get(p.row.id) ?? 0,
+        ...(forkedFrom ? { forkedFrom } : {}),
       },
       permissions: {
         project_access: direct > 0 ? { access_level: direct, notification_level: GLOBAL_NOTIFICATION_LEVEL } : null,
@@ -79,6 +91,36 @@ async function viewerAccess(
     });
   }
   return out;
+}
+
+/** The source of each fork among `ids`, as BasicProjectDetails, where the viewer may read it (lib/api/entities/project.rb). */
+async function forkSources(
+  db: Kysely<DB>, viewer: UserRow | null, ids: number[], externalUrl: string, sshPort: number | undefined,
+): Promise<Map<number, BasicProjectDetails>> {
+  const sourceOf = await forkedFromOf(db, ids);
+  if (sourceOf.size === 0) return new Map();
+  const rows = (await findProjectsByIds(db, [...sourceOf.values()])).filter((r) => r.pending_delete === 0);
+  const placed = await place(db, rows);
+  const access = await viewerAccess(db, viewer, placed, externalUrl, 'basic', sshPort);
+  const presented = new Map<number, BasicProjectDetails>();
+  for (const p of placed) {
+    const a = access.get(p.row.id)!;
+    if (a.readable) presented.set(p.row.id, presentBasicProjectDetails(p.row, p.namespace, a.view));
+  }
+  const out = new Map<number, BasicProjectDetails>();
+  for (const [fork, source] of sourceOf) {
+    const shown = presented.get(source);
+    if (shown) out.set(fork, shown);
+  }
+  return out;
+}
+
+async function place(db: Kysely<DB>, rows: ProjectRow[]): Promise<Placed[]> {
+  const namespaces = await namespacePathsById(db, [...new Set(rows.map((r) => r.namespace_id))]);
+  return rows.map((row) => {
+    const ns = namespaces.get(row.namespace_id)!;
+    return { row, namespace: { namespace: ns.namespace, fullPath: ns.fullPath, fullName: ns.fullName }, lineage: ns.lineage };
+  });
 }
 
 function presentAs(entity: ProjectEntity, p: Placed, access: ViewerAccess): BasicProjectDetails | Project | ProjectWithAccess {
@@ -98,11 +140,7 @@ export interface ProjectListOptions {
 export async function presentProjectList(
   db: Kysely<DB>, rows: ProjectRow[], o: ProjectListOptions,
 ): Promise<(BasicProjectDetails | Project | ProjectWithAccess)[]> {
-  const namespaces = await namespacePathsById(db, [...new Set(rows.map((r) => r.namespace_id))]);
-  const placed = rows.map((row) => {
-    const ns = namespaces.get(row.namespace_id)!;
-    return { row, namespace: { namespace: ns.namespace, fullPath: ns.fullPath, fullName: ns.fullName }, lineage: ns.lineage };
-  });
+  const placed = await place(db, rows);
   // BasicProjectDetails needs only whether the code is readable (guests of private projects may
   // not): the membership lookup serves every entity.
   const access = await viewerAccess(db, o.viewer, placed, o.externalUrl, o.entity, o.sshPort);

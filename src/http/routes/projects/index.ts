@@ -16,6 +16,7 @@ import deployKeys from './deploy-keys.ts';
 import deployTokens from './deploy-tokens.ts';
 import releases from './releases.ts';
 import releaseLinks from './release-links.ts';
+import forks from './forks.ts';
 
 export default async function projectsArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'projects', {
@@ -32,5 +33,6 @@ export default async function projectsArea(api: FastifyInstance): Promise<void> 
     'deploy-tokens': deployTokens,     // /deploy_tokens, /(projects|groups)/:id/deploy_tokens[/:token_id]
     'releases': releases,              // /projects/:id/releases[/:tag_name|/permalink/latest[/*]], /groups/:id/releases
     'release-links': releaseLinks,     // /projects/:id/releases/:tag_name/assets/links[/:link_id]
+    'forks': forks,                    // /projects/:id/fork[/:forked_from_id]
   });
 }

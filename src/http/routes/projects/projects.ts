@@ -132,6 +132,7 @@ const listFields = {
 };
 const listParams = defineParams(listFields);
 const userListParams = defineParams({ user_id: P.name({ description: 'the user id or username' }), ...listFields });
+const forksListParams = defineParams({ id: P.string({ description: 'project id or URL-encoded full path' }), ...listFields });
 type ListInput = ParamsOf<typeof listParams>;
 const starrersParams = defineParams({ id: P.string(), search: P.optional(P.name()), ...paginationParams });
 const projectUsersParams = defineParams({
@@ -302,6 +303,18 @@ const projects: FastifyPluginAsync = async (app) => {
   });
 
   route(app, {
+    method: 'GET', url: '/projects/:id/forks', auth: 'optional', params: forksListParams,
+    schema: {
+      summary: "A project's direct forks the caller may see (the project list's filters)", tags: ['projects'],
+      response: { 200: Type.Array(OneProject) },
+    },
+  }, async ({ request, reply, input, caller }) => {
+    const ctx = await loadProject(request, input.id);
+    const viewer = caller?.user ?? null;
+    return list(request, reply, input, viewer, { forksOf: ctx.project.id, ...(input.starred && viewer ? { starredBy: viewer.id } : {}) });
+  });
+
+  route(app, {
     method: 'GET', url: '/users/:user_id/starred_projects', auth: 'optional', params: userListParams,
     schema: {
       summary: 'The projects a user starred that the caller may see', tags: ['projects'], response: { 200: Type.Array(OneProject) },
@@ -429,7 +442,7 @@ const projects: FastifyPluginAsync = async (app) => {
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'delete_project');
     const bots = await resourceBotIds(db, 'Project', ctx.project.id);
-    const result = await deleteProject(db, config.storages, ctx.project.id);
+    const result = await deleteProject(db, app.jobs, config.storages, ctx.project.id);
     if (!result.ok) throw result.reason === 'not_found' ? notFound('Project') : readOnly();
     // The project's access tokens go with it: their bots are deleted (domain/tokens/resource-access-tokens.ts).
     const host = new URL(config.externalUrl).hostname;
