@@ -20,7 +20,8 @@ import { canCreateTopLevelGroup, groupsQuery, orderGroups, PUBLIC_ONLY } from '.
 import { authorizedGroupLevels } from '../../../domain/members/members.queries.ts';
 import { namespacePaths } from '../../../domain/namespaces/namespaces.queries.ts';
 import { findProjects } from '../../../domain/projects/project.finder.ts';
-import { conflict, forbidden, notFound, validationFailed } from '../../errors.ts';
+import { badRequestMessage, conflict, forbidden, notFound, validationFailed } from '../../errors.ts';
+import { transferGroup } from '../../../domain/groups/transfer-group.ts';
 import { updateGroup } from '../../../domain/groups/update-group.ts';
 import { deleteGroup } from '../../../domain/groups/delete-group.ts';
 import { removeResourceBots } from '../../../domain/tokens/resource-access-tokens.ts';
@@ -76,6 +77,11 @@ const updateParams = defineParams({
   path: P.optional(P.string()),
   description: P.optional(P.string({ ownErrors: true })),
   visibility: P.optional(P.oneOf(VISIBILITIES)),
+});
+
+const transferParams = defineParams({
+  id: P.string({ description: 'group id or URL-encoded full path' }),
+  group_id: P.optional(P.integer({ description: 'the new parent group (none: the top level)' })),
 });
 
 /** GroupDetail lists at most this many projects (the Service's projects limit on the entity). */
@@ -196,6 +202,24 @@ const groups: FastifyPluginAsync = async (app) => {
       throw validationFailed(result.errors);
     }
     const paths = (await namespacePaths(db, [result.group])).get(result.group.id)!;
+    return presentDetail(request, { group: result.group, fullPath: paths.fullPath, fullName: paths.fullName, actor: ctx.actor });
+  });
+
+  route(app, {
+    method: 'POST', url: '/groups/:id/transfer', auth: 'required', params: transferParams,
+    schema: {
+      summary: 'Move a group below another group, or to the top level without group_id (Owner)', tags: ['groups'],
+      response: { 201: GroupDetailSchema },
+    },
+  }, async ({ request, reply, input, caller }) => {
+    const ctx = await loadGroup(request, input.id);
+    authorizeGroup(ctx, 'admin_group');
+    const parent = input.group_id != null ? await loadGroup(request, String(input.group_id)) : null;
+    const allowed = parent ? canOnGroup(parent.actor, 'create_subgroup', parent.group) : canCreateTopLevelGroup(caller.user);
+    const result = await transferGroup(db, ctx.group, { newParent: parent?.group ?? null, user: caller.user, allowed });
+    if (!result.ok) throw badRequestMessage(result.error);
+    const paths = (await namespacePaths(db, [result.group])).get(result.group.id)!;
+    reply.code(201);
     return presentDetail(request, { group: result.group, fullPath: paths.fullPath, fullName: paths.fullName, actor: ctx.actor });
   });
 
