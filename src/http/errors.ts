@@ -47,7 +47,7 @@ export const preconditionFailed = () => new ApiError(412, { message: '412 Precon
 export const notAllowed = () => new ApiError(405, { message: '405 Method Not Allowed' });
 /** Grape's parameter errors: `{"error": "<messages joined by ', '>"}`. */
 /** `render_api_error!(message, status)` with a message of the Service's own, no status prefix (merge requests' 406 and 409). */
-export const apiError = (status: 400 | 405 | 406 | 409, message: string) => new ApiError(status, { message });
+export const apiError = (status: 400 | 404 | 405 | 406 | 409, message: string) => new ApiError(status, { message });
 /** `render_api_error!(errors[:key], status)` with a model error list: `{"message":["…"]}` (merge requests' 409 and 422). */
 export const messageList = (status: 409 | 422, messages: string[]) => new ApiError(status, { message: messages });
 export const invalidParams = (messages: string[]) => new ApiError(400, { error: messages.join(', ') });

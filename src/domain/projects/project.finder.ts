@@ -8,7 +8,7 @@ import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { DB, UserRow } from '../../db/types.ts';
 import type { ProjectRow } from '../../db/tables/projects.ts';
 import { VISIBILITY_LEVELS, type Visibility } from '../permissions/access.ts';
-import { authorizedGroupLevels } from '../members/members.queries.ts';
+import { authorizedGroupLevels, sharedProjectLevels } from '../members/members.queries.ts';
 
 type ProjectsQuery = SelectQueryBuilder<DB, 'projects', ProjectRow>;
 
@@ -55,7 +55,10 @@ export async function reachOf(db: Kysely<DB>, user: UserRow): Promise<Reach> {
     authorizedGroupLevels(db, user.id),
     db.selectFrom('namespaces').select('id').where('owner_id', '=', user.id).where('kind', '=', 'user').executeTakeFirst(),
   ]);
-  return { projects: new Map(direct.map((m) => [m.source_id, m.access_level])), groups, personalNamespaceId: personal?.id ?? null };
+  const projects = new Map(direct.map((m) => [m.source_id, m.access_level]));
+  // Projects shared with a group the user reaches (ProjectGroupLink).
+  for (const [id, level] of await sharedProjectLevels(db, groups)) if (level > (projects.get(id) ?? 0)) projects.set(id, level);
+  return { projects, groups, personalNamespaceId: personal?.id ?? null };
 }
 
 const idsAtLeast = (levels: Map<number, number>, min: number) => [...levels].filter(([, l]) => l >= min).map(([id]) => id);

@@ -187,6 +187,7 @@ export type BasicProjectDetails = Static<typeof BasicProjectDetailsSchema>;
 export type Project = Static<typeof ProjectSchema>;
 export type ProjectWithAccess = Static<typeof ProjectWithAccessSchema>;
 export type NamespaceBasic = Static<typeof NamespaceBasicSchema>;
+export type SharedWithGroup = Static<typeof SharedWithGroupSchema>;
 export type MemberAccess = Static<typeof MemberAccessSchema>;
 export interface ProjectPermissions { project_access: MemberAccess | null; group_access: MemberAccess | null }
 
@@ -300,6 +301,8 @@ export interface ProjectView {
   forksCount?: number;
   /** A fork's source as BasicProjectDetails, when the viewer may read it. */
   forkedFrom?: BasicProjectDetails;
+  /** The groups the project is shared with (ProjectGroupLink). */
+  sharedWithGroups?: SharedWithGroup[];
   /**
    * user_can_admin_project: set by the routes that pass it to the Service's entity (show, create,
    * update) for a viewer who may administer the project (Maintainer and up, administrators).
@@ -407,7 +410,7 @@ export function presentProject(p: ProjectRow, ns: NamespaceInfo, view: ProjectVi
   e.auto_cancel_pending_pipelines = s.auto_cancel_pending_pipelines;
   // The Service's column stays null until set; pipelines then read .gitlab-ci.yml.
   if (view.readCode) e.ci_config_path = null;
-  e.shared_with_groups = [];
+  e.shared_with_groups = view.sharedWithGroups ?? [];
   e.only_allow_merge_if_pipeline_succeeds = s.only_allow_merge_if_pipeline_succeeds;
   e.allow_merge_on_skipped_pipeline = s.allow_merge_on_skipped_pipeline;
   e.restrict_user_defined_variables = s.restrict_user_defined_variables;

@@ -13,9 +13,11 @@ import { canOnProject } from '../../domain/permissions/project.policy.ts';
 import { starCountsOf } from '../../domain/stars/stars.queries.ts';
 import { forkCountsOf, forkedFromOf } from '../../domain/forks/forks.queries.ts';
 import { findProjectsByIds } from '../../domain/projects/projects-batch.queries.ts';
+import { projectLinksOf } from '../../domain/group-links/group-links.queries.ts';
 import {
   presentBasicProjectDetails, presentProject, presentProjectWithAccess,
-  type BasicProjectDetails, type NamespaceInfo, type Project, type ProjectPermissions, type ProjectView, type ProjectWithAccess,
+  type BasicProjectDetails, type NamespaceInfo, type SharedWithGroup,
+  type Project, type ProjectPermissions, type ProjectView, type ProjectWithAccess,
 } from '../entities/project.ts';
 
 /** Which of the Service's project entities a route answers. */
@@ -56,12 +58,13 @@ async function viewerAccess(
     : [...new Set(placed.map((p) => p.namespace.namespace).filter((n) => n.kind === 'user').map((n) => n.owner_id)
       .filter((id): id is number => id !== null))];
   const ids = placed.map((p) => p.row.id);
-  const [owners, stars, forks, sources] = await Promise.all([
+  const [owners, stars, forks, sources, shared] = await Promise.all([
     ownerIds.length > 0 ? findUsersByIds(db, ownerIds).then((us) => new Map(us.map((u) => [u.id, u]))) : new Map<number, UserRow>(),
     starCountsOf(db, ids),
     forkCountsOf(db, ids),
     // BasicProjectDetails names no source; a source's own source is not shown either.
     entity === 'basic' ? new Map<number, BasicProjectDetails>() : forkSources(db, viewer, ids, externalUrl, sshPort),
+    entity === 'basic' ? new Map<number, SharedWithGroup[]>() : sharedWithGroups(db, ids),
   ]);
   const out = new Map<number, ViewerAccess>();
   for (const p of placed) {
@@ -83,6 +86,7 @@ async function viewerAccess(
         starCount: stars.get(p.row.id) ?? 0,
         forksCount: forks.get(p.row.id) ?? 0,
         ...(forkedFrom ? { forkedFrom } : {}),
+        sharedWithGroups: shared.get(p.row.id) ?? [],
       },
       permissions: {
         project_access: direct > 0 ? { access_level: direct, notification_level: GLOBAL_NOTIFICATION_LEVEL } : null,
@@ -111,6 +115,23 @@ async function forkSources(
   for (const [fork, source] of sourceOf) {
     const shown = presented.get(source);
     if (shown) out.set(fork, shown);
+  }
+  return out;
+}
+
+/** Each project's links to groups, as the Service's SharedGroupWithProject. */
+async function sharedWithGroups(db: Kysely<DB>, ids: number[]): Promise<Map<number, SharedWithGroup[]>> {
+  const links = ids.length > 0 ? await projectLinksOf(db, ids) : [];
+  const out = new Map<number, SharedWithGroup[]>();
+  if (links.length === 0) return out;
+  const paths = await namespacePathsById(db, [...new Set(links.map((l) => l.group_id))]);
+  for (const l of links) {
+    const list = out.get(l.project_id) ?? [];
+    list.push({
+      group_id: l.group_id, group_name: l.group_name, group_full_path: paths.get(l.group_id)?.fullPath ?? '',
+      group_access_level: l.group_access, expires_at: l.expires_at,
+    });
+    out.set(l.project_id, list);
   }
   return out;
 }

@@ -17,6 +17,7 @@ import deployTokens from './deploy-tokens.ts';
 import releases from './releases.ts';
 import releaseLinks from './release-links.ts';
 import forks from './forks.ts';
+import groupLinks from './group-links.ts';
 
 export default async function projectsArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'projects', {
@@ -34,5 +35,6 @@ export default async function projectsArea(api: FastifyInstance): Promise<void> 
     'releases': releases,              // /projects/:id/releases[/:tag_name|/permalink/latest[/*]], /groups/:id/releases
     'release-links': releaseLinks,     // /projects/:id/releases/:tag_name/assets/links[/:link_id]
     'forks': forks,                    // /projects/:id/fork[/:forked_from_id]
+    'group-links': groupLinks,         // /projects/:id/share[/:group_id], /projects/:id/groups
   });
 }
