@@ -62,6 +62,8 @@ test('a project shared with a group: access for its members, capped by the link,
   // Gina owns `readers`: through the link she is a Reporter of the project (the link's level).
   const seen = await api('GET', `/projects/${project.id}`, undefined, guestToken);
   assert.equal(seen.statusCode, 200);
+  // The link counts in what the entity shows: a Reporter reads the code, so default_branch is there.
+  assert.equal(seen.json().default_branch, 'main');
   assert.deepEqual(seen.json().shared_with_groups, [{
     group_id: readers.id, group_name: 'readers', group_full_path: 'readers', group_access_level: 20, expires_at: null,
   }]);

@@ -39,6 +39,25 @@ export async function activeGroupLinks(db: Db, sharedIds: number[]): Promise<Act
   return rows.map((r) => ({ groupId: r.shared_with_group_id, access: r.group_access }));
 }
 
+/** The active links of the projects `projectIds` (project_group_links_pair). */
+export function projectLinksOfProjects(
+  db: Db, projectIds: number[],
+): Promise<Pick<ProjectGroupLinkRow, 'project_id' | 'group_id' | 'group_access'>[]> {
+  return db.selectFrom('project_group_links').select(['project_id', 'group_id', 'group_access'])
+    .where('project_id', 'in', projectIds)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today())])).execute();
+}
+
+/** The active links of the groups `groupIds` to the groups they are shared with (group_group_links_pair). */
+export function groupLinksOfGroups(
+  db: Db, groupIds: number[],
+): Promise<Pick<GroupGroupLinkRow, 'shared_group_id' | 'shared_with_group_id' | 'group_access'>[]> {
+  if (groupIds.length === 0) return Promise.resolve([]);
+  return db.selectFrom('group_group_links').select(['shared_group_id', 'shared_with_group_id', 'group_access'])
+    .where('shared_group_id', 'in', groupIds)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today())])).execute();
+}
+
 /** Projects shared with any of `groupIds`, with each link (project_group_links_group). */
 export function projectLinksToGroups(
   db: Db, groupIds: number[],

@@ -13,7 +13,8 @@ import { recordEvent } from '../events/events.queries.ts';
 import { containsPattern, userMatches } from '../users/users.finder.ts';
 import { descendantGroupIds, MAX_NAMESPACE_DEPTH, namespacePathsById } from '../namespaces/namespaces.queries.ts';
 import {
-  activeGroupLinks, activeProjectLinks, groupLinksToGroups, projectLinksToGroups, type ActiveLink,
+  activeGroupLinks, activeProjectLinks, groupLinksOfGroups, groupLinksToGroups, projectLinksOfProjects, projectLinksToGroups,
+  type ActiveLink,
 } from '../group-links/group-links.queries.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -288,6 +289,34 @@ export async function projectAccessLevel(db: Db, userId: number, projectId: numb
     activeGroupLinks(db, namespaceLineage),
   ]);
   return Math.max(direct, inherited, await linkedLevel(db, userId, [...projectLinks, ...groupLinks]));
+}
+
+/**
+ * What links give the user on each of a page of projects (`lineage`: the project's namespace's
+ * groups, nearest first): the project's own links and those of its groups, each capped at the
+ * link's level. Two statements when nothing on the page is shared, which is the usual case.
+ */
+export async function linkedLevelsOnProjects(
+  db: Db, userId: number, projects: { id: number; lineage: number[] }[],
+): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  if (projects.length === 0) return out;
+  const [projectLinks, groupLinks] = await Promise.all([
+    projectLinksOfProjects(db, projects.map((p) => p.id)),
+    groupLinksOfGroups(db, [...new Set(projects.flatMap((p) => p.lineage))]),
+  ]);
+  if (projectLinks.length === 0 && groupLinks.length === 0) return out;
+  const levels = await authorizedGroupLevels(db, userId);
+  for (const p of projects) {
+    const links = [
+      ...projectLinks.filter((l) => l.project_id === p.id).map((l) => ({ groupId: l.group_id, access: l.group_access })),
+      ...groupLinks.filter((l) => p.lineage.includes(l.shared_group_id))
+        .map((l) => ({ groupId: l.shared_with_group_id, access: l.group_access })),
+    ];
+    const level = Math.max(0, ...links.map((l) => Math.min(l.access, levels.get(l.groupId) ?? 0)));
+    if (level > 0) out.set(p.id, level);
+  }
+  return out;
 }
 
 /**

@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { DB, UserRow } from '../../db/types.ts';
 import type { ProjectRow } from '../../db/tables/projects.ts';
 import { namespacePathsById } from '../../domain/namespaces/namespaces.queries.ts';
-import { membershipsOfUserIn } from '../../domain/members/members.queries.ts';
+import { linkedLevelsOnProjects, membershipsOfUserIn } from '../../domain/members/members.queries.ts';
 import { findUsersByIds } from '../../domain/users/users-batch.queries.ts';
 import { canOnProject } from '../../domain/permissions/project.policy.ts';
 import { starCountsOf } from '../../domain/stars/stars.queries.ts';
@@ -49,7 +49,15 @@ async function viewerAccess(
   db: Kysely<DB>, viewer: UserRow | null, placed: Placed[], externalUrl: string, entity: ProjectEntity, sshPort: number | undefined,
 ): Promise<Map<number, ViewerAccess>> {
   const groupIds = [...new Set(placed.flatMap((p) => (p.namespace.namespace.kind === 'group' ? p.lineage : [])))];
-  const memberships = viewer ? await membershipsOfUserIn(db, viewer.id, placed.map((p) => p.row.id), groupIds) : [];
+  const [memberships, linked] = viewer
+    ? await Promise.all([
+      membershipsOfUserIn(db, viewer.id, placed.map((p) => p.row.id), groupIds),
+      // Sharing with groups (ProjectGroupLink, GroupGroupLink) counts in what the viewer may do.
+      linkedLevelsOnProjects(db, viewer.id, placed.map((p) => ({
+        id: p.row.id, lineage: p.namespace.namespace.kind === 'group' ? p.lineage : [],
+      }))),
+    ])
+    : [[], new Map<number, number>()];
   const projectLevel = new Map<number, number>();
   const groupLevel = new Map<number, number>();
   for (const m of memberships) (m.source_type === 'Project' ? projectLevel : groupLevel).set(m.source_id, m.access_level);
@@ -71,7 +79,7 @@ async function viewerAccess(
     const direct = projectLevel.get(p.row.id) ?? 0;
     // The highest level over the group and its ancestors (Group#highest_group_member).
     const inherited = p.namespace.namespace.kind === 'group' ? Math.max(0, ...p.lineage.map((id) => groupLevel.get(id) ?? 0)) : 0;
-    const actor = { user: viewer, accessLevel: Math.max(direct, inherited) };
+    const actor = { user: viewer, accessLevel: Math.max(direct, inherited, linked.get(p.row.id) ?? 0) };
     const ns = p.namespace.namespace;
     const forkedFrom = sources.get(p.row.id);
     out.set(p.row.id, {
