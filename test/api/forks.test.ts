@@ -14,10 +14,11 @@ import { promisify } from 'node:util';
 import { ROOT_TOKEN } from '../helpers/app.ts';
 import { startListeningApp, type ListeningTestApp } from '../helpers/listen.ts';
 import { createUser, createToken } from '../helpers/factories.ts';
-import { fillRepository, git, refs, waitFor } from '../helpers/storage-shards.ts';
+import { fillRepository, git, makeShards, refs, waitFor, type Shards } from '../helpers/storage-shards.ts';
 import type { UserRow } from '../../src/db/types.ts';
 
 let t: ListeningTestApp;
+let shards: Shards;
 let alice: UserRow;
 let aliceToken: string;
 let bobToken: string;
@@ -25,13 +26,15 @@ const run = promisify(execFile);
 const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
 
 before(async () => {
-  t = await startListeningApp({ KILN_JOB_POLL_MS: '50' });
+  shards = await makeShards(['default', 'b']);
+  t = await startListeningApp({ KILN_STORAGES: shards.env, KILN_JOB_POLL_MS: '50' });
   alice = await createUser(t.db, { username: 'alice' });
   aliceToken = await createToken(t.db, alice);
   bobToken = await createToken(t.db, await createUser(t.db, { username: 'bob' }));
 });
 after(async () => {
   await t.close();
+  await shards.remove();
 });
 
 const api = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: object, token = ROOT_TOKEN) =>
@@ -204,4 +207,24 @@ test('deleting the source leaves its forks (and theirs) clonable and complete', 
   // Still a fork without a source: linking it again is refused as the Service refuses it.
   const other = await newProject('other-source');
   assert.equal((await api('POST', `/projects/${fork.id}/fork/${other.id}`)).statusCode, 409);
+});
+
+test('moving the source to another storage points its forks at the new place', async () => {
+  const source = await newProject('travelling');
+  const fork = (await api('POST', `/projects/${source.id}/fork`, { namespace: 'alice', path: 'travelling-fork', name: 'travelling-fork' })).json();
+  const forkRow = await finished(fork.id);
+  const oldDir = gitDirOf(source);
+  const move = await api('POST', `/projects/${source.id}/repository_storage_moves`, { destination_storage_name: 'b' });
+  assert.equal(move.statusCode, 201, move.body);
+  await waitFor('the move', async () => {
+    const m = (await api('GET', `/project_repository_storage_moves/${move.json().id}`)).json();
+    return ['finished', 'failed', 'cleanup_failed'].includes(m.state) ? m : undefined;
+  });
+  const moved = await projectRow(source.id);
+  assert.equal(moved.repository_storage, 'b');
+  await assert.rejects(fs.stat(oldDir));
+  const alternates = await fs.readFile(path.join(gitDirOf(forkRow), 'objects', 'info', 'alternates'), 'utf8');
+  assert.equal(alternates.trim(), path.join(await fs.realpath(shards.dirs.b), moved.disk_path, 'objects'));
+  git(gitDirOf(forkRow), 'fsck', '--no-dangling');
+  assert.equal(await cloneHead('alice/travelling-fork'), git(gitDirOf(moved), 'rev-parse', 'main').trim());
 });
