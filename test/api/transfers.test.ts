@@ -178,3 +178,16 @@ test('a group below another and back to the top level; its projects keep their o
   assert.equal((await api('GET', `/projects/${encodeURIComponent('parent-group/wandering/inner/deep')}`, undefined, ownerToken)).json().id, p.id);
   assert.equal((await api('GET', `/projects/${encodeURIComponent('wandering/inner/deep')}`, undefined, ownerToken)).json().path_with_namespace, 'wandering/inner/deep');
 });
+
+test('a new path keeps the old one as a redirect', async () => {
+  const p = (await api('POST', '/projects', { name: 'before-rename' }, ownerToken)).json();
+  const r = await api('PUT', `/projects/${p.id}`, { path: 'after-rename' }, ownerToken);
+  assert.equal(r.statusCode, 200, r.body);
+  assert.equal(r.json().path_with_namespace, 'olivia/after-rename');
+  const old = await api('GET', `/projects/${encodeURIComponent('olivia/before-rename')}`, undefined, ownerToken);
+  assert.equal(old.statusCode, 200);
+  assert.equal(old.json().id, p.id);
+  // A project created at the old path takes it over.
+  const newcomer = (await api('POST', '/projects', { name: 'newcomer', path: 'before-rename' }, ownerToken)).json();
+  assert.equal((await api('GET', `/projects/${encodeURIComponent('olivia/before-rename')}`, undefined, ownerToken)).json().id, newcomer.id);
+});

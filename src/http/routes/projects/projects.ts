@@ -407,7 +407,7 @@ const projects: FastifyPluginAsync = async (app) => {
     }
     const result = await updateProject(db, config.storages, ctx.project, ctx.namespace.namespace, {
       name: input.name, path: input.path, description: input.description, defaultBranch: input.default_branch,
-      visibilityLevel: level,
+      visibilityLevel: level, namespaceFullPath: ctx.namespace.fullPath,
       attributes: {
         ...attributes.set,
         ...(typeof input.public_builds === 'boolean' ? { public_builds: input.public_builds ? 1 : 0 } : {}),
