@@ -142,6 +142,14 @@ test('fork parameters: name, path, namespace_path, visibility never above the so
   assert.equal(bobs.json().visibility, 'public');
   await finished(bobs.json().id);
 
+  // The personal project limit holds for forks too.
+  const capped = await createToken(t.db, await createUser(t.db, { username: 'capped', projects_limit: 0 }));
+  const limited = await api('POST', `/projects/${source.id}/fork`, {}, capped);
+  assert.equal(limited.statusCode, 409);
+  assert.deepEqual(limited.json(), {
+    message: { limit_reached: ['Personal project creation is not allowed. Please contact your administrator with questions'] },
+  });
+
   // A private project is not there for those who may not read it.
   const hidden = await newProject('hidden-src', { visibility: 'private' }, aliceToken);
   const r404 = await api('POST', `/projects/${hidden.id}/fork`, {}, bobToken);

@@ -19,7 +19,7 @@ import { canOnProject } from '../../../domain/permissions/project.policy.ts';
 import { ACCESS_LEVELS, VISIBILITIES, visibilityLevel } from '../../../domain/permissions/access.ts';
 import { forkProject } from '../../../domain/forks/fork-project.ts';
 import { deleteForkRow, findForkRow, insertForkRow } from '../../../domain/forks/forks.queries.ts';
-import { findProjectById } from '../../../domain/projects/projects.queries.ts';
+import { countProjectsInNamespace, findProjectById } from '../../../domain/projects/projects.queries.ts';
 import { isUniqueViolation } from '../../../db/constraints.ts';
 import { apiError, conflictFields, forbidden, notFound } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
@@ -92,6 +92,16 @@ const forks: FastifyPluginAsync = async (app) => {
     const named = input.namespace_id != null || Boolean(input.namespace_path) || Boolean(input.namespace);
     if (!namespace) throw notFound(named ? 'Namespace' : 'Target Namespace');
     if (!(await validTarget(user, namespace))) throw notFound('Target Namespace');
+    // Projects::CreateService's project limit holds for a fork into the caller's own namespace.
+    if (namespace.kind === 'user' && namespace.owner_id === user.id && !user.admin) {
+      if (user.projects_limit === 0 || await countProjectsInNamespace(db, namespace.id) >= user.projects_limit) {
+        throw conflictFields({
+          limit_reached: [user.projects_limit === 0
+            ? 'Personal project creation is not allowed. Please contact your administrator with questions'
+            : `Your project limit is ${user.projects_limit} projects! Please contact your administrator to increase it`],
+        });
+      }
+    }
     const paths = (await namespacePaths(db, [namespace])).get(namespace.id)!;
     const result = await forkProject(db, app.jobs, config.storages, {
       source: ctx.project, creator: user, namespace, namespaceFullPath: paths.fullPath,
