@@ -94,6 +94,8 @@ test('a fork borrows its source objects, clones, and is counted', async () => {
   const forkDir = gitDirOf(row);
   const alternates = await fs.readFile(path.join(forkDir, 'objects', 'info', 'alternates'), 'utf8');
   assert.equal(alternates.trim(), path.resolve(gitDirOf(source), 'objects'));
+  // The source no longer prunes what its refs leave behind: a fork may still need it.
+  assert.equal(git(gitDirOf(source), 'config', 'gc.pruneExpire').trim(), 'never');
   // No object was copied: the fork's own store is empty.
   assert.deepEqual((await fs.readdir(path.join(forkDir, 'objects', 'pack'))), []);
   assert.equal(refs(forkDir), refs(gitDirOf(source)));

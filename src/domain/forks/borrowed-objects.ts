@@ -23,8 +23,14 @@ function alternatesFile(gitDir: string): string {
   return path.join(gitDir, 'objects', 'info', 'alternates');
 }
 
-/** Makes `gitDir` read objects from `lenderGitDir`'s store (absolute: the file is read relative to the objects directory otherwise). */
+/**
+ * Makes `gitDir` read objects from `lenderGitDir`'s store (absolute: the file is read relative to
+ * the objects directory otherwise). The lender stops pruning: an object its own refs left behind
+ * (a force push, a deleted branch) may still be a borrower's, and `git gc --auto` after a push
+ * would otherwise delete it once it is old enough (git-gc, gc.pruneExpire).
+ */
 export async function lendObjects(gitDir: string, lenderGitDir: string): Promise<void> {
+  await runGit(['config', 'gc.pruneExpire', 'never'], { gitDir: lenderGitDir });
   await fs.mkdir(path.dirname(alternatesFile(gitDir)), { recursive: true });
   await fs.writeFile(alternatesFile(gitDir), `${path.resolve(lenderGitDir, 'objects')}\n`);
 }
