@@ -40,12 +40,14 @@ export const notFound = (resource?: string) => new ApiError(404, { message: reso
 /** ActiveRecord::RecordNotFound's text: lowercase "found" (reference §6.2). */
 export const recordNotFound = () => new ApiError(404, { message: '404 Not found' });
 export const conflict = (message = '409 Conflict') => new ApiError(409, { message });
+/** The Service's `conflict!(record.errors.messages)`: 409 with the field errors as the message. */
+export const conflictFields = (errors: Record<string, unknown>) => new ApiError(409, { message: errors });
 export const unprocessable = (message = '422 Unprocessable Entity') => new ApiError(422, { message });
 export const preconditionFailed = () => new ApiError(412, { message: '412 Precondition Failed' });
 export const notAllowed = () => new ApiError(405, { message: '405 Method Not Allowed' });
 /** Grape's parameter errors: `{"error": "<messages joined by ', '>"}`. */
 /** `render_api_error!(message, status)` with a message of the Service's own, no status prefix (merge requests' 406 and 409). */
-export const apiError = (status: 400 | 405 | 406 | 409, message: string) => new ApiError(status, { message });
+export const apiError = (status: 400 | 404 | 405 | 406 | 409, message: string) => new ApiError(status, { message });
 /** `render_api_error!(errors[:key], status)` with a model error list: `{"message":["…"]}` (merge requests' 409 and 422). */
 export const messageList = (status: 409 | 422, messages: string[]) => new ApiError(status, { message: messages });
 export const invalidParams = (messages: string[]) => new ApiError(400, { error: messages.join(', ') });

@@ -14,6 +14,7 @@ import { registerMergeRequestJobs } from './merge-requests.worker.ts';
 import { registerPipelineScheduleJobs } from './pipeline-schedules.worker.ts';
 import { registerWebHookJobs } from './web-hooks.worker.ts';
 import { registerStatisticsJobs } from './statistics.worker.ts';
+import { registerForkJobs } from './forks.worker.ts';
 import { ciEnvFrom } from '../domain/pipelines/ci-env.ts';
 
 declare module 'fastify' {
@@ -29,6 +30,7 @@ export default fp(async (app) => {
   registerStorageMoveJobs(jobs, { db, jobs, shards: config.storages, testDelayMs: config.storageMoveTestDelayMs });
   registerRepositoryRemovalJobs(jobs, { db, shards: config.storages });
   registerArtifactJobs(jobs, ciEnvFrom(db, config));
+  registerForkJobs(jobs, { db, shards: config.storages });
   registerMergeRequestJobs(jobs, { db, shards: config.storages, env: ciEnvFrom(db, config) });
   registerPipelineScheduleJobs(jobs, ciEnvFrom(db, config), app.log);
   registerWebHookJobs(jobs, {

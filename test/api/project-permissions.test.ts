@@ -126,8 +126,10 @@ describe('project permission table', () => {
         'admin_issue_board', 'read_label', 'admin_label', 'read_milestone', 'admin_milestone', 'read_note', 'create_note',
         'admin_note', 'award_emoji', 'read_snippet', 'create_snippet', 'admin_snippet',
         'read_merge_request', 'create_merge_request_in', 'create_merge_request_from', 'admin_merge_request', 'update_merge_request',
-        'destroy_merge_request', 'read_release', 'create_release', 'update_release', 'destroy_release',
-        'read_wiki', 'create_wiki', 'admin_wiki',
+        'destroy_merge_request', 'fork_project', 'read_release', 'create_release', 'update_release', 'destroy_release',
+        'read_package', 'create_package', 'destroy_package', 'read_wiki', 'create_wiki', 'admin_wiki',
+        'read_environment', 'create_environment', 'update_environment', 'destroy_environment', 'stop_environment',
+        'read_deployment', 'create_deployment', 'update_deployment', 'read_statistics',
       ]);
       // Wikis (ProjectPolicy 15.2): read with the project, written by Developers, pages removed by Maintainers.
       assert.deepEqual(allowed(20)('read_wiki'), Object.keys(EXPECTED));

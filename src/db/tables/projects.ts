@@ -23,6 +23,11 @@ export interface ProjectsTable {
   pending_delete: Generated<Flag>;
   /** "Public pipelines": non-members may read jobs by visibility (migration 2026-11-24T1630). */
   public_builds: Generated<Flag>;
+  /** `none`, or a fork's `scheduled` → `started` → `finished` | `failed` (migration 2026-11-29T0700_forks). */
+  import_status: Generated<string>;
+  import_error: string | null;
+  /** The project whose repository this one borrows objects from (git alternates); null when self-contained. */
+  objects_from_project_id: number | null;
   last_activity_at: string;
   created_at: string;
   updated_at: string;

@@ -21,6 +21,7 @@ import type { StorageShard } from '../../config/schema.ts';
 import type { JobQueue } from '../background-jobs/job-queue.ts';
 import { lockContainers, repositoryPathInUse } from '../storage-moves/storage-moves.queries.ts';
 import { removeRepository } from '../repositories/repositories.ts';
+import { releaseBorrowers } from '../forks/borrowed-objects.ts';
 import { repositoryPath } from '../repositories/storage.ts';
 import { resourceBotIdsOf } from '../tokens/tokens.queries.ts';
 import { deleteGroupsWithProjects, groupTrees } from './groups.queries.ts';
@@ -31,6 +32,8 @@ export const REMOVE_REPOSITORIES_JOB = 'repositories.remove';
 export interface RepositoryLocation {
   storage: string;
   diskPath: string;
+  /** A project's repository: forks borrowing its objects get their own first (domain/forks/borrowed-objects.ts). */
+  projectId?: number;
 }
 
 export interface RemoveRepositoriesPayload {
@@ -52,7 +55,10 @@ export async function deleteGroup(
     const projectIds = trees.projects.map((p) => p.id);
     const bots = [...await resourceBotIdsOf(trx, 'Namespace', groupIds), ...await resourceBotIdsOf(trx, 'Project', projectIds)];
     await deleteGroupsWithProjects(trx, groupIds, projectIds);
-    const repositories = [...projects, ...wikis].map((c) => ({ storage: c.repository_storage, diskPath: c.disk_path }));
+    const repositories = [
+      ...projects.map((c) => ({ storage: c.repository_storage, diskPath: c.disk_path, projectId: c.id })),
+      ...wikis.map((c) => ({ storage: c.repository_storage, diskPath: c.disk_path })),
+    ];
     if (repositories.length > 0) await jobs.enqueue(REMOVE_REPOSITORIES_JOB, { repositories } satisfies RemoveRepositoriesPayload, { trx });
     if (record) await record(trx);
     return { ok: true, botIds: [...new Set(bots)] };
@@ -71,6 +77,7 @@ export async function removeRepositories(
 ): Promise<void> {
   for (const repo of payload.repositories) {
     if (signal.aborted) throw new Error('stopped before every repository was removed');
+    if (repo.projectId !== undefined) await releaseBorrowers(db, shards, repo.projectId);
     if (await repositoryPathInUse(db, repo.storage, repo.diskPath)) continue;
     await removeRepository(repositoryPath(shards, repo.storage, repo.diskPath));
   }

@@ -142,3 +142,33 @@ export async function highestChildVisibility(db: Db, groupId: number): Promise<{
   ]);
   return { groups: Number(g?.v ?? 0), projects: Number(p?.v ?? 0) };
 }
+
+/** Whether a project of `parentId` has `path` (a sub-group moving there would share its URL). */
+export async function projectPathTakenIn(db: Db, parentId: number, path: string): Promise<boolean> {
+  const row = await db.selectFrom('projects').select('id').where('namespace_id', '=', parentId)
+    .where(sql`lower(path)`, '=', path.toLowerCase()).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The projects of the groups `ids`, with what their full paths are made of. */
+export function projectPlaces(db: Db, ids: number[]): Promise<{ id: number; path: string; namespace_id: number }[]> {
+  return db.selectFrom('projects').select(['id', 'path', 'namespace_id']).where('namespace_id', 'in', ids).execute();
+}
+
+export function groupRows(db: Db, ids: number[]): Promise<NamespaceRow[]> {
+  return db.selectFrom('namespaces').selectAll().where('id', 'in', ids).execute();
+}
+
+/** A group's new parent (null: the top level) and visibility. */
+export function moveGroupRow(db: Db, id: number, parentId: number | null, visibilityLevel: number): Promise<NamespaceRow> {
+  return db.updateTable('namespaces').set({ parent_id: parentId, visibility_level: visibilityLevel, updated_at: nowIso() })
+    .where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Lowers the groups `ids` and their projects to `level` where they were above it. */
+export async function capTreeVisibility(db: Db, ids: number[], level: number): Promise<void> {
+  await db.updateTable('namespaces').set({ visibility_level: level }).where('id', 'in', ids).where('visibility_level', '>', level)
+    .execute();
+  await db.updateTable('projects').set({ visibility_level: level }).where('namespace_id', 'in', ids).where('visibility_level', '>', level)
+    .execute();
+}

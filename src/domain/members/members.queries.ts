@@ -12,6 +12,10 @@ import { nowIso } from '../clock.ts';
 import { recordEvent } from '../events/events.queries.ts';
 import { containsPattern, userMatches } from '../users/users.finder.ts';
 import { descendantGroupIds, MAX_NAMESPACE_DEPTH, namespacePathsById } from '../namespaces/namespaces.queries.ts';
+import {
+  activeGroupLinks, activeProjectLinks, groupLinksOfGroups, groupLinksToGroups, projectLinksOfProjects, projectLinksToGroups,
+  type ActiveLink,
+} from '../group-links/group-links.queries.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -58,19 +62,33 @@ export function projectUsersQuery(db: Db, projectId: number, lineage: number[], 
  * oldest. Ordered by user id, as the Service's DISTINCT ON (user_id) answers. `groupIds` is the
  * lineage of groups whose members count (a group and its ancestors; a project's namespace's).
  */
-export function allMembersQuery(db: Db, sources: { projectId: number | null; groupIds: number[] }) {
-  const ranked = db.selectFrom('members')
-    .select(['members.id', 'members.user_id', 'members.access_level', 'members.expires_at', 'members.created_at', 'members.created_by_id'])
-    .select((eb) => eb.fn.agg<number>('row_number').over((ob) => ob.partitionBy('members.user_id')
-      .orderBy('members.access_level', 'desc')
-      .orderBy(sql`case when members.source_type = 'Project' then 0 else 1 end`)
-      .orderBy('members.id')).as('rank'))
-    .where((eb) => eb.or([
-      ...(sources.projectId !== null
-        ? [eb.and([eb('members.source_type', '=', 'Project'), eb('members.source_id', '=', sources.projectId)])] : []),
-      ...(sources.groupIds.length > 0
-        ? [eb.and([eb('members.source_type', '=', 'Namespace'), eb('members.source_id', 'in', sources.groupIds)])] : []),
-    ]));
+export function allMembersQuery(
+  db: Db, sources: { projectId: number | null; groupIds: number[]; links?: { groupIds: number[]; access: number }[] },
+) {
+  const rowsOf = (cap: number | null) => db.selectFrom('members').select([
+    'members.id', 'members.user_id', 'members.expires_at', 'members.created_at', 'members.created_by_id',
+    cap === null ? 'members.access_level'
+      : sql<number>`case when members.access_level < ${cap} then members.access_level else cast(${cap} as integer) end`.as('access_level'),
+    sql<number>`case when members.source_type = 'Project' then 0 else 1 end`.as('project_first'),
+  ]);
+  let union = rowsOf(null).where((eb) => eb.or([
+    ...(sources.projectId !== null
+      ? [eb.and([eb('members.source_type', '=', 'Project'), eb('members.source_id', '=', sources.projectId)])] : []),
+    ...(sources.groupIds.length > 0
+      ? [eb.and([eb('members.source_type', '=', 'Namespace'), eb('members.source_id', 'in', sources.groupIds)])] : []),
+  ]));
+  // Members of the groups the project or group is shared with (MembersFinder's invited groups),
+  // each at the lower of their level and the link's.
+  for (const link of sources.links ?? []) {
+    if (link.groupIds.length === 0) continue;
+    union = union.unionAll(
+      rowsOf(link.access).where('members.source_type', '=', 'Namespace').where('members.source_id', 'in', link.groupIds),
+    );
+  }
+  const ranked = db.selectFrom(union.as('u'))
+    .select(['u.id', 'u.user_id', 'u.access_level', 'u.expires_at', 'u.created_at', 'u.created_by_id'])
+    .select((eb) => eb.fn.agg<number>('row_number').over((ob) => ob.partitionBy('u.user_id')
+      .orderBy('u.access_level', 'desc').orderBy('u.project_first').orderBy('u.id')).as('rank'));
   return db.selectFrom(ranked.as('m'))
     .innerJoin('users', 'users.id', 'm.user_id')
     .selectAll('users')
@@ -234,18 +252,84 @@ async function highestDirect(db: Db, userId: number, sourceType: MemberSourceTyp
   return Number(row?.level ?? 0);
 }
 
-/** The user's level in a group: the highest over the group and its ancestors (`lineage`). */
-export function groupAccessLevel(db: Db, userId: number, lineage: number[]): Promise<number> {
-  return highestDirect(db, userId, 'Namespace', lineage);
+/**
+ * What links give the user: for each link, their level in the linked group (or above it) capped
+ * at the link's level; the highest of those.
+ */
+async function linkedLevel(db: Db, userId: number, links: ActiveLink[]): Promise<number> {
+  if (links.length === 0) return 0;
+  const paths = await namespacePathsById(db, [...new Set(links.map((l) => l.groupId))]);
+  let best = 0;
+  for (const link of links) {
+    const lineage = paths.get(link.groupId)?.lineage;
+    if (!lineage) continue;
+    best = Math.max(best, Math.min(link.access, await highestDirect(db, userId, 'Namespace', lineage)));
+  }
+  return best;
 }
 
-/** The user's level in a project: direct membership or through its namespace's groups. */
+/**
+ * The user's level in a group: the highest over the group and its ancestors (`lineage`), and
+ * through the groups any of them is shared with (GroupGroupLink).
+ */
+export async function groupAccessLevel(db: Db, userId: number, lineage: number[]): Promise<number> {
+  const [own, links] = await Promise.all([highestDirect(db, userId, 'Namespace', lineage), activeGroupLinks(db, lineage)]);
+  return Math.max(own, await linkedLevel(db, userId, links));
+}
+
+/**
+ * The user's level in a project: direct membership, through its namespace's groups, or through a
+ * group the project or one of those groups is shared with (ProjectGroupLink, GroupGroupLink).
+ */
 export async function projectAccessLevel(db: Db, userId: number, projectId: number, namespaceLineage: number[]): Promise<number> {
-  const [direct, inherited] = await Promise.all([
+  const [direct, inherited, projectLinks, groupLinks] = await Promise.all([
     highestDirect(db, userId, 'Project', [projectId]),
     highestDirect(db, userId, 'Namespace', namespaceLineage),
+    activeProjectLinks(db, projectId),
+    activeGroupLinks(db, namespaceLineage),
   ]);
-  return Math.max(direct, inherited);
+  return Math.max(direct, inherited, await linkedLevel(db, userId, [...projectLinks, ...groupLinks]));
+}
+
+/**
+ * What links give the user on each of a page of projects (`lineage`: the project's namespace's
+ * groups, nearest first): the project's own links and those of its groups, each capped at the
+ * link's level. Two statements when nothing on the page is shared, which is the usual case.
+ */
+export async function linkedLevelsOnProjects(
+  db: Db, userId: number, projects: { id: number; lineage: number[] }[],
+): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  if (projects.length === 0) return out;
+  const [projectLinks, groupLinks] = await Promise.all([
+    projectLinksOfProjects(db, projects.map((p) => p.id)),
+    groupLinksOfGroups(db, [...new Set(projects.flatMap((p) => p.lineage))]),
+  ]);
+  if (projectLinks.length === 0 && groupLinks.length === 0) return out;
+  const levels = await authorizedGroupLevels(db, userId);
+  for (const p of projects) {
+    const links = [
+      ...projectLinks.filter((l) => l.project_id === p.id).map((l) => ({ groupId: l.group_id, access: l.group_access })),
+      ...groupLinks.filter((l) => p.lineage.includes(l.shared_group_id))
+        .map((l) => ({ groupId: l.shared_with_group_id, access: l.group_access })),
+    ];
+    const level = Math.max(0, ...links.map((l) => Math.min(l.access, levels.get(l.groupId) ?? 0)));
+    if (level > 0) out.set(p.id, level);
+  }
+  return out;
+}
+
+/**
+ * Projects the user reaches through links to groups they reach (`groupLevels`, from
+ * authorizedGroupLevels): each at the lower of the two levels.
+ */
+export async function sharedProjectLevels(db: Db, groupLevels: Map<number, number>): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  for (const link of await projectLinksToGroups(db, [...groupLevels.keys()])) {
+    const level = Math.min(link.group_access, groupLevels.get(link.group_id) ?? 0);
+    if (level > (out.get(link.project_id) ?? 0)) out.set(link.project_id, level);
+  }
+  return out;
 }
 
 /** The user's direct group memberships (group id and level), in membership order. */
@@ -279,6 +363,25 @@ export async function authorizedGroupLevels(db: Db, userId: number): Promise<Map
     }
   }
   for (const [id, level] of levels) if (level === 0) levels.delete(id);
+  return withSharedGroups(db, levels);
+}
+
+/**
+ * Adds the groups shared with the groups of `levels` (GroupGroupLink), each at the lower of the
+ * member's level and the link's, inherited down their sub-groups; the highest level wins.
+ */
+async function withSharedGroups(db: Db, levels: Map<number, number>): Promise<Map<number, number>> {
+  const links = await groupLinksToGroups(db, [...levels.keys()]);
+  if (links.length === 0) return levels;
+  const shared = new Map<number, number>();
+  for (const l of links) {
+    const level = Math.min(l.group_access, levels.get(l.shared_with_group_id) ?? 0);
+    if (level > (shared.get(l.shared_group_id) ?? 0)) shared.set(l.shared_group_id, level);
+  }
+  const parentOf = await descendantGroupIds(db, [...shared.keys()]);
+  // Descendants in breadth order (descendantGroupIds walks one level at a time): a parent's level is final before its children's.
+  for (const [child, parent] of parentOf) shared.set(child, Math.max(shared.get(child) ?? 0, shared.get(parent) ?? 0));
+  for (const [id, level] of shared) if (level > (levels.get(id) ?? 0)) levels.set(id, level);
   return levels;
 }
 

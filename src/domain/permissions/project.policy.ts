@@ -49,6 +49,7 @@ export type ProjectAction =
   | 'admin_merge_request'
   | 'update_merge_request'
   | 'destroy_merge_request'
+  | 'fork_project'
   | 'read_release'
   | 'create_release'
   | 'update_release'
@@ -83,7 +84,7 @@ interface Rule {
    * The project feature the action belongs to (ProjectFeature): 'disabled' withholds it from
    * everyone, administrators included; 'private' from everyone but members and administrators.
    */
-  feature?: 'issues' | 'snippets' | 'repository' | 'merge_requests' | 'wiki';
+  feature?: 'issues' | 'snippets' | 'repository' | 'merge_requests' | 'wiki' | 'forking';
 }
 
 export const PROJECT_RULES: Record<ProjectAction, Rule> = {
@@ -152,6 +153,9 @@ export const PROJECT_RULES: Record<ProjectAction, Rule> = {
   // Releases (ProjectPolicy 15.2): readable with the project (guests of a private project too;
   // the entity hides the tag, commit and sources from those without download_code); Developers
   // create, update and delete them.
+  // Forking (ProjectPolicy 15.2): whoever may read the code may fork it (`can?(:download_code)`
+  // enables fork_project), while the forking feature allows it.
+  fork_project: { minLevel: ACCESS_LEVELS.reporter, byVisibility: true, blockedWhenArchived: false, feature: 'forking' },
   read_release: { minLevel: ACCESS_LEVELS.guest, byVisibility: true, blockedWhenArchived: false },
   create_release: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
   update_release: { minLevel: ACCESS_LEVELS.developer, byVisibility: false, blockedWhenArchived: true },
@@ -200,6 +204,8 @@ export interface ProjectSubject {
   merge_requests_access_level?: number;
   /** ProjectFeature level of the wiki, as issues_access_level. */
   wiki_access_level?: number;
+  /** ProjectFeature level of forking, as issues_access_level. */
+  forking_access_level?: number;
 }
 
 export function canOnProject(actor: Actor, action: ProjectAction, project: ProjectSubject): boolean {

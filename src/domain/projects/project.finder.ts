@@ -8,7 +8,7 @@ import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { DB, UserRow } from '../../db/types.ts';
 import type { ProjectRow } from '../../db/tables/projects.ts';
 import { VISIBILITY_LEVELS, type Visibility } from '../permissions/access.ts';
-import { authorizedGroupLevels } from '../members/members.queries.ts';
+import { authorizedGroupLevels, sharedProjectLevels } from '../members/members.queries.ts';
 
 type ProjectsQuery = SelectQueryBuilder<DB, 'projects', ProjectRow>;
 
@@ -32,6 +32,8 @@ export interface ProjectFilters {
   topics?: string[];
   /** Every `custom_attributes[key]=value` pair must match (administrators' filter). */
   customAttributes?: Record<string, string>;
+  /** The direct forks of this project (ForkProjectsFinder, GET /projects/:id/forks). */
+  forksOf?: number;
 }
 
 /** LIKE pattern for a substring, with the wildcard characters of the input escaped. */
@@ -55,7 +57,10 @@ export async function reachOf(db: Kysely<DB>, user: UserRow): Promise<Reach> {
     authorizedGroupLevels(db, user.id),
     db.selectFrom('namespaces').select('id').where('owner_id', '=', user.id).where('kind', '=', 'user').executeTakeFirst(),
   ]);
-  return { projects: new Map(direct.map((m) => [m.source_id, m.access_level])), groups, personalNamespaceId: personal?.id ?? null };
+  const projects = new Map(direct.map((m) => [m.source_id, m.access_level]));
+  // Projects shared with a group the user reaches (ProjectGroupLink).
+  for (const [id, level] of await sharedProjectLevels(db, groups)) if (level > (projects.get(id) ?? 0)) projects.set(id, level);
+  return { projects, groups, personalNamespaceId: personal?.id ?? null };
 }
 
 const idsAtLeast = (levels: Map<number, number>, min: number) => [...levels].filter(([, l]) => l >= min).map(([id]) => id);
@@ -112,6 +117,12 @@ export async function findProjects(db: Kysely<DB>, viewer: UserRow | null, f: Pr
     if (key.length > 255) return qb.where(sql<boolean>`1 = 0`);
     qb = qb.where('projects.id', 'in', (eb) => eb.selectFrom('project_custom_attributes').select('project_custom_attributes.project_id')
       .where('project_custom_attributes.key', '=', key).where('project_custom_attributes.value', '=', value));
+  }
+  if (f.forksOf !== undefined) {
+    const sourceId = f.forksOf;
+    // project_forks_forked_from serves it.
+    qb = qb.where('projects.id', 'in', (eb) => eb.selectFrom('project_forks').select('project_forks.project_id')
+      .where('project_forks.forked_from_project_id', '=', sourceId));
   }
   if (f.archived !== undefined) qb = qb.where('projects.archived', '=', f.archived ? 1 : 0);
   if (f.visibility) qb = qb.where('projects.visibility_level', '=', VISIBILITY_LEVELS[f.visibility]);

@@ -5,6 +5,7 @@ import type { ProjectRow, ProjectsTable } from '../../db/tables/projects.ts';
 import { nowIso } from '../clock.ts';
 import { findNamespaceByFullPath } from '../namespaces/namespaces.queries.ts';
 import { isStorableText } from '../../db/constraints.ts';
+import { redirectedProjectId } from './redirect-routes.queries.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -25,8 +26,12 @@ export async function findProjectByIdOrPath(db: Db, idOrPath: string): Promise<P
   const path = idOrPath.slice(slash + 1);
   if (path.length > 255 || !isStorableText(path)) return undefined;
   const namespace = await findNamespaceByFullPath(db, idOrPath.slice(0, slash));
-  if (!namespace) return undefined;
-  return findProjectInNamespace(db, namespace.id, path);
+  const found = namespace ? await findProjectInNamespace(db, namespace.id, path) : undefined;
+  if (found) return found;
+  // An old path of a project that moved (Project.find_by_full_path(…, follow_redirects: true)).
+  if (idOrPath.length > 4096 || !isStorableText(idOrPath)) return undefined;
+  const redirected = await redirectedProjectId(db, idOrPath);
+  return redirected === undefined ? undefined : findProjectById(db, redirected);
 }
 
 export function findProjectInNamespace(db: Db, namespaceId: number, path: string): Promise<ProjectRow | undefined> {

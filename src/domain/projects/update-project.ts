@@ -1,7 +1,8 @@
 /**
  * Changes a project's attributes (Projects::UpdateService): name and path keep their rules and
  * uniqueness, the default branch must exist in the repository (HEAD follows it; refused while
- * the repository moves to another storage), and the visibility may not exceed the group's.
+ * the repository moves to another storage), and the visibility may not exceed the group's. A
+ * new path keeps the old full path as a redirect route (Route#create_redirect_for_old_path).
  */
 import type { Kysely, Transaction, Updateable } from 'kysely';
 import type { DB, NamespaceRow } from '../../db/types.ts';
@@ -15,6 +16,7 @@ import { repositoryPath } from '../repositories/storage.ts';
 import { isUniqueViolation } from '../../db/constraints.ts';
 import { lockContainers } from '../storage-moves/storage-moves.queries.ts';
 import { syncProjectTopics } from '../topics/topics.queries.ts';
+import { recordMove } from './redirect-routes.queries.ts';
 
 export interface UpdateProjectInput {
   name?: string;
@@ -24,6 +26,8 @@ export interface UpdateProjectInput {
   visibilityLevel?: number;
   /** The project's other attributes (project-attributes.ts), checked already; written with the rest. */
   attributes?: Omit<Updateable<ProjectsTable>, 'id' | 'created_at'>;
+  /** The namespace's full path: with a new path, the old full path redirects to the project. */
+  namespaceFullPath?: string;
 }
 
 export type UpdateProjectResult =
@@ -66,11 +70,18 @@ export async function updateProject(
     ...(input.description !== undefined ? { description: input.description } : {}),
     ...(input.visibilityLevel !== undefined ? { visibility_level: input.visibilityLevel } : {}),
   };
+  const moved = input.path !== undefined && input.path !== project.path && input.namespaceFullPath !== undefined
+    ? { from: `${input.namespaceFullPath}/${project.path}`, to: `${input.namespaceFullPath}/${input.path}` } : null;
+  const write = async (trx: Transaction<DB>, values: typeof set) => {
+    const row = await writeProjectRow(trx, project.id, values);
+    if (moved) await recordMove(trx, project.id, moved.from, moved.to);
+    return row;
+  };
   try {
     if (input.defaultBranch === undefined || input.defaultBranch === project.default_branch) {
-      return { ok: true, project: await db.transaction().execute((trx) => writeProjectRow(trx, project.id, set)) };
+      return { ok: true, project: await db.transaction().execute((trx) => write(trx, set)) };
     }
-    return await changeDefaultBranch(db, shards, project.id, input.defaultBranch, set);
+    return await changeDefaultBranch(db, shards, project.id, input.defaultBranch, set, write);
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
     return { ok: false, reason: 'invalid', errors: { path: ['has already been taken'] } };
@@ -86,6 +97,7 @@ export async function updateProject(
 async function changeDefaultBranch(
   db: Kysely<DB>, shards: StorageShard[], id: number, branch: string,
   set: Omit<Updateable<ProjectsTable>, 'id' | 'created_at'>,
+  write: (trx: Transaction<DB>, values: Omit<Updateable<ProjectsTable>, 'id' | 'created_at'>) => Promise<ProjectRow>,
 ): Promise<UpdateProjectResult> {
   return db.transaction().execute(async (trx): Promise<UpdateProjectResult> => {
     const [locked] = await lockContainers(trx, 'project', [id]);
@@ -94,7 +106,7 @@ async function changeDefaultBranch(
     const absPath = repositoryPath(shards, locked.repository_storage, locked.disk_path);
     if (!(await listBranches(absPath)).includes(branch)) return { ok: false, reason: 'default_branch' };
     const readme = await findReadme(absPath, branch);
-    const updated = await writeProjectRow(trx, id, { ...set, default_branch: branch, readme_path: readme });
+    const updated = await write(trx, { ...set, default_branch: branch, readme_path: readme });
     await setHeadBranch(absPath, branch);
     return { ok: true, project: updated };
   });

@@ -21,6 +21,7 @@ import path from 'node:path';
 import fs from 'node:fs/promises';
 import { repositoryExists } from '../repositories/repositories.ts';
 import { checkShard, isSamePlace } from './shards.ts';
+import { repointBorrowers } from '../forks/borrowed-objects.ts';
 import { checkConnectivity, copyRepository, exists, pause, refSnapshot, removeTree } from './repository-copy.ts';
 import {
   findContainer, findMove, markWritable, repositoryPathInUse, switchStorage, updateMoveState,
@@ -161,6 +162,10 @@ async function cleanUp(deps: MoveDeps, kind: ContainerKind, move: StorageMoveRow
       source, destination,
     )) {
       await job.holdLease();
+      // Forks borrowing the project's objects read them from the new place before the old goes.
+      if (kind === 'project') {
+        await repointBorrowers(deps.db, deps.shards, container.id, path.join(destination.realRoot, container.disk_path));
+      }
       await removeTree(path.join(source.realRoot, container.disk_path));
     }
     await fire(deps, kind, move, 'finish_cleanup');

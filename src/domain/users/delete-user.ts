@@ -12,6 +12,7 @@
  * Other areas extend the two tables below: a guard for what must block a deletion, a
  * contribution mover for rows that outlive their author.
  */
+import { releaseBorrowers } from '../forks/borrowed-objects.ts';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB, UserRow } from '../../db/types.ts';
 import type { StorageShard } from '../../config/schema.ts';
@@ -81,6 +82,8 @@ const CONTRIBUTION_MOVERS: ContributionMover[] = [
 interface RepositoryLocation {
   storage: string;
   diskPath: string;
+  /** A project's repository: forks borrowing its objects get their own first. */
+  projectId?: number;
 }
 
 /** A repository left on disk because removing it failed; the rows are gone all the same. */
@@ -104,7 +107,7 @@ export const READ_ONLY_REFUSAL = 'User cannot be removed while a repository of t
 async function lockRepositories(trx: Transaction<DB>, kind: ContainerKind, ids: number[]): Promise<RepositoryLocation[]> {
   const locked = await lockContainers(trx, kind, ids);
   if (locked.some((c) => c.read_only === 1)) throw new RepositoryReadOnly();
-  return locked.map((c) => ({ storage: c.repository_storage, diskPath: c.disk_path }));
+  return locked.map((c) => ({ storage: c.repository_storage, diskPath: c.disk_path, ...(kind === 'project' ? { projectId: c.id } : {}) }));
 }
 
 /**
@@ -133,10 +136,14 @@ async function deleteOwnedContainers(trx: Transaction<DB>, user: UserRow, opts: 
 }
 
 /** One at a time, so a user with many projects does not open as many removals at once. */
-async function removeRepositories(shards: StorageShard[], repositories: RepositoryLocation[]): Promise<LeftoverRepository[]> {
+async function removeRepositories(
+  db: Kysely<DB>, shards: StorageShard[], repositories: RepositoryLocation[],
+): Promise<LeftoverRepository[]> {
   const leftovers: LeftoverRepository[] = [];
   for (const r of repositories) {
     try {
+      // Forks of the project that borrow its objects get their own before it goes.
+      if (r.projectId !== undefined) await releaseBorrowers(db, shards, r.projectId);
       await removeRepository(repositoryPath(shards, r.storage, r.diskPath));
     } catch (error) {
       leftovers.push({ ...r, error });
@@ -170,7 +177,7 @@ export async function deleteUser(db: Kysely<DB>, user: UserRow, opts: DeleteOpti
     if (err instanceof RepositoryReadOnly) return { ok: false, reason: 'conflict', message: READ_ONLY_REFUSAL };
     throw err;
   }
-  const leftovers = await removeRepositories(opts.shards, repositories);
+  const leftovers = await removeRepositories(db, opts.shards, repositories);
   await removeAvatar(opts.dataDir, user.id);
   return { ok: true, leftovers };
 }

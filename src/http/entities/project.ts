@@ -134,6 +134,8 @@ export const ProjectSchema = Type.Object({
   group_runners_enabled: Type.Boolean(),
   lfs_enabled: Type.Boolean(),
   creator_id: NInteger,
+  /** The source of a fork, for those who may read it. */
+  forked_from_project: Type.Optional(BasicProjectDetailsSchema),
   import_status: Type.String(),
   /** The next three for those who may administer the project, on the routes that say so. */
   import_error: Type.Optional(NString),
@@ -191,6 +193,7 @@ export type BasicProjectDetails = Static<typeof BasicProjectDetailsSchema>;
 export type Project = Static<typeof ProjectSchema>;
 export type ProjectWithAccess = Static<typeof ProjectWithAccessSchema>;
 export type NamespaceBasic = Static<typeof NamespaceBasicSchema>;
+export type SharedWithGroup = Static<typeof SharedWithGroupSchema>;
 export type MemberAccess = Static<typeof MemberAccessSchema>;
 export interface ProjectPermissions { project_access: MemberAccess | null; group_access: MemberAccess | null }
 
@@ -300,6 +303,12 @@ export interface ProjectView {
   owner: UserBasicRow | null;
   /** How many users starred the project. */
   starCount: number;
+  /** How many projects were forked from it (forks_count). */
+  forksCount?: number;
+  /** A fork's source as BasicProjectDetails, when the viewer may read it. */
+  forkedFrom?: BasicProjectDetails;
+  /** The groups the project is shared with (ProjectGroupLink). */
+  sharedWithGroups?: SharedWithGroup[];
   /**
    * open_issues_count, where the issues feature is available to the viewer: every open issue for
    * those who may read confidential ones, the others' count otherwise (Projects::OpenIssuesCountService).
@@ -313,7 +322,7 @@ export interface ProjectView {
 }
 
 export function presentBasicProjectDetails(
-  p: ProjectRow, ns: NamespaceInfo, view: Pick<ProjectView, 'externalUrl' | 'readCode' | 'starCount' | 'sshPort'>,
+  p: ProjectRow, ns: NamespaceInfo, view: Pick<ProjectView, 'externalUrl' | 'readCode' | 'starCount' | 'sshPort' | 'forksCount'>,
 ): BasicProjectDetails {
   const fullPath = flat(ns.fullPath, '/', p.path);
   const webUrl = flat(view.externalUrl, '/', fullPath);
@@ -326,7 +335,7 @@ export function presentBasicProjectDetails(
   entity.http_url_to_repo = flat(webUrl, '.git');
   entity.web_url = webUrl;
   entity.readme_url = p.readme_path && p.default_branch ? flat(webUrl, '/-/blob/', p.default_branch, '/', p.readme_path) : null;
-  entity.forks_count = 0;
+  entity.forks_count = view.forksCount ?? 0;
   entity.avatar_url = null;
   entity.star_count = view.starCount;
   entity.last_activity_at = p.last_activity_at;
@@ -396,8 +405,10 @@ export function presentProject(p: ProjectRow, ns: NamespaceInfo, view: ProjectVi
   e.group_runners_enabled = s.group_runners_enabled;
   e.lfs_enabled = s.lfs_enabled;
   e.creator_id = p.creator_id;
-  e.import_status = s.import_status;
-  if (view.administered) e.import_error = null;
+  if (view.forkedFrom) e.forked_from_project = view.forkedFrom;
+  // A fork's repository is made by a job (domain/forks/fork-project.ts): scheduled … finished.
+  e.import_status = p.import_status ?? s.import_status;
+  if (view.administered) e.import_error = p.import_error ?? null;
   if (view.openIssuesCount !== undefined) e.open_issues_count = view.openIssuesCount;
   if (view.administered) e.runners_token = view.administered.runnersToken;
   e.ci_default_git_depth = DEFAULT_GIT_DEPTH;
@@ -410,7 +421,7 @@ export function presentProject(p: ProjectRow, ns: NamespaceInfo, view: ProjectVi
   e.auto_cancel_pending_pipelines = s.auto_cancel_pending_pipelines;
   // The Service's column stays null until set; pipelines then read .gitlab-ci.yml.
   if (view.readCode) e.ci_config_path = null;
-  e.shared_with_groups = [];
+  e.shared_with_groups = view.sharedWithGroups ?? [];
   e.only_allow_merge_if_pipeline_succeeds = s.only_allow_merge_if_pipeline_succeeds;
   e.allow_merge_on_skipped_pipeline = s.allow_merge_on_skipped_pipeline;
   e.restrict_user_defined_variables = s.restrict_user_defined_variables;

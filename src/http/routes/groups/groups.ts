@@ -14,13 +14,18 @@ import { Type } from 'typebox';
 import type { NamespaceRow } from '../../../db/types.ts';
 import { currentSettings } from '../../../domain/settings/settings.ts';
 import { defaultVisibilityLevel, restrictedVisibilityError } from '../../../domain/settings/visibility.ts';
-import { VISIBILITIES, VISIBILITY_LEVELS, visibilityLevel } from '../../../domain/permissions/access.ts';
+import { MEMBER_ACCESS_LEVELS, VISIBILITIES, VISIBILITY_LEVELS, visibilityLevel } from '../../../domain/permissions/access.ts';
 import { createGroup } from '../../../domain/groups/create-group.ts';
 import { canCreateTopLevelGroup, groupsQuery, orderGroups, PUBLIC_ONLY } from '../../../domain/groups/groups.queries.ts';
 import { authorizedGroupLevels } from '../../../domain/members/members.queries.ts';
-import { namespacePaths } from '../../../domain/namespaces/namespaces.queries.ts';
+import { namespacePaths, namespacePathsById } from '../../../domain/namespaces/namespaces.queries.ts';
 import { findProjects } from '../../../domain/projects/project.finder.ts';
-import { conflict, forbidden, notFound, validationFailed } from '../../errors.ts';
+import { apiError, badRequestMessage, conflict, forbidden, invalidParams, notFound, validationFailed } from '../../errors.ts';
+import {
+  deleteGroupLink, groupLinksOf, insertGroupLink, projectIdsSharedWith,
+} from '../../../domain/group-links/group-links.queries.ts';
+import { isUniqueViolation } from '../../../db/constraints.ts';
+import { transferGroup } from '../../../domain/groups/transfer-group.ts';
 import { updateGroup } from '../../../domain/groups/update-group.ts';
 import { deleteGroup } from '../../../domain/groups/delete-group.ts';
 import { removeResourceBots } from '../../../domain/tokens/resource-access-tokens.ts';
@@ -78,6 +83,19 @@ const updateParams = defineParams({
   description: P.optional(P.string({ ownErrors: true })),
   visibility: P.optional(P.oneOf(VISIBILITIES)),
 });
+
+const transferParams = defineParams({
+  id: P.string({ description: 'group id or URL-encoded full path' }),
+  group_id: P.optional(P.integer({ description: 'the new parent group (none: the top level)' })),
+});
+
+const shareParams = defineParams({
+  id: P.string({ description: 'group id or URL-encoded full path' }),
+  group_id: P.integer({ description: 'the group to share with' }),
+  group_access: P.integer({ description: '10 guest … 50 owner' }),
+  expires_at: P.optional(P.date({ description: 'the link gives nothing from this day on' })),
+});
+const unshareParams = defineParams({ id: P.string(), group_id: P.integer() });
 
 /** GroupDetail lists at most this many projects (the Service's projects limit on the entity). */
 const DETAIL_PROJECTS_LIMIT = 100;
@@ -165,13 +183,27 @@ const groups: FastifyPluginAsync = async (app) => {
     const runnersToken = canOnGroup(ctx.actor, 'admin_group', ctx.group)
       ? { runners_token: await shownRegistrationToken(db, await sealerFor(config.dataDir), 'Namespace', ctx.group.id) }
       : {};
+    const links = await groupLinksOf(db, ctx.group.id);
+    const linkPaths = links.length > 0 ? await namespacePathsById(db, links.map((l) => l.shared_with_group_id)) : new Map();
+    // The projects shared with the group that the viewer may see (GroupDetail's shared_projects).
+    const sharedQb = await findProjects(db, viewer, {});
+    const sharedRows = await sharedQb.where('projects.id', 'in', projectIdsSharedWith(db, ctx.group.id))
+      .orderBy('projects.id', 'asc').limit(DETAIL_PROJECTS_LIMIT).execute();
+    const sharedProjects = sharedRows.length > 0
+      ? await presentProjectList(db, sharedRows, { externalUrl, sshPort: config.sshPort, viewer, entity: 'project' }) as Project[]
+      : [];
     return {
       ...presentGroup(ctx.group, ctx, { externalUrl, admin: viewer?.admin === 1 }),
-      shared_with_groups: [],
+      // SharedGroupWithGroup for each link of the group (Group#shared_with_group_links).
+      shared_with_groups: links.map((l) => ({
+        group_id: l.shared_with_group_id, group_name: l.group_name,
+        group_full_path: (linkPaths.get(l.shared_with_group_id)?.fullPath ?? '') as string,
+        group_access_level: l.group_access, expires_at: l.expires_at,
+      })),
       ...runnersToken,
       ...(ctx.group.parent_id === null ? { prevent_sharing_groups_outside_hierarchy: false } : {}),
       projects,
-      shared_projects: [],
+      shared_projects: sharedProjects,
     };
   }
 
@@ -200,6 +232,59 @@ const groups: FastifyPluginAsync = async (app) => {
     }
     const paths = (await namespacePaths(db, [result.group])).get(result.group.id)!;
     return presentDetail(request, { group: result.group, fullPath: paths.fullPath, fullName: paths.fullName, actor: ctx.actor });
+  });
+
+  route(app, {
+    method: 'POST', url: '/groups/:id/transfer', auth: 'required', params: transferParams,
+    schema: {
+      summary: 'Move a group below another group, or to the top level without group_id (Owner)', tags: ['groups'],
+      response: { 201: GroupDetailSchema },
+    },
+  }, async ({ request, reply, input, caller }) => {
+    const ctx = await loadGroup(request, input.id);
+    authorizeGroup(ctx, 'admin_group');
+    const parent = input.group_id != null ? await loadGroup(request, String(input.group_id)) : null;
+    const allowed = parent ? canOnGroup(parent.actor, 'create_subgroup', parent.group) : canCreateTopLevelGroup(caller.user);
+    const result = await transferGroup(db, ctx.group, { newParent: parent?.group ?? null, user: caller.user, allowed });
+    if (!result.ok) throw badRequestMessage(result.error);
+    const paths = (await namespacePaths(db, [result.group])).get(result.group.id)!;
+    reply.code(201);
+    return presentDetail(request, { group: result.group, fullPath: paths.fullPath, fullName: paths.fullName, actor: ctx.actor });
+  });
+
+  route(app, {
+    method: 'POST', url: '/groups/:id/share', auth: 'required', params: shareParams,
+    schema: { summary: 'Share a group with another group (Owner)', tags: ['groups'], response: { 201: GroupDetailSchema } },
+  }, async ({ request, reply, input }) => {
+    const ctx = await loadGroup(request, input.id);
+    if (!(MEMBER_ACCESS_LEVELS as readonly number[]).includes(input.group_access)) {
+      throw invalidParams(['group_access does not have a valid value']);
+    }
+    // find_group!, then Groups::GroupLinks::CreateService: 404 unless the caller may manage the
+    // group's members and read the other group.
+    const other = await loadGroup(request, String(input.group_id));
+    if (!canOnGroup(ctx.actor, 'admin_group_member', ctx.group)) throw apiError(404, 'Not Found');
+    try {
+      await insertGroupLink(db, {
+        sharedGroupId: ctx.group.id, sharedWithGroupId: other.group.id, access: input.group_access, expiresAt: input.expires_at ?? null,
+      });
+    } catch (err) {
+      // GroupGroupLink's uniqueness of shared_group_id scoped to shared_with_group_id.
+      if (isUniqueViolation(err)) throw apiError(409, 'Shared group The group has already been shared with this group');
+      throw err;
+    }
+    reply.code(201);
+    return presentDetail(request, ctx);
+  });
+
+  route(app, {
+    method: 'DELETE', url: '/groups/:id/share/:group_id', auth: 'required', params: unshareParams,
+    schema: { summary: 'Stop sharing a group with another group (Owner)', tags: ['groups'], response: { 204: Type.Null() } },
+  }, async ({ request, reply, input }) => {
+    const ctx = await loadGroup(request, input.id);
+    authorizeGroup(ctx, 'admin_group_member');
+    if (!(await deleteGroupLink(db, ctx.group.id, input.group_id))) throw notFound('Group Link');
+    return reply.code(204).send();
   });
 
   route(app, {

@@ -22,6 +22,8 @@ import wikis from './wikis.ts';
 import uploads from './uploads.ts';
 import hooks from './hooks.ts';
 import projectStatistics from './statistics.ts';
+import forks from './forks.ts';
+import groupLinks from './group-links.ts';
 
 export default async function projectsArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'projects', {
@@ -44,5 +46,7 @@ export default async function projectsArea(api: FastifyInstance): Promise<void> 
     'uploads': uploads,                // /projects/:id/uploads
     'hooks': hooks,                    // /projects/:id/hooks[/:hook_id[/test/:trigger]]
     'statistics': projectStatistics,   // /projects/:id/statistics, POST /projects/:id/housekeeping
+    'forks': forks,                    // /projects/:id/fork[/:forked_from_id]
+    'group-links': groupLinks,         // /projects/:id/share[/:group_id], /projects/:id/groups
   });
 }

@@ -23,6 +23,8 @@ import { paginate, paginationParams } from '../../lists/pagination.ts';
 import { MemberSchema, presentMember, type MemberRowWithUser } from '../../entities/member.ts';
 import { loadGroup, loadProject } from '../../loaders/containers.ts';
 import { audit, ROLE_NAMES } from '../../audit.ts';
+import { activeGroupLinks, activeProjectLinks } from '../../../domain/group-links/group-links.queries.ts';
+import { namespacePathsById } from '../../../domain/namespaces/namespaces.queries.ts';
 import { route } from '../../route.ts';
 
 const accessLevel = P.integer({ description: '10 guest, 20 reporter, 30 developer, 40 maintainer, 50 owner' });
@@ -106,10 +108,18 @@ const members: FastifyPluginAsync = async (app) => {
     return presentMember(row, createdBy, externalUrl);
   }
 
-  function inheritedMembers(source: Source) {
+  async function inheritedMembers(source: Source) {
     // A group's lineage holds the group itself; a project's, the groups above it (none for a
-    // project in a user's namespace, whose namespace has no members).
-    return allMembersQuery(db, { projectId: source.type === 'Project' ? source.id : null, groupIds: source.lineage });
+    // project in a user's namespace, whose namespace has no members). The groups the project or
+    // those groups are shared with bring their members (and their ancestors') too.
+    const links = [
+      ...source.type === 'Project' ? await activeProjectLinks(db, source.id) : [], ...await activeGroupLinks(db, source.lineage),
+    ];
+    const paths = links.length > 0 ? await namespacePathsById(db, [...new Set(links.map((l) => l.groupId))]) : new Map();
+    return allMembersQuery(db, {
+      projectId: source.type === 'Project' ? source.id : null, groupIds: source.lineage,
+      links: links.map((l) => ({ groupIds: (paths.get(l.groupId)?.lineage ?? []) as number[], access: l.access })),
+    });
   }
 
   async function memberWithUser(source: Source, userId: number): Promise<MemberRowWithUser> {
@@ -154,7 +164,7 @@ const members: FastifyPluginAsync = async (app) => {
     }, async ({ request, reply, input }) => {
       const source = await loadSource(request, kind, input.id);
       if (!source.canRead) throw forbidden();
-      let qb = filterMembers(inheritedMembers(source), input);
+      let qb = filterMembers(await inheritedMembers(source), input);
       if (input.state === 'awaiting') qb = qb.where(sql<boolean>`1 = 0`);
       const rows = await paginate(db, request, reply, qb);
       return Promise.all(rows.map((r) => present(r as MemberRowWithUser)));
@@ -166,7 +176,7 @@ const members: FastifyPluginAsync = async (app) => {
     }, async ({ request, input }) => {
       const source = await loadSource(request, kind, input.id);
       if (!source.canRead) throw forbidden();
-      const row = await inheritedMembers(source).where('users.id', '=', input.user_id).executeTakeFirst();
+      const row = await (await inheritedMembers(source)).where('users.id', '=', input.user_id).executeTakeFirst();
       // find_by! on the finder's relation: ActiveRecord's 404 text (reference §6.2).
       if (!row) throw recordNotFound();
       return present(row as MemberRowWithUser);

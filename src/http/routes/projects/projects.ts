@@ -7,7 +7,9 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { NamespaceRow, UserRow } from '../../../db/types.ts';
 import { findUserById, findUserByIdOrUsername } from '../../../domain/users/users.queries.ts';
-import { findNamespaceById, findUserNamespace, namespacePaths } from '../../../domain/namespaces/namespaces.queries.ts';
+import {
+  findNamespaceById, findNamespaceByIdOrPath, findUserNamespace, namespacePaths,
+} from '../../../domain/namespaces/namespaces.queries.ts';
 import { groupActor } from '../../../domain/permissions/actors.ts';
 import { canOnGroup } from '../../../domain/permissions/group.policy.ts';
 import { MEMBER_ACCESS_LEVELS, VISIBILITIES, visibilityLevel, type Visibility } from '../../../domain/permissions/access.ts';
@@ -21,7 +23,8 @@ import { starProject, starrersQuery, unstarProject } from '../../../domain/stars
 import { projectUsersQuery } from '../../../domain/members/members.queries.ts';
 import { presentUserBasic, UserBasicSchema } from '../../entities/user.ts';
 import { countProjectsInNamespace, updateProjectRow } from '../../../domain/projects/projects.queries.ts';
-import { badRequest, conflict, notFound, validationFailed } from '../../errors.ts';
+import { badRequest, badRequestMessage, conflict, notFound, validationFailed } from '../../errors.ts';
+import { transferProject, TRANSFER_ERRORS } from '../../../domain/projects/transfer-project.ts';
 import { READ_ONLY_MESSAGE } from '../../../domain/repositories/repositories.ts';
 import { authenticatedAsAdmin } from '../../auth/admin.ts';
 import { defineParams, P, type ParamsOf } from '../../input/params.ts';
@@ -106,6 +109,7 @@ const getParams = defineParams({
   id: P.string({ description: 'project id or URL-encoded full path' }),
   statistics: P.optional(P.boolean({ default: false, description: 'include project statistics (Reporters and above)' })),
 });
+const transferParams = defineParams({ id: P.string(), namespace: P.name({ description: 'the id or full path of the new namespace' }) });
 const updateParams = defineParams({
   id: P.string(),
   name: P.optional(P.name()),
@@ -143,6 +147,7 @@ const listFields = {
 };
 const listParams = defineParams(listFields);
 const userListParams = defineParams({ user_id: P.name({ description: 'the user id or username' }), ...listFields });
+const forksListParams = defineParams({ id: P.string({ description: 'project id or URL-encoded full path' }), ...listFields });
 type ListInput = ParamsOf<typeof listParams>;
 const starrersParams = defineParams({ id: P.string(), search: P.optional(P.name()), ...paginationParams });
 const projectUsersParams = defineParams({
@@ -324,6 +329,18 @@ const projects: FastifyPluginAsync = async (app) => {
   });
 
   route(app, {
+    method: 'GET', url: '/projects/:id/forks', auth: 'optional', params: forksListParams,
+    schema: {
+      summary: "A project's direct forks the caller may see (the project list's filters)", tags: ['projects'],
+      response: { 200: Type.Array(OneProject) },
+    },
+  }, async ({ request, reply, input, caller }) => {
+    const ctx = await loadProject(request, input.id);
+    const viewer = caller?.user ?? null;
+    return list(request, reply, input, viewer, { forksOf: ctx.project.id, ...(input.starred && viewer ? { starredBy: viewer.id } : {}) });
+  });
+
+  route(app, {
     method: 'GET', url: '/users/:user_id/starred_projects', auth: 'optional', params: userListParams,
     schema: {
       summary: 'The projects a user starred that the caller may see', tags: ['projects'], response: { 200: Type.Array(OneProject) },
@@ -414,7 +431,7 @@ const projects: FastifyPluginAsync = async (app) => {
     }
     const result = await updateProject(db, config.storages, ctx.project, ctx.namespace.namespace, {
       name: input.name, path: input.path, description: input.description, defaultBranch: input.default_branch,
-      visibilityLevel: level,
+      visibilityLevel: level, namespaceFullPath: ctx.namespace.fullPath,
       attributes: {
         ...attributes.set,
         ...(typeof input.public_builds === 'boolean' ? { public_builds: input.public_builds ? 1 : 0 } : {}),
@@ -428,6 +445,34 @@ const projects: FastifyPluginAsync = async (app) => {
     }
     return send(reply, caller.user, result.project, { ...ctx.namespace, lineage: ctx.lineage }, 'project', true);
   });
+
+  route(app, {
+    method: 'PUT', url: '/projects/:id/transfer', auth: 'required', params: transferParams,
+    schema: { summary: 'Move a project to another namespace (its old path redirects)', tags: ['projects'], response: { 200: OneProject } },
+  }, async ({ request, reply, input, caller }) => {
+    const ctx = await loadProject(request, input.id);
+    // change_namespace is the Owner's (ProjectPolicy).
+    authorizeProject(ctx, 'delete_project');
+    const namespace = await findNamespaceByIdOrPath(db, input.namespace);
+    if (!namespace || !(await mayRead(caller.user, namespace))) throw notFound('Namespace');
+    const failed = (error: string) => badRequestMessage(`Failed to transfer project {:new_namespace=>[${JSON.stringify(error)}]}`);
+    // allowed_transfer?: the caller may move projects into the target (transfer_projects: Maintainer of a group).
+    if (!(await mayCreateIn(caller.user, namespace))) throw failed(TRANSFER_ERRORS.notAllowed);
+    const paths = (await namespacePaths(db, [namespace])).get(namespace.id)!;
+    const result = await transferProject(db, ctx.project, {
+      namespace, namespaceFullPath: paths.fullPath, oldFullPath: `${ctx.namespace.fullPath}/${ctx.project.path}`, userId: caller.user.id,
+    });
+    if (!result.ok) throw failed(result.error);
+    return send(reply, caller.user, result.project, { namespace, ...paths }, 'project', false);
+  });
+
+  /** find_namespace!: a namespace the caller may see (read_namespace: its owner, or a group they may read). */
+  async function mayRead(user: UserRow, namespace: NamespaceRow): Promise<boolean> {
+    if (user.admin) return true;
+    if (namespace.kind === 'user') return namespace.owner_id === user.id;
+    const lineage = (await namespacePaths(db, [namespace])).get(namespace.id)!.lineage;
+    return canOnGroup(await groupActor(db, user, lineage), 'read_group', namespace);
+  }
 
   for (const [action, archived] of [['archive', 1], ['unarchive', 0]] as const) {
     route(app, {
@@ -453,7 +498,7 @@ const projects: FastifyPluginAsync = async (app) => {
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'delete_project');
     const bots = await resourceBotIds(db, 'Project', ctx.project.id);
-    const result = await deleteProject(db, config.storages, ctx.project.id);
+    const result = await deleteProject(db, app.jobs, config.storages, ctx.project.id);
     if (!result.ok) throw result.reason === 'not_found' ? notFound('Project') : readOnly();
     // Its Markdown attachments (their rows went with the project; the wiki went with its repository).
     await removeProjectUploads(config.dataDir, ctx.project.id);
