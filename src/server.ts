@@ -72,7 +72,7 @@ export async function startServer(config: Config): Promise<Running> {
   const ssh = config.sshPort > 0
     ? await startSshServer({ db: database.db, config }, app.log, { port: config.sshPort, host: config.host })
     : null;
-  app.workers.start();
+  await app.workers.start();
   const ciSweeper = new CiSweeper(ciEnvFrom(database.db, config), config.ciSweepInterval, app.log);
   ciSweeper.start();
   const scheduler = new PipelineScheduler(database.db, app.jobs, config.pipelineScheduleInterval, app.log);

@@ -56,22 +56,26 @@ export class JobRunner {
     this.#o = options;
   }
 
-  start(): void {
-    if (this.#state !== 'idle' || this.#o.concurrency <= 0) return;
+  /** Starts the workers; resolves once the process has announced itself (its first heartbeat written). */
+  start(): Promise<void> {
+    if (this.#state !== 'idle' || this.#o.concurrency <= 0) return Promise.resolve();
     this.#state = 'running';
     this.#unsubscribe = this.#queue.onWake(() => this.#kick());
     this.#loop = this.#run();
     // Announced for the process metrics: one small write a minute, not one per poll.
     const beat = () => {
       const db = this.#queue.db;
-      beatWorker(db, {
+      return beatWorker(db, {
         owner: this.owner, hostname: os.hostname(), pid: process.pid, concurrency: this.#o.concurrency, startedAt: this.#startedAt,
       }).then(() => removeWorkers(db, { staleBefore: nowIso(new Date(Date.now() - WORKER_STALE_MS)) }))
         .catch((err: unknown) => this.#o.log.warn({ err }, 'background jobs: announcing the worker failed'));
     };
-    beat();
-    this.#heartbeat = setInterval(beat, WORKER_HEARTBEAT_MS);
+    // The heartbeat is a write (it moves the write epoch): the first one is over before start
+    // resolves, so nothing that begins after the start sees a write it did not make.
+    const first = beat();
+    this.#heartbeat = setInterval(() => { void beat(); }, WORKER_HEARTBEAT_MS);
     this.#heartbeat.unref();
+    return first;
   }
 
   async stop(): Promise<void> {

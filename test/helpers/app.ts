@@ -124,7 +124,7 @@ async function serve(config: Config, database: Database, secretKeyBase: string, 
   });
   for (const plugin of opts.plugins ?? []) await app.register(plugin);
   await app.ready();
-  app.workers.start();
+  await app.workers.start();
   // Port 0: the system picks a free one, so test files running side by side never collide.
   const ssh = opts.ssh ? await startSshServer({ db: database.db, config }, app.log, { port: 0, host: '127.0.0.1' }) : null;
   return {
