@@ -64,4 +64,50 @@ describe('CI !reference lists and spec:inputs through a push', () => {
     assert.deepEqual(JSON.parse(unit.needs!), ['compile']);
     assert.deepEqual(JSON.parse(unit.yaml_variables), [{ key: 'FROM_RULE', value: 'main' }]);
   });
+  it('creates the jobs of a local file with spec:inputs from the inputs its include gives', async () => {
+    const pipeline = await pushed({
+      'ci/deploy.yml': [
+        'spec:',
+        '  inputs:',
+        '    env: { options: [staging, production] }',
+        '    replicas: { type: number, default: 1 }',
+        '    steps: { type: array, default: [deploy] }',
+        '---',
+        '"deploy-$[[ inputs.env ]]":',
+        '  stage: deploy',
+        '  script: $[[ inputs.steps ]]',
+        '  variables:',
+        '    REPLICAS: "$[[ inputs.replicas ]]"',
+        '    SHORT: "$[[ inputs.env | truncate(0, 4) ]]"',
+        '',
+      ].join('\n'),
+      '.gitlab-ci.yml': [
+        'include:',
+        '  - local: ci/deploy.yml',
+        '    inputs: { env: staging }',
+        '  - local: ci/deploy.yml',
+        '    inputs: { env: production, replicas: 3, steps: [migrate, deploy] }',
+        'build: { stage: build, script: make }',
+        '',
+      ].join('\n'),
+    });
+    assert.deepEqual((await pipelineJobs(t, p, pipeline.id)).map((j) => [j.name, j.stage]).sort(),
+      [['build', 'build'], ['deploy-production', 'deploy'], ['deploy-staging', 'deploy']]);
+    const production = await row(pipeline.id, 'deploy-production');
+    assert.deepEqual(JSON.parse(production.options).script, ['migrate', 'deploy']);
+    assert.deepEqual(JSON.parse(production.yaml_variables), [{ key: 'REPLICAS', value: '3' }, { key: 'SHORT', value: 'prod' }]);
+    const staging = await row(pipeline.id, 'deploy-staging');
+    assert.deepEqual(JSON.parse(staging.options).script, ['deploy']);
+    assert.deepEqual(JSON.parse(staging.yaml_variables), [{ key: 'REPLICAS', value: '1' }, { key: 'SHORT', value: 'stag' }]);
+  });
+
+  it('fails the pipeline with the Service\'s message for an input outside its options', async () => {
+    const pipeline = await pushed({
+      '.gitlab-ci.yml': 'include:\n  - local: ci/deploy.yml\n    inputs: { env: qa }\nbuild: { stage: build, script: make }\n',
+    });
+    const detail = (await t.request({ method: 'GET', url: `/api/v4/projects/${p.project.id}/pipelines/${pipeline.id}`, token: p.ownerToken }))
+      .json() as { status: string; yaml_errors: string | null };
+    assert.equal(detail.status, 'failed');
+    assert.equal(detail.yaml_errors, '`ci/deploy.yml`: `env` input: `qa` cannot be used because it is not in the list of allowed options');
+  });
 });
