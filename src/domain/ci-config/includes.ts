@@ -2,7 +2,8 @@
  * `include:` (the Service's Gitlab::Ci::Config::External): `local` (with `*`/`**` wildcards),
  * `project` + `ref` + `file` (one or several), `remote`, `template`, a bare string (a URL is
  * remote, anything else local), each with optional `rules` (`if`, `exists`). Locations expand
- * `$VARIABLES`. Files are merged in order, later over earlier, and the including file over all
+ * `$VARIABLES`. Any but `artifact` may pass `inputs:` to the file's `spec: inputs` header (inputs.ts;
+ * the same file with other inputs is another include). Files are merged in order, later over earlier, and the including file over all
  * of them (External::Processor); an included file may include others.
  *
  * kiln reaches no network by default: a remote include is fetched only from hosts an
@@ -12,7 +13,8 @@
  */
 import picomatch from 'picomatch';
 import { ConfigError, isHash, type Hash } from './config-error.ts';
-import { loadYaml } from './load-yaml.ts';
+import { loadYamlFile } from './load-yaml.ts';
+import { interpolateInputs } from './inputs.ts';
 import { evaluateExpression, type Variables } from './expression.ts';
 import { deepMerge, expandVariables } from './merge.ts';
 
@@ -53,6 +55,8 @@ interface Location {
   project?: string;
   ref?: string;
   rules?: unknown;
+  /** `inputs:` for the file's `spec: inputs` header (inputs.ts); undefined when not given. */
+  inputs?: unknown;
 }
 
 function accessorError(item: unknown): never {
@@ -72,11 +76,12 @@ function normalise(value: unknown, vars: Variables): Location[] {
     const accessors = ['local', 'project', 'remote', 'template', 'artifact'].filter((k) => item[k] !== undefined);
     if (accessors.length !== 1) accessorError(item);
     const allowed = new Set([
-      accessors[0], 'rules', ...(accessors[0] === 'project' ? ['ref', 'file'] : []),
+      accessors[0], 'rules', ...(accessors[0] === 'artifact' ? [] : ['inputs']), ...(accessors[0] === 'project' ? ['ref', 'file'] : []),
       ...(accessors[0] === 'artifact' ? ['job'] : []),
     ]);
     if (Object.keys(item).some((k) => !allowed.has(k))) accessorError(item);
     const rules = item.rules;
+    const inputs = item.inputs === undefined ? {} : { inputs: item.inputs };
     if (accessors[0] === 'artifact') {
       throw new ConfigError(`Include \`${JSON.stringify(item)}\` of a job artifact is only valid in a child pipeline's trigger`);
     }
@@ -88,14 +93,14 @@ function normalise(value: unknown, vars: Variables): Location[] {
       for (const f of files as string[]) {
         out.push({
           kind: 'project', project: expandVariables(item.project, vars), location: expandVariables(f, vars),
-          ...(typeof item.ref === 'string' ? { ref: expandVariables(item.ref, vars) } : {}), rules,
+          ...(typeof item.ref === 'string' ? { ref: expandVariables(item.ref, vars) } : {}), rules, ...inputs,
         });
       }
       continue;
     }
     const location = item[accessors[0]];
     if (typeof location !== 'string') accessorError(item);
-    out.push({ kind: accessors[0] as Location['kind'], location: expandVariables(location, vars), rules });
+    out.push({ kind: accessors[0] as Location['kind'], location: expandVariables(location, vars), rules, ...inputs });
   }
   return out;
 }
@@ -235,7 +240,9 @@ interface State {
 }
 
 function key(loc: Location): string {
-  return `${loc.kind}:${loc.project ?? ''}:${loc.ref ?? ''}:${loc.location.replace(/^\/+/, '')}`;
+  // The same file with other inputs is another configuration (it may be included once for each).
+  const inputs = loc.inputs === undefined ? '' : `:${JSON.stringify(loc.inputs)}`;
+  return `${loc.kind}:${loc.project ?? ''}:${loc.ref ?? ''}:${loc.location.replace(/^\/+/, '')}${inputs}`;
 }
 
 async function resolve(root: Hash, state: State, sources: IncludeSources, chain: string[]): Promise<Hash> {
@@ -255,14 +262,22 @@ async function resolve(root: Hash, state: State, sources: IncludeSources, chain:
     seen.add(id);
     if (++state.count > MAX_INCLUDES) throw new ConfigError(`Maximum of ${MAX_INCLUDES} nested includes are allowed!`);
     const { text, sources: nested } = await contentOf(loc, sources);
-    let parsed: unknown;
+    let file: { header: unknown; content: unknown };
     try {
-      parsed = loadYaml(text);
+      file = loadYamlFile(text);
     } catch (err) {
       if (err instanceof ConfigError && err.message === 'The parsed YAML is too big') throw err;
       throw new ConfigError(`Included file \`${describe(loc)}\` does not have valid YAML syntax!`);
     }
-    if (parsed === null || parsed === undefined) throw new ConfigError(`Included file \`${describe(loc)}\` is empty or does not exist!`);
+    if (file.content === null || file.content === undefined) throw new ConfigError(`Included file \`${describe(loc)}\` is empty or does not exist!`);
+    let parsed: unknown;
+    try {
+      parsed = interpolateInputs(file.header, file.content, loc.inputs, state.vars);
+    } catch (err) {
+      // External::File::Base#load_and_validate_expanded_hash! names the file before the message.
+      if (err instanceof ConfigError) throw new ConfigError(`\`${describe(loc)}\`: ${err.message}`);
+      throw err;
+    }
     if (!isHash(parsed)) throw new ConfigError(`Included file \`${describe(loc)}\` does not have valid YAML syntax!`);
     merged = deepMerge(merged, await resolve(parsed, state, nested, [...chain, id]));
   }

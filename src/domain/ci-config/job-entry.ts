@@ -9,7 +9,7 @@ import { ConfigError, isHash, type Hash } from './config-error.ts';
 import { isValidExpression } from './expression.ts';
 import { parseJobDetails } from './parse-job-details.ts';
 import {
-  allowFailure, cache, coverage, environment, image, release, retry, services, strings, stringList, variables,
+  allowFailure, cache, coverage, environment, flattenList, image, release, retry, services, strings, stringList, variables,
 } from './job-keywords.ts';
 import type { Defaults } from './defaults.ts';
 import { parseParallel, type ParallelSpec } from './parallel.ts';
@@ -83,7 +83,7 @@ function changesOf(value: unknown, at: string): RuleSpec['changes'] {
 
 export function parseRules(value: unknown, where: string, allowedWhen = RULE_WHEN): RuleSpec[] {
   if (!Array.isArray(value)) throw new ConfigError(`${where} rules should be an array of hashes`);
-  return value.map((raw) => {
+  return flattenList(value).map((raw) => {
     const at = `${where}:rules:rule`;
     if (!isHash(raw)) throw new ConfigError(`${at} config should be a hash`);
     const unknown = Object.keys(raw).filter((k) => !RULE_KEYS.includes(k));

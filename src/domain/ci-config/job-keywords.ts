@@ -41,6 +41,22 @@ export function stringList(value: unknown, depth = 0): string[] | null {
   return out;
 }
 
+/**
+ * Nested arrays spliced into their parent, as `[config].flatten` does for `rules:` (Entry::Rules
+ * over ComposableArray) and `needs:` (Entry::Needs#compose!): a list built from `!reference`
+ * pieces (`rules: [!reference [.base, rules], {if: …}]`) reads as one list. The tree is already
+ * bounded in depth by the YAML loader (MAX_DEPTH).
+ */
+export function flattenList(value: unknown[]): unknown[] {
+  if (!value.some(Array.isArray)) return value;
+  const out: unknown[] = [];
+  for (const item of value) {
+    if (Array.isArray(item)) out.push(...flattenList(item));
+    else out.push(item);
+  }
+  return out;
+}
+
 export function strings(value: unknown): string[] | null {
   return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value as string[] : null;
 }

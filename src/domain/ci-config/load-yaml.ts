@@ -105,11 +105,19 @@ function firstError(doc: Document): string | null {
 
 /** Parses one configuration file; throws ConfigError with the parser's words. */
 export function loadYaml(text: string): unknown {
+  return loadYamlFile(text).content;
+}
+
+/**
+ * One file's configuration document, and its `spec:` header document when it has one (undefined
+ * when not), for inputs.ts to check and interpolate.
+ */
+export function loadYamlFile(text: string): { header: unknown; content: unknown } {
   if (Buffer.byteLength(text) > MAX_BYTES) tooBig();
   let docs: Document[];
   try {
     const parsed = YAML.parseAllDocuments(text, { version: '1.1', uniqueKeys: false, prettyErrors: false, strict: false });
-    if (!Array.isArray(parsed)) return null;
+    if (!Array.isArray(parsed)) return { header: undefined, content: null };
     docs = parsed as Document[];
   } catch (err) {
     throw new ConfigError((err as Error).message.split('\n')[0]);
@@ -118,14 +126,16 @@ export function loadYaml(text: string): unknown {
     const message = firstError(d);
     if (message) throw new ConfigError(message);
   }
-  if (docs.length === 0) return null;
+  if (docs.length === 0) return { header: undefined, content: null };
   let doc = docs[0];
+  let header: unknown;
   if (docs.length > 1) {
     // A header document (`spec: inputs`) precedes the configuration.
-    const header = convert(doc.contents, { nodes: 0, doc, anchored: new Map() }, 0);
-    if (header !== null && typeof header === 'object' && !Array.isArray(header) && Object.keys(header).every((k) => k === 'spec')) {
+    const first = convert(doc.contents, { nodes: 0, doc, anchored: new Map() }, 0);
+    if (first !== null && typeof first === 'object' && !Array.isArray(first) && Object.keys(first).every((k) => k === 'spec')) {
+      header = first;
       doc = docs[1];
     }
   }
-  return convert(doc.contents, { nodes: 0, doc, anchored: new Map() }, 0);
+  return { header, content: convert(doc.contents, { nodes: 0, doc, anchored: new Map() }, 0) };
 }

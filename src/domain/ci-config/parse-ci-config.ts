@@ -3,7 +3,7 @@
  * and Ci::CreatePipelineService, with their validation messages (the API returns them as
  * `{"message":{"base":[…]}}`):
  *
- *   load (load-yaml.ts) → includes (includes.ts) → extends, !reference (normalise.ts)
+ *   load (load-yaml.ts) → spec:inputs (inputs.ts) → includes (includes.ts) → extends, !reference (normalise.ts)
  *   → keywords, default:, inherit: (job-entry.ts, defaults.ts) → parallel, matrix (expand.ts)
  *   → static checks of needs/dependencies           = loadCiConfig (what CI lint reports)
  *   → workflow:rules, rules, only/except (select.ts) → needs of the jobs left, empty stages
@@ -11,7 +11,8 @@
  */
 import { DEFAULT_STAGES, POST_STAGE, PRE_STAGE, type JobConfig, type PipelineConfig, type Variable } from './ci-config.ts';
 import { ConfigError, isHash, type Hash } from './config-error.ts';
-import { loadYaml } from './load-yaml.ts';
+import { loadYamlFile } from './load-yaml.ts';
+import { interpolateInputs } from './inputs.ts';
 import { resolveIncludes, type IncludeSources } from './includes.ts';
 import { resolveExtends, resolveReferences } from './normalise.ts';
 import { parseDefaults } from './defaults.ts';
@@ -84,7 +85,9 @@ function checkDependencies(jobs: JobSpec[]): void {
 
 /** Everything that does not depend on the pipeline: the configuration as CI lint sees it. */
 export async function loadCiConfig(text: string, sources: IncludeSources, vars: Map<string, string>): Promise<LoadedConfig> {
-  const loaded = loadYaml(text);
+  const file = loadYamlFile(text);
+  // The pipeline's own file takes no inputs: a header's inputs need defaults (Config#initialize).
+  const loaded = interpolateInputs(file.header, file.content, undefined, vars);
   if (!isHash(loaded)) throw new ConfigError('Invalid configuration format');
   const { config: included } = await resolveIncludes(loaded, sources, vars);
   const root = resolveReferences(resolveExtends(included));

@@ -5,6 +5,7 @@
 import type { ArtifactsConfig, NeedConfig, TriggerConfig } from './ci-config.ts';
 import { ConfigError, isHash, type Hash } from './config-error.ts';
 import { parseDuration } from './duration.ts';
+import { flattenList } from './job-keywords.ts';
 
 const ARTIFACTS_KEYS = new Set(['name', 'paths', 'untracked', 'when', 'expire_in', 'reports', 'exclude', 'expose_as', 'public']);
 /** Entry::Reports::ALLOWED_KEYS of 15.2. */
@@ -46,9 +47,10 @@ function matrixNames(job: string, parallel: unknown, where: string): string[] {
 }
 
 /** `needs:` entries: names or `{job, artifacts, optional}`; cross-project and pipeline needs only fetch artifacts. */
-function needs(value: unknown, where: string): NeedConfig[] | null {
-  if (value === undefined || value === null) return null;
-  if (!Array.isArray(value)) throw new ConfigError(`${where} needs config can only be a string, a hash or an array`);
+function needs(given: unknown, where: string): NeedConfig[] | null {
+  if (given === undefined || given === null) return null;
+  if (!Array.isArray(given)) throw new ConfigError(`${where} needs config can only be a string, a hash or an array`);
+  const value = flattenList(given);
   if (value.length > 50) throw new ConfigError(`${where}:needs config has too many entries (maximum 50)`);
   const out: NeedConfig[] = [];
   for (const item of value) {

@@ -412,8 +412,80 @@ export const SELECT_ERRORS: ErrorCase[] = [
     "'b' job needs 'job' job, but 'job' is not in any previous stage", { pipeline: {} }),
 ];
 
+/** `include: { local: t.yml, inputs: … }` of a file with this header and body. */
+const withInputs = (header: string, body: string, inputs: string, error: string) => c(
+  `include: { local: t.yml, inputs: ${inputs} }\n${OK}`, error ? `\`t.yml\`: ${error}` : error,
+  { world: { files: { 't.yml': `${header}\n---\n${body}` } } },
+);
+const BODY = 'tjob: { script: "$[[ inputs.a ]]" }\n';
+
+export const INPUTS_ERRORS: ErrorCase[] = [
+  // The pipeline's own file takes no inputs, so its header's inputs need defaults.
+  c(`spec: { inputs: { a: } }\n---\n${OK}`, '`a` input: required value has not been provided'),
+  withInputs('spec: { inputs: { a: } }', BODY, '{}', '`a` input: required value has not been provided'),
+  withInputs('spec: { inputs: { a: } }', BODY, '{ a: x, b: y, c: z }', 'unknown input arguments: b, c'),
+  c(`include: { local: t.yml, inputs: { a: x } }\n${OK}`, '`t.yml`: Given inputs not defined in the `spec` section of the included configuration file',
+    { world: { files: { 't.yml': BODY } } }),
+  withInputs('spec: { inputs: { a: } }', BODY, '[x]', 'Given inputs must be a hash'),
+  // Types, of the value given and of the default.
+  withInputs('spec: { inputs: { a: } }', BODY, '{ a: 1 }', '`a` input: provided value is not a string'),
+  withInputs('spec: { inputs: { a: { type: number } } }', BODY, '{ a: "1" }', '`a` input: provided value is not a number'),
+  withInputs('spec: { inputs: { a: { type: boolean } } }', BODY, '{ a: "yes" }', '`a` input: provided value is not a boolean'),
+  withInputs('spec: { inputs: { a: { type: array } } }', BODY, '{ a: x }', '`a` input: provided value is not an array'),
+  withInputs('spec: { inputs: { a: { default: 1 } } }', BODY, '{}', '`a` input: default value is not a string'),
+  // options and regex.
+  withInputs('spec: { inputs: { a: { options: [x, y] } } }', BODY, '{ a: z }',
+    '`a` input: `z` cannot be used because it is not in the list of allowed options'),
+  withInputs('spec: { inputs: { a: { type: number, options: [1, 2] } } }', BODY, '{ a: 3 }',
+    '`a` input: `3` cannot be used because it is not in the list of the allowed options'),
+  withInputs('spec: { inputs: { a: { type: boolean, options: [true] } } }', BODY, '{ a: true }',
+    '`a` input: Options can only be used with string and number inputs'),
+  withInputs('spec: { inputs: { a: { regex: "^v\\\\d+$" } } }', BODY, '{ a: x1 }', '`a` input: provided value does not match required RegEx pattern'),
+  withInputs('spec: { inputs: { a: { regex: "^v", default: x } } }', BODY, '{}', '`a` input: default value does not match required RegEx pattern'),
+  withInputs('spec: { inputs: { a: { regex: "(" } } }', BODY, '{ a: x }', '`a` input: invalid regular expression'),
+  withInputs('spec: { inputs: { a: { type: number, regex: "1" } } }', BODY, '{ a: 1 }', '`a` input: RegEx validation can only be used with string inputs'),
+  // Several errors: the first three, joined.
+  withInputs('spec: { inputs: { a: , b: , c: , d: } }', BODY, '{}',
+    '`a` input: required value has not been provided, `b` input: required value has not been provided, '
+    + '`c` input: required value has not been provided'),
+  // The header as its entries word it.
+  withInputs('spec: x', BODY, '{}', 'header:spec config should be a hash'),
+  withInputs('spec: { arguments: { a: } }', BODY, '{}', 'header:spec config contains unknown keys: arguments'),
+  withInputs('spec: { inputs: [a] }', BODY, '{}', 'header:spec:inputs config should be a hash'),
+  withInputs('spec: { inputs: { a: x } }', BODY, '{}', 'header:spec:inputs:a config should be a hash'),
+  withInputs('spec: { inputs: { a: { kind: x } } }', BODY, '{}', 'header:spec:inputs:a config contains unknown keys: kind'),
+  withInputs('spec: { inputs: { a: { description: [x] } } }', BODY, '{}', 'header:spec:inputs:a input description must be an alphanumeric string'),
+  withInputs('spec: { inputs: { a: { regex: [x] } } }', BODY, '{}', 'header:spec:inputs:a input regex should be a string'),
+  withInputs('spec: { inputs: { a: { type: hash } } }', BODY, '{}', 'header:spec:inputs:a input type unknown value: hash'),
+  withInputs('spec: { inputs: { a: { options: x } } }', BODY, '{}', 'header:spec:inputs:a input options should be an array'),
+  withInputs(`spec: { inputs: { a: { options: [${Array.from({ length: 51 }, (_, i) => i).join(', ')}] } } }`, BODY, '{}',
+    'header:spec:inputs:a config cannot define more than 50 options'),
+  // The blocks of the body.
+  withInputs('spec: { inputs: { a: } }', 'tjob: { script: "$[[ inputs ]]" }\n', '{ a: x }', 'invalid interpolation access pattern'),
+  withInputs('spec: { inputs: { a: } }', `tjob: { script: "$[[ inputs.${'a'.repeat(1100)} ]]" }\n`, '{ a: x }',
+    'maximum interpolation expression size exceeded'),
+  withInputs('spec: { inputs: { a: } }', 'tjob: { script: "$[[ inputs.b ]]" }\n', '{ a: x }', 'unknown interpolation key: `b`'),
+  withInputs('spec: { inputs: { a: } }', 'tjob: { script: "$[[ vars.a ]]" }\n', '{ a: x }', 'unknown interpolation key: `vars`'),
+  withInputs('spec: { inputs: { a: } }', 'tjob: { script: "$[[ inputs.a.b ]]" }\n', '{ a: x }', 'unknown interpolation key: `b`'),
+  withInputs('spec: { inputs: { a: } }', 'tjob: { script: "$[[ inputs.a | truncate(0,1) | truncate(0,1) | truncate(0,1) | truncate(0,1) ]]" }\n',
+    '{ a: x }', 'too many functions in interpolation block'),
+  withInputs('spec: { inputs: { a: } }', 'tjob: { script: "$[[ inputs.a | upcase ]]" }\n', '{ a: x }',
+    'no function matching `upcase`: check that the function name, arguments, and types are correct'),
+  withInputs('spec: { inputs: { a: { type: number } } }', 'tjob: { script: "$[[ inputs.a | truncate(0, 1) ]]" }\n', '{ a: 1 }',
+    'error in `truncate` function: invalid input type: truncate can only be used with string inputs'),
+  withInputs('spec: { inputs: { a: { type: array } } }', 'tjob: { script: "$[[ inputs.a | expand_vars ]]" }\n', '{ a: [x] }',
+    'error in `expand_vars` function: invalid input type: expand_vars can only be used with string inputs'),
+  // Bounds: blocks a file, bytes interpolation puts in, one node's size.
+  withInputs(`spec: { inputs: { ${many(101, (i) => `i${i}: { default: x }`).replace(/\n/g, ', ')} } }`,
+    `tjob: { script: [${many(101, (i) => `"$[[ inputs.i${i} ]]"`).replace(/\n/g, ', ')}] }\n`, '{}', 'too many interpolation blocks'),
+  withInputs('spec: { inputs: { a: } }', `tjob: { script: [${Array(40).fill('"$[[ inputs.a ]]"').join(', ')}] }\n`,
+    `{ a: "${'x'.repeat(30_000)}" }`, 'config too large'),
+  withInputs('spec: { inputs: { a: } }', `tjob: { script: "${'x'.repeat(MAX_BYTES - 150)} $[[ inputs.a ]]" }\n`, `{ a: ${'y'.repeat(200)} }`,
+    'config node too large'),
+];
+
 export const ALL_ERROR_CASES: Record<string, ErrorCase[]> = {
   yaml: YAML_ERRORS, root: ROOT_ERRORS, default: DEFAULT_ERRORS, job: JOB_ERRORS, rules: RULES_ERRORS, 'only/except': ONLY_EXCEPT_ERRORS,
   keywords: KEYWORD_ERRORS, 'needs, artifacts, trigger': DETAIL_ERRORS, parallel: PARALLEL_ERRORS, 'extends, !reference': NORMALISE_ERRORS,
-  dependencies: DEPENDENCY_ERRORS, include: INCLUDE_ERRORS, selection: SELECT_ERRORS,
+  dependencies: DEPENDENCY_ERRORS, include: INCLUDE_ERRORS, selection: SELECT_ERRORS, 'spec:inputs': INPUTS_ERRORS,
 };

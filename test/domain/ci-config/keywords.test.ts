@@ -272,6 +272,17 @@ describe('CI keywords, called directly', () => {
       '.a: { script: [a] }\n.b: { extends: .a }\njob: { script: !reference [.b, script] }\n', { script: ['a'] }],
     ['!reference through another reference',
       '.a: { s: [a] }\n.b: { s: !reference [.a, s] }\njob: { script: !reference [.b, s] }\n', { script: ['a'] }],
+    ['rules assembled from !reference pieces flatten into one list',
+      '.up: { rules: [{ if: $A }, { if: $B, when: manual }] }\njob: { script: x, rules: [!reference [.up, rules], { when: never }] }\n',
+      { rules: [{ if: '$A' }, { if: '$B', when: 'manual' }, { when: 'never' }] }],
+    ['a rules list of only a !reference', '.up: { rules: [{ if: $A }] }\njob: { script: x, rules: [!reference [.up, rules]] }\n',
+      { rules: [{ if: '$A' }] }],
+    ['needs assembled from !reference pieces',
+      '.n: { needs: [a, { job: b, artifacts: false }] }\na: { stage: build, script: x }\nb: { stage: build, script: x }\n'
+        + 'job: { script: x, needs: [!reference [.n, needs]] }\n',
+      { needs: ['a', 'b'] }],
+    ['workflow rules from !reference pieces', '.w: { rules: [{ if: $A }] }\nworkflow: { rules: [!reference [.w, rules], { when: always }] }\n'
+      + 'job: { script: x }\n', { name: 'job' }],
     ['anchors and merge keys',
       '.t: &t { script: [a], stage: build }\njob: { <<: *t, stage: deploy }\n', { script: ['a'], stage: 'deploy' }],
   ]));
