@@ -96,17 +96,21 @@ export async function pipelineCoverageValues(db: Kysely<DB>, pipelineId: number)
 /**
  * The newest successful, not retried job of that name on the ref among three pipelines (the
  * Service's Ci::Build.in_pipelines(...).latest.success.for_ref(ref).by_name(job).max_by(&:created_at));
- * 0 stands for a pipeline that does not exist.
+ * 0 stands for a pipeline that does not exist. Only the pipelines and the name are asked of the
+ * database, so it walks ci_builds_pipeline: with status and type in the WHERE clause SQLite
+ * preferred ci_builds_queue (status, type) and read every successful job there is (27 ms on the
+ * bench's 100,000 jobs against 0.02 ms). The few runs of one job are sorted out here.
  */
-const newestSuccessfulJob = prepared((db) => db.selectFrom('ci_builds').select('coverage')
-  .where('pipeline_id', 'in', [param<number>(0), param<number>(1), param<number>(2)])
-  .where('type', '=', 'build').where('retried', '=', 0).where('status', '=', 'success')
-  .where('ref', '=', param<string>(3)).where('name', '=', param<string>(4))
-  .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1));
+const jobRuns = prepared((db) => db.selectFrom('ci_builds').select(['id', 'type', 'status', 'retried', 'ref', 'coverage', 'created_at'])
+  .where('pipeline_id', 'in', [param<number>(0), param<number>(1), param<number>(2)]).where('name', '=', param<string>(3)));
 
 export async function newestSuccessfulJobCoverage(
   db: Kysely<DB>, pipelineIds: readonly [number, number, number], ref: string, name: string,
 ): Promise<{ coverage: number | null } | undefined> {
-  const row = await newestSuccessfulJob.first(db, [...pipelineIds, ref, name]);
-  return row ? { coverage: row.coverage === null ? null : Number(row.coverage) } : undefined;
+  let newest: { id: number; created_at: string; coverage: number | null } | undefined;
+  for (const run of await jobRuns.all(db, [...pipelineIds, name])) {
+    if (run.type !== 'build' || Number(run.retried) !== 0 || run.status !== 'success' || run.ref !== ref) continue;
+    if (!newest || run.created_at > newest.created_at || (run.created_at === newest.created_at && run.id > newest.id)) newest = run;
+  }
+  return newest ? { coverage: newest.coverage === null ? null : Number(newest.coverage) } : undefined;
 }
