@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { Parser } from 'htmlparser2';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createPeople, createProject, type People } from '../helpers/noteables.ts';
+import { createSession } from '../helpers/factories.ts';
 
 interface Parsed { texts: string[]; widths: string[]; fills: string[]; tags: string[] }
 
@@ -244,6 +245,11 @@ describe('badge images', () => {
       assert.equal((await badge(url, people.tokens.reporter)).statusCode, 200);
       assert.equal((await badge(url, people.tokens.admin)).statusCode, 200);
     }
+    // A README viewed in the browser sends the session cookie, which says who asks.
+    const cookie = async (role: 'reporter' | 'nonMember') => `_service_session=${await createSession(t.db, people.users[role])}`;
+    const url = `/${fullPath}/badges/main/pipeline.svg`;
+    assert.equal((await t.app.inject({ method: 'GET', url, headers: { cookie: await cookie('reporter') } })).statusCode, 200);
+    assert.equal((await t.app.inject({ method: 'GET', url, headers: { cookie: await cookie('nonMember') } })).statusCode, 404);
     // A public project's badge is anyone's while its pipelines are public, and hidden once not.
     assert.equal((await badge(`${publicPath}/badges/main/pipeline.svg`, null)).statusCode, 200);
     const off = await t.request({ method: 'PUT', url: `/api/v4/projects/${publicId}`, token: people.tokens.owner, payload: { public_builds: false } });
