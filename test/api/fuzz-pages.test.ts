@@ -63,6 +63,8 @@ describe(`fuzzing the pages, OAuth and git (FUZZ_SEED=${SEED})`, () => {
       ['POST', '/profile/applications/{id}/renew', { authenticity_token: csrf }, { cookie }],
       ['GET', `/${repo}.git/info/refs`, { service: 'git-upload-pack' }, { authorization: basic }],
       ['POST', `/${repo}.git/git-upload-pack`, { x: 'y' }, { authorization: basic }],
+      ['GET', `/${repo}/badges/feature/x/pipeline.svg`, { ignore_skipped: 'true', key_text: 'k', key_width: '80', style: 'flat-square' }, { authorization: basic }],
+      ['GET', `/${repo}/badges/main/coverage.svg`, { job: 'test', key_text: 'k', key_width: '80', min_good: '90', min_acceptable: '80', min_medium: '70', style: 'flat' }, { authorization: basic }],
       ['GET', '/api/v4/user', { private_token: rootToken, sudo: '1' }, {}],
       ['GET', '/api/v3/user', { private_token: rootToken }, {}],
     ];

@@ -10,6 +10,7 @@ import templates from './meta/templates.ts';
 import { registerFiles } from './area.ts';
 import avatars from './users/avatars.ts';
 import uploadFiles from './projects/upload-files.ts';
+import badgeImages from './projects/badge-images.ts';
 import users from './users/index.ts';
 import projects from './projects/index.ts';
 import groups from './groups/index.ts';
@@ -28,6 +29,7 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await registerFiles(app, 'meta', { 'meta': health });       // /-/liveness, /-/readiness
   await registerFiles(app, 'users', { 'avatars': avatars });  // /uploads/-/system/user/avatar/:id/:filename
   await registerFiles(app, 'projects', { 'upload-files': uploadFiles }); // /<namespace…>/<project>/uploads/:secret/:filename
+  await registerFiles(app, 'projects', { 'badge-images': badgeImages }); // /<namespace…>/<project>/badges/<ref>/(pipeline|coverage).svg
   await app.register(async (api) => {
     // /version; /templates/(gitignores|gitlab_ci_ymls|dockerfiles|licenses)[/:name]
     await registerFiles(api, 'meta', { 'meta': version, 'templates': templates });
