@@ -13,6 +13,7 @@ import { registerArtifactJobs } from './artifacts.worker.ts';
 import { registerMergeRequestJobs } from './merge-requests.worker.ts';
 import { registerPipelineScheduleJobs } from './pipeline-schedules.worker.ts';
 import { registerWebHookJobs } from './web-hooks.worker.ts';
+import { registerIntegrationJobs } from './integrations.worker.ts';
 import { ciEnvFrom } from '../domain/pipelines/ci-env.ts';
 
 declare module 'fastify' {
@@ -32,6 +33,10 @@ export default fp(async (app) => {
   registerPipelineScheduleJobs(jobs, ciEnvFrom(db, config), app.log);
   registerWebHookJobs(jobs, {
     db, dataDir: config.dataDir, externalUrl: config.externalUrl, sshPort: config.sshPort, storages: config.storages, log: app.log,
+  });
+  registerIntegrationJobs(jobs, {
+    db, dataDir: config.dataDir, externalUrl: config.externalUrl, storages: config.storages,
+    smtpUrl: config.smtpUrl, smtpFrom: config.smtpFrom, asanaApiUrl: config.asanaApiUrl,
   });
   const workers = new JobRunner(jobs, {
     concurrency: config.jobConcurrency,

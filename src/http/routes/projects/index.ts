@@ -21,6 +21,7 @@ import badges from './badges.ts';
 import wikis from './wikis.ts';
 import uploads from './uploads.ts';
 import hooks from './hooks.ts';
+import integrations from './integrations.ts';
 
 export default async function projectsArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'projects', {
@@ -42,5 +43,6 @@ export default async function projectsArea(api: FastifyInstance): Promise<void> 
     'wikis': wikis,                    // /projects/:id/wikis[/:slug|/attachments]
     'uploads': uploads,                // /projects/:id/uploads
     'hooks': hooks,                    // /projects/:id/hooks[/:hook_id[/test/:trigger]]
+    'integrations': integrations,      // /projects/:id/(integrations|services)[/:slug]
   });
 }
