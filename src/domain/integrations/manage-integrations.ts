@@ -15,8 +15,8 @@ type Db = Kysely<DB> | Transaction<DB>;
 export type SettingValue = string | boolean;
 
 export interface IntegrationInput {
-  settings: Record<string, SettingValue | undefined>;
-  events: Partial<Record<EventFlag, boolean>>;
+  settings: Record<string, SettingValue | null | undefined>;
+  events: Partial<Record<EventFlag, boolean | null>>;
 }
 
 function parseObject(text: string | null): Record<string, SettingValue> {
@@ -44,6 +44,12 @@ export async function saveIntegration(
   for (const setting of kind.settings) {
     const value = input.settings[setting.name];
     if (value === undefined) continue;
+    // An empty value (Grape's nil) clears the setting.
+    if (value === null) {
+      delete properties[setting.name];
+      delete secrets[setting.name];
+      continue;
+    }
     if (setting.secret) secrets[setting.name] = value;
     else properties[setting.name] = value;
   }
@@ -53,7 +59,7 @@ export async function saveIntegration(
   };
   for (const event of kind.events) {
     const on = input.events[event];
-    if (on !== undefined) values[event] = on ? 1 : 0;
+    if (on !== undefined && on !== null) values[event] = on ? 1 : 0;
   }
   return upsertIntegration(db, projectId, kind.slug, values);
 }

@@ -42,10 +42,10 @@ function kindParams(kind: IntegrationKind) {
 }
 
 function inputOf(kind: IntegrationKind, input: Record<string, unknown>): IntegrationInput {
-  const settings: Record<string, SettingValue | undefined> = {};
-  for (const s of kind.settings) settings[s.name] = input[s.name] as SettingValue | undefined;
+  const settings: IntegrationInput['settings'] = {};
+  for (const s of kind.settings) settings[s.name] = input[s.name] as SettingValue | null | undefined;
   const events: IntegrationInput['events'] = {};
-  for (const e of kind.events) events[e] = input[e] as boolean | undefined;
+  for (const e of kind.events) events[e] = input[e] as boolean | null | undefined;
   return { settings, events };
 }
 
