@@ -6,16 +6,24 @@
  */
 import { findDeploymentById } from '../deployments/deployments.queries.ts';
 import { findEnvironmentById } from '../environments/environments.queries.ts';
+import type { Kysely } from 'kysely';
+import type { StorageShard } from '../../config/schema.ts';
+import type { DB } from '../../db/types.ts';
 import type { ProjectRow } from '../../db/tables/projects.ts';
 import { projectRepository } from '../repositories/project-repository.ts';
 import type { ObjectHookEvent } from './object-hooks.ts';
-import type { ObjectDataEnv } from './object-payloads.ts';
-import { hookTime, projectHookAttrs, userHookAttrs } from './payloads.ts';
+import { hookTime, projectHookAttrs, userHookAttrs, type HookUrls } from './payloads.ts';
 import { commitAttrs } from './push-hooks.ts';
 import type { HookFlag } from './web-hooks.queries.ts';
 
+/** What object-payloads.ts's ObjectDataEnv gives (declared here: that module imports this one). */
+interface DeploymentDataEnv extends HookUrls {
+  db: Kysely<DB>;
+  storages: StorageShard[];
+}
+
 export async function buildDeployment(
-  env: ObjectDataEnv, project: ProjectRow, event: ObjectHookEvent,
+  env: DeploymentDataEnv, project: ProjectRow, event: ObjectHookEvent,
 ): Promise<{ flag: HookFlag; data: Record<string, unknown> } | null> {
   const deployment = await findDeploymentById(env.db, event.id);
   if (!deployment) return null;
