@@ -18,6 +18,12 @@ export interface Config {
   host: string;
   externalUrl: string;
   dataDir: string;
+  /** Where integrations send mail (emails-on-push): an smtp:// or smtps:// URL; null: no mail is sent. */
+  smtpUrl: string | null;
+  /** The From address of kiln's mail. */
+  smtpFrom: string;
+  /** Base URL of the Asana API the asana integration calls (another only for a proxy or tests). */
+  asanaApiUrl: string;
   databaseUrl: string | null;
   storages: StorageShard[];
   rootPassword: string | null;
@@ -367,6 +373,31 @@ export const VARIABLES: Variable<keyof Config>[] = [
       + 'unset: the built-in ones only',
     default: () => null,
     parse: (raw) => (raw.startsWith('/') ? raw : { problem: 'must be an absolute path' }),
+  },
+  // Integrations (issue 31, item 9).
+  {
+    name: 'KILN_SMTP_URL',
+    key: 'smtpUrl',
+    doc: 'smtp:// or smtps:// URL (credentials in it if the server wants them) through which integrations send mail (emails-on-push); unset: no mail',
+    default: () => null,
+    parse: url(['smtp:', 'smtps:']),
+  },
+  {
+    name: 'KILN_SMTP_FROM',
+    key: 'smtpFrom',
+    doc: 'the From address of the mail kiln sends',
+    default: (_env, c) => `kiln@${new URL(c.externalUrl ?? 'http://localhost').hostname}`,
+    parse: (raw) => (/^[^\s@<>]+@[^\s@<>]+$/.test(raw) && raw.length <= 255 ? raw : { problem: 'must be an email address' }),
+  },
+  {
+    name: 'KILN_ASANA_API_URL',
+    key: 'asanaApiUrl',
+    doc: 'base URL of the Asana API the asana integration calls; change it only for a proxy or tests',
+    default: () => 'https://app.asana.com/api/1.0',
+    parse: (raw) => {
+      const parsed = url(['http:', 'https:'])(raw);
+      return typeof parsed === 'string' ? parsed.replace(/\/+$/, '') : parsed;
+    },
   },
   // Git over SSH (issue 31, item 1).
   {

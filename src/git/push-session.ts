@@ -31,6 +31,7 @@ import { ciEnvFrom } from '../domain/pipelines/ci-env.ts';
 import { scheduleStatisticsRefresh } from '../domain/statistics/project-statistics.ts';
 import { recordPushEvents } from '../domain/events/push-events.ts';
 import { executePushHooks } from '../domain/web-hooks/push-hooks.ts';
+import { executePushIntegrations } from '../domain/integrations/push-integrations.ts';
 import { createMergeRequestPushPipelines } from '../domain/pipelines/merge-request-pipelines.ts';
 import { afterBranchPush } from '../domain/merge-requests/merge-status.ts';
 import { beginRepositoryWrite } from '../domain/repository-writes/repository-writes.ts';
@@ -162,6 +163,8 @@ export async function beginPush(
       // The push and tag push webhooks, from the refs' new state.
       await executePushHooks(db, env, gitDir, project, updates, userId)
         .catch((err: unknown) => log.error({ err }, 'could not queue the webhooks of a push'));
+      await executePushIntegrations(db, env, gitDir, project, updates, userId)
+        .catch((err: unknown) => log.error({ err }, 'could not queue the integrations of a push'));
       // Merge requests of the pushed branches: a new diff version, the merge status rechecked.
       await afterBranchPush(db, gitDir, project, updates, userId)
         .catch((err: unknown) => log.error({ err }, 'could not refresh the merge requests of a push'));

@@ -15,6 +15,7 @@ import { registerPipelineScheduleJobs } from './pipeline-schedules.worker.ts';
 import { registerWebHookJobs } from './web-hooks.worker.ts';
 import { registerStatisticsJobs } from './statistics.worker.ts';
 import { registerForkJobs } from './forks.worker.ts';
+import { registerIntegrationJobs } from './integrations.worker.ts';
 import { ciEnvFrom } from '../domain/pipelines/ci-env.ts';
 
 declare module 'fastify' {
@@ -37,6 +38,10 @@ export default fp(async (app) => {
     db, dataDir: config.dataDir, externalUrl: config.externalUrl, sshPort: config.sshPort, storages: config.storages, log: app.log,
   });
   registerStatisticsJobs(jobs, { db, shards: config.storages });
+  registerIntegrationJobs(jobs, {
+    db, dataDir: config.dataDir, externalUrl: config.externalUrl, storages: config.storages,
+    smtpUrl: config.smtpUrl, smtpFrom: config.smtpFrom, asanaApiUrl: config.asanaApiUrl,
+  });
   const workers = new JobRunner(jobs, {
     concurrency: config.jobConcurrency,
     pollMs: config.jobPollMs,

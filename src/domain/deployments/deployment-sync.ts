@@ -25,6 +25,7 @@ import {
   changeEnvironmentState, findEnvironmentById, findEnvironmentByName, updateEnvironment,
 } from '../environments/environments.queries.ts';
 import { jobEnvironment, startsEnvironment, type JobEnvironment } from '../environments/job-environment.ts';
+import { queueObjectHook } from '../web-hooks/object-hooks.ts';
 import {
   changeDeploymentStatus, findDeploymentOfJob, insertDeployment, linkMergedMergeRequests, previousSuccessfulDeployment,
 } from './deployments.queries.ts';
@@ -33,6 +34,8 @@ type Db = Kysely<DB> | Transaction<DB>;
 
 export const DEPLOYMENT_STATUSES = ['created', 'running', 'success', 'failed', 'canceled', 'skipped', 'blocked'] as const;
 const FINISHED = ['success', 'failed', 'canceled'];
+/** The changes project hooks hear (Deployment's after_transition to running, success, failed, canceled). */
+const HOOKED = ['running', 'success', 'failed', 'canceled'];
 
 /** The deployment state machine (app/models/deployment.rb): the states each target may be reached from. */
 const FROM: Record<string, readonly string[]> = {
@@ -55,6 +58,10 @@ export async function moveDeployment(
   if (!from) return undefined;
   const updated = await changeDeploymentStatus(db, deployment.id, from, to, FINISHED.includes(to) ? { finished_at: nowIso() } : {});
   if (updated && to === 'success') await deploymentSucceeded(db, updated, environmentOptions);
+  // Queued on the change's own handle: it is delivered only if the change commits.
+  if (updated && HOOKED.includes(to)) {
+    await queueObjectHook(db, { kind: 'deployment', id: updated.id, projectId: updated.project_id, status: to, at: updated.updated_at });
+  }
   return updated;
 }
 

@@ -20,6 +20,10 @@ export async function insertDeployment(trx: Transaction<DB>, d: NewDeployment): 
     .returningAll().executeTakeFirstOrThrow();
 }
 
+export async function findDeploymentById(db: Db, id: number): Promise<DeploymentRow | undefined> {
+  return db.selectFrom('deployments').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
 export async function findDeploymentInProject(db: Db, projectId: number, id: number): Promise<DeploymentRow | undefined> {
   if (!isStorableId(id)) return undefined;
   return db.selectFrom('deployments').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();

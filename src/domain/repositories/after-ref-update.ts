@@ -17,6 +17,7 @@ import { createMergeRequestPushPipelines } from '../pipelines/merge-request-pipe
 import { afterBranchPush } from '../merge-requests/merge-status.ts';
 import { executePushHooks } from '../web-hooks/push-hooks.ts';
 import { scheduleStatisticsRefresh } from '../statistics/project-statistics.ts';
+import { executePushIntegrations } from '../integrations/push-integrations.ts';
 
 /**
  * `userId` changed the refs and is the push pipelines' user. The pipelines are created after the
@@ -42,6 +43,9 @@ export async function afterRefUpdate(
       .catch(onPipelineError)
       // The push and tag push webhooks (Git::BranchHooksService runs them for API writes too).
       .then(() => executePushHooks(env.db, env, repo.gitDir, project, updates, userId))
+      .catch(onPipelineError)
+      // And the project's active integrations (execute_integrations runs beside the hooks).
+      .then(() => executePushIntegrations(env.db, env, repo.gitDir, project, updates, userId))
       .catch(onPipelineError)
       // The merge requests of the moved branches: a diff version per source push, their merge status rechecked.
       .then(() => afterBranchPush(env.db, repo.gitDir, project, updates, userId))

@@ -41,7 +41,7 @@ export interface DeliveryResult {
 const RESPONSE_BODY_LIMIT = 8192;
 
 /** A lookup that refuses local addresses: the check sees exactly the addresses the socket will use. */
-function guardedLookup(allowLocal: boolean): LookupFunction {
+export function guardedLookup(allowLocal: boolean): LookupFunction {
   return (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);

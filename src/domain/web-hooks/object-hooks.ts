@@ -14,7 +14,7 @@ import { projectHearsAny, type HookFlag } from './web-hooks.queries.ts';
 
 export const WEB_HOOK_BUILD_JOB = 'web_hooks.build';
 
-export type ObjectKind = 'issue' | 'note' | 'merge_request' | 'release' | 'job';
+export type ObjectKind = 'issue' | 'note' | 'merge_request' | 'release' | 'job' | 'deployment';
 
 export interface ObjectHookEvent {
   kind: ObjectKind;
@@ -27,8 +27,10 @@ export interface ObjectHookEvent {
   userId?: number;
   /** { attribute: { previous, current } } of an update. */
   changes?: Record<string, { previous: unknown; current: unknown }>;
-  /** A job's status at its transition (the job may have moved on when the payload is built). */
+  /** A job's or deployment's status at its transition (it may have moved on when the payload is built). */
   status?: string;
+  /** When that transition happened (a deployment's status_changed_at). */
+  at?: string;
 }
 
 /** The flags an event of each kind may reach (its confidential twin where the Service has one). */
@@ -38,6 +40,7 @@ const FLAGS: Record<ObjectKind, HookFlag[]> = {
   merge_request: ['merge_requests_events'],
   release: ['releases_events'],
   job: ['job_events'],
+  deployment: ['deployment_events'],
 };
 
 /** Queues the event's build job when a hook of the project (or a system hook, for merge requests) may hear it. */

@@ -20,6 +20,7 @@ import type { ObjectHookEvent } from './object-hooks.ts';
 import { findPipeline } from '../pipelines/pipelines.queries.ts';
 import type { CommitData } from '../pipelines/git-source.ts';
 import { environmentOf } from './pipeline-hooks.ts';
+import { buildDeployment } from './deployment-payload.ts';
 import { hookTime, projectHookAttrs, userHookAttrs, type HookUrls, type ProjectHookAttrs } from './payloads.ts';
 import {
   headPipelineId, jobForHook, jobRetriesForHook, mergeRequestHeadSha, mergeRequestTimeSpent, noteForHook, releaseForHook,
@@ -291,5 +292,6 @@ export async function buildObjectData(env: ObjectDataEnv, event: ObjectHookEvent
     case 'note': return buildNote(env, project, event);
     case 'release': return buildRelease(env, project, event);
     case 'job': return buildJob(env, project, event);
+    case 'deployment': return buildDeployment(env, project, event);
   }
 }

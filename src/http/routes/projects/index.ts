@@ -24,6 +24,7 @@ import hooks from './hooks.ts';
 import projectStatistics from './statistics.ts';
 import forks from './forks.ts';
 import groupLinks from './group-links.ts';
+import integrations from './integrations.ts';
 
 export default async function projectsArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'projects', {
@@ -48,5 +49,6 @@ export default async function projectsArea(api: FastifyInstance): Promise<void> 
     'statistics': projectStatistics,   // /projects/:id/statistics, POST /projects/:id/housekeeping
     'forks': forks,                    // /projects/:id/fork[/:forked_from_id]
     'group-links': groupLinks,         // /projects/:id/share[/:group_id], /projects/:id/groups
+    'integrations': integrations,      // /projects/:id/(integrations|services)[/:slug]
   });
 }

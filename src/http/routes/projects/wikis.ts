@@ -17,6 +17,7 @@ import {
   type WikiWriteResult,
 } from '../../../domain/wikis/wiki-pages.ts';
 import { ensureWikiRepository, wikiRepository } from '../../../domain/wikis/wiki-repository.ts';
+import { queueWikiPageHook } from '../../../domain/wikis/wiki-page-hooks.ts';
 import { repositoryExists } from '../../../domain/repositories/repositories.ts';
 import { createMarkdownRenderer } from '../../../domain/markdown/render-pool.ts';
 import { badRequestMessage, invalidParams, missingAttribute, notFound, validationFailed } from '../../errors.ts';
@@ -148,6 +149,7 @@ const wikis: FastifyPluginAsync = async (app) => {
       title: input.title, content: input.content, format: input.format, author: authorOf(caller.user),
       maxContentBytes: await maxContentBytes(),
     }));
+    await queueWikiPageHook(db, config, ctx.project, page, caller.user.id, 'create');
     reply.code(201);
     return presentWikiPage(page);
   });
@@ -164,6 +166,7 @@ const wikis: FastifyPluginAsync = async (app) => {
       ...(input.title !== undefined ? { title: input.title } : {}), ...(input.content !== undefined ? { content: input.content } : {}),
       format: input.format, author: authorOf(caller.user), maxContentBytes: await maxContentBytes(),
     }));
+    await queueWikiPageHook(db, config, ctx.project, updated, caller.user.id, 'update');
     return presentWikiPage(updated);
   });
 
@@ -175,6 +178,7 @@ const wikis: FastifyPluginAsync = async (app) => {
     const page = await pageOr404(ctx, input.slug);
     const repo = await writable(ctx);
     written(await deletePage(db, repo, page, authorOf(caller.user)));
+    await queueWikiPageHook(db, config, ctx.project, page, caller.user.id, 'delete');
     return reply.code(204).send();
   });
 

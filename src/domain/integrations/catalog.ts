@@ -1,0 +1,74 @@
+/**
+ * The integrations kiln carries out, with the settings the Service's API takes for each
+ * (lib/api/helpers/integrations_helpers.rb: name, type, whether required) and the events each
+ * supports (its model's supported_events, app/models/integrations/*.rb), which become optional
+ * `<event>_events` flags of its PUT. Secret settings (the models' password-type fields) are
+ * sealed at rest and never returned. Only integrations kiln acts on are offered.
+ */
+export type EventFlag =
+  | 'push_events' | 'issues_events' | 'merge_requests_events' | 'tag_push_events' | 'note_events'
+  | 'confidential_note_events' | 'commit_events' | 'confidential_issues_events' | 'pipeline_events'
+  | 'wiki_page_events' | 'job_events';
+
+export interface IntegrationSetting {
+  name: string;
+  type: 'string' | 'boolean' | 'choice';
+  required: boolean;
+  secret: boolean;
+  description: string;
+  choices?: readonly string[];
+  /** The value an integration set up without it has (the model's default). */
+  default?: string | boolean;
+}
+
+export interface IntegrationKind {
+  slug: string;
+  title: string;
+  settings: IntegrationSetting[];
+  events: EventFlag[];
+}
+
+/** EmailsOnPush#branches_to_be_notified choices (Integrations::BaseChatNotification's BRANCH_CHOICES). */
+export const BRANCH_CHOICES = ['all', 'default', 'protected', 'default_and_protected'] as const;
+
+export const INTEGRATIONS: readonly IntegrationKind[] = [
+  {
+    slug: 'asana',
+    title: 'Asana',
+    settings: [
+      { name: 'api_key', type: 'string', required: true, secret: true, description: 'User API token for Asana' },
+      {
+        name: 'restrict_to_branch', type: 'string', required: false, secret: false,
+        description: 'Comma-separated list of branches to be automatically inspected; all branches when empty',
+      },
+    ],
+    events: ['push_events'],
+  },
+  {
+    slug: 'emails-on-push',
+    title: 'Emails on push',
+    settings: [
+      {
+        name: 'recipients', type: 'string', required: true, secret: false,
+        description: 'Recipient email addresses separated by commas or white space',
+      },
+      { name: 'disable_diffs', type: 'boolean', required: false, secret: false, description: 'Do not include code diffs' },
+      {
+        name: 'send_from_committer_email', type: 'boolean', required: false, secret: false,
+        description: "Send from the committer's email address when its domain is the instance's",
+      },
+      {
+        name: 'branches_to_be_notified', type: 'choice', required: false, secret: false,
+        choices: BRANCH_CHOICES, default: 'all',
+        description: 'Branches whose pushes send a mail: all, default, protected or default_and_protected',
+      },
+    ],
+    events: ['push_events', 'tag_push_events'],
+  },
+];
+
+export function integrationKind(slug: string): IntegrationKind | undefined {
+  return INTEGRATIONS.find((k) => k.slug === slug);
+}
+
+export const INTEGRATION_SLUGS = INTEGRATIONS.map((k) => k.slug);

@@ -1,0 +1,38 @@
+/** Every Kysely call of the integrations area. */
+import type { Kysely, Transaction, Updateable } from 'kysely';
+import type { DB } from '../../db/types.ts';
+import type { IntegrationRow, IntegrationsTable } from '../../db/tables/integrations.ts';
+import { nowIso } from '../clock.ts';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+export type IntegrationWrite = Omit<Updateable<IntegrationsTable>, 'id' | 'project_id' | 'type' | 'created_at' | 'updated_at'>;
+
+/** A project's active integrations in id order. */
+export function activeIntegrationsQuery(db: Db, projectId: number) {
+  return db.selectFrom('integrations').selectAll().where('project_id', '=', projectId).where('active', '=', 1).orderBy('id');
+}
+
+export async function activeIntegrations(db: Db, projectId: number): Promise<IntegrationRow[]> {
+  return activeIntegrationsQuery(db, projectId).execute();
+}
+
+export async function findIntegration(db: Db, projectId: number, type: string): Promise<IntegrationRow | undefined> {
+  return db.selectFrom('integrations').selectAll().where('project_id', '=', projectId).where('type', '=', type).executeTakeFirst();
+}
+
+export async function findIntegrationById(db: Db, id: number): Promise<IntegrationRow | undefined> {
+  return db.selectFrom('integrations').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * Creates or changes a project's integration of one kind in one statement: the unique
+ * (project_id, type) index decides, so two saves at once never make two rows.
+ */
+export async function upsertIntegration(db: Db, projectId: number, type: string, values: IntegrationWrite): Promise<IntegrationRow> {
+  const now = nowIso();
+  return db.insertInto('integrations')
+    .values({ ...values, project_id: projectId, type, created_at: now, updated_at: now } as never)
+    .onConflict((oc) => oc.columns(['project_id', 'type']).doUpdateSet({ ...values, updated_at: now } as never))
+    .returningAll().executeTakeFirstOrThrow();
+}

@@ -1,0 +1,49 @@
+/**
+ * Carries out one integration job (push-integrations.ts queued it): the integration is read
+ * again (gone or inactive: nothing to do), its secrets opened, and its kind acts on the push.
+ */
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/types.ts';
+import type { StorageShard } from '../../config/schema.ts';
+import type { Sealer } from '../ci-variables/encryption.ts';
+import { findProjectById } from '../projects/projects.queries.ts';
+import { allProtectedBranches } from '../protected-refs/protected-refs.queries.ts';
+import { projectRepository } from '../repositories/project-repository.ts';
+import { currentSettings } from '../settings/settings.ts';
+import { executeAsana, type AsanaPush } from './asana.ts';
+import { executeEmailsOnPush, type MailPush } from './emails-on-push.ts';
+import { findIntegrationById } from './integrations.queries.ts';
+import { readSettings } from './manage-integrations.ts';
+import type { IntegrationJob } from './push-integrations.ts';
+
+export interface IntegrationDeps {
+  db: Kysely<DB>;
+  sealer: () => Promise<Sealer>;
+  storages: StorageShard[];
+  externalUrl: string;
+  smtpUrl: string | null;
+  smtpFrom: string;
+  asanaApiUrl: string;
+}
+
+export async function runIntegrationJob(deps: IntegrationDeps, job: IntegrationJob): Promise<void> {
+  const row = await findIntegrationById(deps.db, job.integrationId);
+  if (!row || row.active !== 1) return;
+  const project = await findProjectById(deps.db, row.project_id);
+  if (!project) return;
+  const settings = readSettings(await deps.sealer(), row);
+  const data = job.data as Record<string, unknown> & { project: { namespace: string; name: string } };
+  if (row.type === 'emails-on-push') {
+    const gitDir = projectRepository(deps.storages, project).gitDir;
+    const patterns = (await allProtectedBranches(deps.db, project.id)).map((b) => b.name);
+    await executeEmailsOnPush(
+      { smtpUrl: deps.smtpUrl, from: deps.smtpFrom, externalUrl: deps.externalUrl }, gitDir, settings,
+      data as unknown as MailPush, patterns,
+    );
+  } else if (row.type === 'asana') {
+    const allowLocal = (await currentSettings(deps.db)).allow_local_requests_from_web_hooks_and_services;
+    // Project#full_name: "Namespace / Project".
+    const push = { ...data, project_full_name: `${data.project.namespace} / ${data.project.name}` } as unknown as AsanaPush;
+    await executeAsana({ apiUrl: deps.asanaApiUrl, allowLocal }, settings, push);
+  }
+}
