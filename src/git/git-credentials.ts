@@ -20,6 +20,7 @@ import type { DeployTokenRow } from '../db/tables/deploy-tokens.ts';
 import { deployTokenScopes, findDeployTokenForGit } from '../domain/deploy-tokens/deploy-tokens.ts';
 
 import type { GitAbilities } from './git-access.ts';
+import { basicCredentials } from '../http/auth/basic-credentials.ts';
 
 export type { GitAbilities };
 
@@ -38,16 +39,6 @@ export function abilitiesForScopes(scopes: string[]): GitAbilities {
     download: has('api') || has('read_api') || has('read_repository') || has('write_repository'),
     push: has('api') || has('write_repository'),
   };
-}
-
-function basicCredentials(request: FastifyRequest): { username: string; password: string } | null {
-  const header = request.headers.authorization;
-  const m = typeof header === 'string' ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header) : null;
-  if (!m) return null;
-  const decoded = Buffer.from(m[1], 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 0) return null;
-  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
 async function tokenUser(ctx: KilnContext, username: string, secret: string): Promise<{ user: UserRow; scopes: string[] } | 'invalid'> {

@@ -13,6 +13,7 @@ import type { BuildRow } from '../db/tables/ci.ts';
 import { autoRetryWanted } from '../domain/runners/update-job-state.ts';
 import { retryJob } from '../domain/jobs/job-actions.ts';
 import { sweepEnvironments } from '../domain/environments/environment-actions.ts';
+import { IntervalTask } from './interval-task.ts';
 
 const BATCH = 200;
 
@@ -51,34 +52,9 @@ export async function sweepCi(env: CiEnv, now: Date = new Date()): Promise<numbe
   return failed;
 }
 
-export class CiSweeper {
-  #timer: NodeJS.Timeout | null = null;
-  #running: Promise<unknown> | null = null;
-  readonly #env: CiEnv;
-  readonly #intervalMs: number;
-  readonly #log: { error(obj: object, msg: string): void };
-
+/** The sweep every KILN_CI_SWEEP_INTERVAL seconds. */
+export class CiSweeper extends IntervalTask {
   constructor(env: CiEnv, intervalSeconds: number, log: { error(obj: object, msg: string): void }) {
-    this.#env = env;
-    this.#intervalMs = intervalSeconds * 1000;
-    this.#log = log;
-  }
-
-  start(): void {
-    if (this.#intervalMs === 0 || this.#timer) return;
-    this.#timer = setInterval(() => {
-      if (this.#running) return;
-      this.#running = sweepCi(this.#env)
-        .catch((err: unknown) => this.#log.error({ err }, 'CI sweep failed'))
-        .finally(() => { this.#running = null; });
-    }, this.#intervalMs);
-    this.#timer.unref();
-  }
-
-  /** Stops the interval and waits for a sweep in progress, so the database can close after. */
-  async stop(): Promise<void> {
-    if (this.#timer) clearInterval(this.#timer);
-    this.#timer = null;
-    await this.#running;
+    super(() => sweepCi(env), intervalSeconds, log, 'CI sweep failed');
   }
 }

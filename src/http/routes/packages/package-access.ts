@@ -33,22 +33,13 @@ import { digest } from '../../../domain/tokens/secret.ts';
 import { todayDate } from '../../../domain/clock.ts';
 import { forbidden, insufficientScope, invalidToken, notFound, TOKEN_EXPIRED, TOKEN_REVOKED, unauthorized } from '../../errors.ts';
 import { loadProject } from '../../loaders/containers.ts';
+import { basicCredentials } from '../../auth/basic-credentials.ts';
 
 const deployTokens = new WeakMap<FastifyRequest, DeployTokenRow>();
 
 export type PackageAction = Extract<ProjectAction, 'read_package' | 'create_package' | 'destroy_package'>;
 
 const isRead = (method: string) => method === 'GET' || method === 'HEAD';
-
-function basicCredentials(request: FastifyRequest): { username: string; password: string } | null {
-  const header = request.headers.authorization;
-  const m = typeof header === 'string' ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header) : null;
-  if (!m) return null;
-  const decoded = Buffer.from(m[1], 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 0) return null;
-  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
-}
 
 async function activeDeployToken(request: FastifyRequest, secret: string): Promise<DeployTokenRow | null> {
   if (secret === '' || secret.length > 255) return null;
