@@ -31,6 +31,38 @@ export interface IntegrationKind {
 /** EmailsOnPush#branches_to_be_notified choices (Integrations::BaseChatNotification's BRANCH_CHOICES). */
 export const BRANCH_CHOICES = ['all', 'default', 'protected', 'default_and_protected'] as const;
 
+
+/**
+ * The settings of the Slack-format chat integrations (integrations_helpers.rb's
+ * chat_notification_settings, with the channel of each event kiln posts about): the webhook URL
+ * is a secret; a chat integration starts notifying only broken pipelines of the default branch.
+ */
+const CHAT_EVENTS: EventFlag[] = ['push_events', 'issues_events', 'confidential_issues_events', 'tag_push_events', 'pipeline_events'];
+const CHAT_CHANNELS = ['push', 'issue', 'confidential_issue', 'tag_push', 'pipeline'];
+
+function chatSettings(service: string): IntegrationSetting[] {
+  return [
+    { name: 'webhook', type: 'string', required: true, secret: true, description: `The ${service} webhook URL` },
+    { name: 'username', type: 'string', required: false, secret: false, description: 'The name the messages are posted as' },
+    {
+      name: 'channel', type: 'string', required: false, secret: false,
+      description: 'The default channel to use if others are not configured',
+    },
+    {
+      name: 'notify_only_broken_pipelines', type: 'boolean', required: false, secret: false, default: true,
+      description: 'Send notifications for broken pipelines only',
+    },
+    {
+      name: 'branches_to_be_notified', type: 'choice', required: false, secret: false, choices: BRANCH_CHOICES, default: 'default',
+      description: 'Branches to send notifications for: all, default, protected or default_and_protected',
+    },
+    ...CHAT_CHANNELS.map((event): IntegrationSetting => ({
+      name: `${event}_channel`, type: 'string', required: false, secret: false,
+      description: `The name of the channel to receive ${event.replaceAll('_', ' ')} events notifications`,
+    })),
+  ];
+}
+
 export const INTEGRATIONS: readonly IntegrationKind[] = [
   {
     slug: 'asana',
@@ -65,6 +97,8 @@ export const INTEGRATIONS: readonly IntegrationKind[] = [
     ],
     events: ['push_events', 'tag_push_events'],
   },
+  { slug: 'slack', title: 'Slack notifications', settings: chatSettings('Slack'), events: CHAT_EVENTS },
+  { slug: 'mattermost', title: 'Mattermost notifications', settings: chatSettings('Mattermost'), events: CHAT_EVENTS },
 ];
 
 export function integrationKind(slug: string): IntegrationKind | undefined {

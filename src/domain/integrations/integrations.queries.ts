@@ -3,6 +3,7 @@ import type { Kysely, Transaction, Updateable } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { IntegrationRow, IntegrationsTable } from '../../db/tables/integrations.ts';
 import { nowIso } from '../clock.ts';
+import type { EventFlag } from './catalog.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -35,4 +36,12 @@ export async function upsertIntegration(db: Db, projectId: number, type: string,
     .values({ ...values, project_id: projectId, type, created_at: now, updated_at: now } as never)
     .onConflict((oc) => oc.columns(['project_id', 'type']).doUpdateSet({ ...values, updated_at: now } as never))
     .returningAll().executeTakeFirstOrThrow();
+}
+
+/** Whether an active integration of the project hears one of `flags` (a job is worth queueing). */
+export async function integrationHearsAny(db: Db, projectId: number, flags: EventFlag[]): Promise<boolean> {
+  if (flags.length === 0) return false;
+  const row = await db.selectFrom('integrations').select('id').where('project_id', '=', projectId).where('active', '=', 1)
+    .where((eb) => eb.or(flags.map((f) => eb(f, '=', 1)))).limit(1).executeTakeFirst();
+  return row !== undefined;
 }

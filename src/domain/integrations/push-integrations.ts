@@ -5,14 +5,14 @@
  * Each active integration that hears the event gets one background job (INTEGRATION_JOB); the
  * job reads the integration again, so a change or a DELETE before it runs is obeyed.
  */
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { ProjectRow } from '../../db/tables/projects.ts';
 import { insertJob } from '../background-jobs/background-jobs.queries.ts';
 import { currentSettings } from '../settings/settings.ts';
 import { buildPushData, type PushedRefChange } from '../web-hooks/push-hooks.ts';
 import type { HookUrls } from '../web-hooks/payloads.ts';
-import { integrationKind } from './catalog.ts';
+import { integrationKind, type EventFlag } from './catalog.ts';
 import { activeIntegrations } from './integrations.queries.ts';
 
 export const INTEGRATION_JOB = 'integrations.execute';
@@ -42,4 +42,21 @@ export async function executePushIntegrations(
       await insertJob(db, { kind: INTEGRATION_JOB, payload: job, maxAttempts: INTEGRATION_ATTEMPTS });
     }
   }
+}
+
+/**
+ * A record or pipeline event's integrations (the Service's `project.execute_integrations(data,
+ * :issue_hooks)` and the like, beside the webhooks): each active integration whose kind supports
+ * the event and that hears it gets one job with the webhooks' payload.
+ */
+export async function executeEventIntegrations(
+  db: Kysely<DB> | Transaction<DB>, projectId: number, flag: EventFlag, data: Record<string, unknown>,
+): Promise<number> {
+  const hearing = (await activeIntegrations(db, projectId))
+    .filter((row) => row[flag] === 1 && integrationKind(row.type)?.events.includes(flag));
+  for (const row of hearing) {
+    const job: IntegrationJob = { integrationId: row.id, data };
+    await insertJob(db, { kind: INTEGRATION_JOB, payload: job, maxAttempts: INTEGRATION_ATTEMPTS });
+  }
+  return hearing.length;
 }

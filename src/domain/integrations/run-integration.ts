@@ -1,6 +1,7 @@
 /**
  * Carries out one integration job (push-integrations.ts queued it): the integration is read
- * again (gone or inactive: nothing to do), its secrets opened, and its kind acts on the push.
+ * again (gone or inactive: nothing to do), its secrets opened, and its kind acts on the push
+ * (or, for the chat kinds, on the issue or pipeline event).
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
@@ -10,7 +11,9 @@ import { findProjectById } from '../projects/projects.queries.ts';
 import { allProtectedBranches } from '../protected-refs/protected-refs.queries.ts';
 import { projectRepository } from '../repositories/project-repository.ts';
 import { currentSettings } from '../settings/settings.ts';
+import { USER_AGENT } from '../web-hooks/run-delivery.ts';
 import { executeAsana, type AsanaPush } from './asana.ts';
+import { executeSlackFormat } from './chat.ts';
 import { executeEmailsOnPush, type MailPush } from './emails-on-push.ts';
 import { findIntegrationById } from './integrations.queries.ts';
 import { readSettings } from './manage-integrations.ts';
@@ -40,6 +43,14 @@ export async function runIntegrationJob(deps: IntegrationDeps, job: IntegrationJ
       { smtpUrl: deps.smtpUrl, from: deps.smtpFrom, externalUrl: deps.externalUrl }, gitDir, settings,
       data as unknown as MailPush, patterns,
     );
+  } else if (row.type === 'slack' || row.type === 'mattermost') {
+    const allowLocal = (await currentSettings(deps.db)).allow_local_requests_from_web_hooks_and_services;
+    const attrs = data.project as { namespace: string; name: string; web_url: string; default_branch: string | null };
+    const protectedPatterns = (await allProtectedBranches(deps.db, project.id)).map((b) => b.name);
+    await executeSlackFormat({
+      allowLocal, userAgent: USER_AGENT, projectName: `${attrs.namespace} / ${attrs.name}`, projectUrl: attrs.web_url,
+      defaultBranch: attrs.default_branch, protectedPatterns,
+    }, settings, data);
   } else if (row.type === 'asana') {
     const allowLocal = (await currentSettings(deps.db)).allow_local_requests_from_web_hooks_and_services;
     // Project#full_name: "Namespace / Project".

@@ -7,6 +7,7 @@
  * pays one indexed read per write. This module imports no record area, so any of them (jobs too)
  * may call it; object-payloads.ts and build-object-hook.ts read the records.
  */
+import { integrationHearsAny } from '../integrations/integrations.queries.ts';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import { insertJob } from '../background-jobs/background-jobs.queries.ts';
@@ -46,6 +47,9 @@ const FLAGS: Record<ObjectKind, HookFlag[]> = {
 /** Queues the event's build job when a hook of the project (or a system hook, for merge requests) may hear it. */
 export async function queueObjectHook(db: Kysely<DB> | Transaction<DB>, event: ObjectHookEvent): Promise<void> {
   const system = event.kind === 'merge_request';
-  if (!(await projectHearsAny(db, event.projectId, FLAGS[event.kind], system))) return;
+  // Issue events reach the project's integrations too (build-object-hook.ts queues their jobs).
+  const forIntegrations = event.kind === 'issue'
+    && await integrationHearsAny(db, event.projectId, ['issues_events', 'confidential_issues_events']);
+  if (!forIntegrations && !(await projectHearsAny(db, event.projectId, FLAGS[event.kind], system))) return;
   await insertJob(db, { kind: WEB_HOOK_BUILD_JOB, payload: event, maxAttempts: 3 });
 }

@@ -3,6 +3,8 @@
  * pipeline, with Gitlab::DataBuilder::Pipeline): the pipeline, its merge request, user, project
  * (without the backward-compatible URLs), commit and latest jobs.
  */
+import { activeIntegrations } from '../integrations/integrations.queries.ts';
+import { executeEventIntegrations } from '../integrations/push-integrations.ts';
 import type { BuildRow, PipelineRow } from '../../db/tables/ci.ts';
 import type { CiEnv } from '../pipelines/ci-env.ts';
 import { findPipeline } from '../pipelines/pipelines.queries.ts';
@@ -105,7 +107,13 @@ export async function buildPipelineData(env: CiEnv, pipeline: PipelineRow): Prom
 /** Queues a pipeline's deliveries after its status changed. */
 export async function executePipelineHooks(env: CiEnv, pipelineId: number): Promise<void> {
   const pipeline = await findPipeline(env.db, pipelineId);
-  if (!pipeline || (await hooksHearing(env.db, pipeline.project_id, 'pipeline_events')).length === 0) return;
+  if (!pipeline) return;
+  const hooks = (await hooksHearing(env.db, pipeline.project_id, 'pipeline_events')).length > 0;
+  // The project's integrations hear pipelines too (Ci::Pipeline#execute_hooks runs both).
+  const integrations = (await activeIntegrations(env.db, pipeline.project_id)).some((row) => row.pipeline_events === 1);
+  if (!hooks && !integrations) return;
   const data = await buildPipelineData(env, pipeline);
-  if (data) await enqueueHookEvent(env.db, { id: pipeline.project_id }, 'pipeline_events', data);
+  if (!data) return;
+  if (hooks) await enqueueHookEvent(env.db, { id: pipeline.project_id }, 'pipeline_events', data);
+  if (integrations) await executeEventIntegrations(env.db, pipeline.project_id, 'pipeline_events', data);
 }

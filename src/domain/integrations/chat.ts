@@ -1,0 +1,121 @@
+/**
+ * The chat integrations (the Service's Integrations::BaseChatNotification and its Slack and
+ * Mattermost kinds): which events a chat integration posts about, and the post itself.
+ * An issue or merge request update posts nothing (only open, close, reopen, …); a push or a
+ * pipeline only for the branches `branches_to_be_notified` names (tags always); a pipeline only
+ * when it failed, or succeeded and `notify_only_broken_pipelines` is off. The message goes to
+ * the event's channel setting, else `channel` (comma-separated: one post per channel), as
+ * Slack::Messenger posts it: a form field `payload` holding the JSON. The webhook URL passes the
+ * webhooks' SSRF checks (url-policy.ts, guardedLookup).
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { guardedLookup, DELIVERY_TIMEOUT_MS } from '../web-hooks/delivery.ts';
+import { BlockedUrlError, checkDeliveryUrl } from '../web-hooks/url-policy.ts';
+import { issueMessage, pipelineMessage, pushMessage, type ChatMessage } from './chat-messages.ts';
+import { notifiesBranch } from './emails-on-push.ts';
+
+export interface ChatDeps {
+  allowLocal: boolean;
+  userAgent: string;
+  /** The project's full name ("Namespace / Project") and web URL (BaseChatNotification#custom_data). */
+  projectName: string;
+  projectUrl: string;
+  defaultBranch: string | null;
+  protectedPatterns: string[];
+}
+
+type Data = Record<string, any>;
+type Settings = Record<string, unknown>;
+
+/** BaseChatNotification#notify_for_ref?: tags always, branches as branches_to_be_notified says. */
+function notifiesRef(settings: Settings, data: Data, deps: ChatDeps): boolean {
+  if (data.object_kind === 'tag_push' || data.object_attributes?.tag === true) return true;
+  const branch = typeof data.ref === 'string' ? data.ref.replace(/^refs\/heads\//, '') : String(data.object_attributes?.ref ?? '');
+  // A chat integration set up without the choice notifies for the default branch (its initial properties).
+  return notifiesBranch(settings.branches_to_be_notified ?? 'default', branch, deps.defaultBranch, deps.protectedPatterns);
+}
+
+/** BaseChatNotification#notify_for_pipeline?: failed always, success unless only broken ones, else never. */
+function notifiesPipeline(settings: Settings, data: Data): boolean {
+  const status = data.object_attributes?.status;
+  // notify_only_broken_pipelines is on until set otherwise (the initial properties).
+  if (status === 'success') return settings.notify_only_broken_pipelines === false;
+  return status === 'failed';
+}
+
+/** BaseChatNotification#get_message: the message of an event, or null when it posts nothing. */
+export function chatMessage(settings: Settings, data: Data, deps: ChatDeps): ChatMessage | null {
+  const full = { ...data, project_url: deps.projectUrl, project_name: deps.projectName };
+  switch (data.object_kind) {
+    case 'push':
+    case 'tag_push':
+      return notifiesRef(settings, data, deps) ? pushMessage(full) : null;
+    case 'issue':
+      return data.object_attributes?.action === 'update' ? null : issueMessage(full);
+    case 'pipeline':
+      return notifiesRef(settings, data, deps) && notifiesPipeline(settings, data) ? pipelineMessage(full) : null;
+    default:
+      return null;
+  }
+}
+
+/** The channels of an event: `<event_type>_channel`, else `channel`, split on commas. */
+export function chatChannels(settings: Settings, data: Data): string[] {
+  const eventType = String(data.event_type ?? data.object_kind);
+  const own = settings[`${eventType}_channel`];
+  const text = typeof own === 'string' && own.trim() !== '' ? own : settings.channel;
+  return typeof text === 'string' ? text.split(',').map((c) => c.trim()).filter((c) => c !== '') : [];
+}
+
+function post(url: URL, allowLocal: boolean, userAgent: string, payload: unknown): Promise<number> {
+  const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = client.request(url, {
+      method: 'POST', agent: false, lookup: guardedLookup(allowLocal), signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': String(Buffer.byteLength(body)), 'User-Agent': userAgent,
+      },
+    }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/**
+ * Posts an event's message to a Slack-format webhook (Slack, Mattermost); returns how many posts
+ * were made. A refused post throws, so the job is tried again.
+ */
+export async function executeSlackFormat(deps: ChatDeps, settings: Settings, data: Data): Promise<number> {
+  if (typeof settings.webhook !== 'string' || settings.webhook === '') return 0;
+  const message = chatMessage(settings, data, deps);
+  if (!message) return 0;
+  let url: URL;
+  try {
+    url = checkDeliveryUrl(settings.webhook, deps.allowLocal);
+  } catch (err) {
+    // A blocked address is not tried again (Gitlab::HTTP raises BlockedUrlError; the Service logs it).
+    if (err instanceof BlockedUrlError) return 0;
+    throw err;
+  }
+  const base: Record<string, unknown> = { text: message.pretext, attachments: message.attachments, fallback: message.fallback };
+  if (typeof settings.username === 'string' && settings.username !== '') base.username = settings.username;
+  const channels = chatChannels(settings, data);
+  const payloads = channels.length > 0 ? channels.map((channel) => ({ ...base, channel })) : [base];
+  for (const payload of payloads) {
+    let status: number;
+    try {
+      status = await post(url, deps.allowLocal, deps.userAgent, payload);
+    } catch (err) {
+      if (err instanceof BlockedUrlError) return 0;
+      throw err;
+    }
+    if (status < 200 || status >= 400) throw new Error(`chat webhook answered ${status}`);
+  }
+  return payloads.length;
+}
