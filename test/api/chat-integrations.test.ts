@@ -1,5 +1,5 @@
 /**
- * The chat integrations (issue 31, item 9): Slack and Mattermost set up with a PUT post the
+ * The chat integrations (issue 31, item 9): Slack and Mattermost (and Discord, in Markdown as an embed) set up with a PUT post the
  * Service's messages (Slack's form field `payload`, text + attachments) to their webhook for a
  * real git push over HTTP, an issue and a pipeline, to the event's channel; the webhook URL is a
  * secret and passes the webhooks' local-address check; pipelines are posted only when broken
@@ -48,8 +48,10 @@ describe('chat integrations', () => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
-        posts.push({ path: req.url ?? '', contentType: req.headers['content-type'], payload: JSON.parse(form.get('payload') ?? 'null') });
+        const text = Buffer.concat(chunks).toString('utf8');
+        const json = req.headers['content-type'] === 'application/json';
+        const payload = JSON.parse(json ? text : new URLSearchParams(text).get('payload') ?? 'null');
+        posts.push({ path: req.url ?? '', contentType: req.headers['content-type'], payload });
         res.writeHead(200).end('ok');
       });
     });
@@ -210,5 +212,38 @@ describe('chat integrations', () => {
     const post = posts.find((x) => x.path === '/mattermost')!;
     assert.match(post.payload.text, new RegExp(`^${owner.name} pushed to branch <${web}/-/commits/main\\|main>`));
     assert.equal('channel' in post.payload, false);
+  });
+
+  it('Discord posts the Markdown message as an embed', async () => {
+    await put('mattermost', { push_events: false, issues_events: false });
+    const res = await put('discord', { branches_to_be_notified: 'all' });
+    assert.doesNotMatch(res.body, /\/discord/);
+    assert.deepEqual(res.json().properties, { branches_to_be_notified: 'all' });
+    posts.length = 0;
+    const sha = await clone.commitAndPush({ 'h.txt': 'h\n' }, { message: 'For Discord' });
+    await waitFor(() => posts.some((x) => x.path === '/discord'), 'the Discord post');
+    await settle();
+    assert.deepEqual(posts.map((x) => x.path), ['/discord']);
+    const { payload, contentType } = posts[0];
+    assert.equal(contentType, 'application/json');
+    assert.equal(payload.embeds.length, 1);
+    const [embed] = payload.embeds;
+    assert.equal(embed.color, 0xfc6d26);
+    assert.equal(embed.author.name, owner.name);
+    assert.match(embed.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    const author = (await clone.run(['log', '-1', '--format=%an'])).trim();
+    const compare = `\\(\\[Compare changes\\]\\(${web}/compare/[0-9a-f]{40}\\.\\.\\.${sha}\\)\\)`;
+    assert.match(embed.description, new RegExp(`^${owner.name} pushed to branch \\[main\\]\\(${web}/-/commits/main\\) of \\[[^\\]]+\\]\\(${web}\\) ${compare}\n`));
+    assert.ok(embed.description.endsWith(`\n[${sha.slice(0, 8)}](${web}/-/commit/${sha}): For Discord - ${author}`), embed.description);
+
+    posts.length = 0;
+    const created = await t.request({
+      method: 'POST', url: `${base()}/issues`, token: p.ownerToken, payload: { title: 'Seen on Discord', description: 'Details' },
+    });
+    const issue = created.json();
+    await waitFor(() => posts.length >= 1, 'the Discord issue post');
+    assert.equal(posts[0].payload.embeds[0].author.name, owner.username);
+    const opened = `\\] Issue \\[#${issue.iid} Seen on Discord\\]\\(${issue.web_url}\\) opened by ${owner.name} \\(${owner.username}\\)`;
+    assert.match(posts[0].payload.embeds[0].description, new RegExp(`${opened}\nDetails$`));
   });
 });

@@ -99,6 +99,12 @@ export const INTEGRATIONS: readonly IntegrationKind[] = [
   },
   { slug: 'slack', title: 'Slack notifications', settings: chatSettings('Slack'), events: CHAT_EVENTS },
   { slug: 'mattermost', title: 'Mattermost notifications', settings: chatSettings('Mattermost'), events: CHAT_EVENTS },
+  // Discord posts to the webhook's own channel: no channel settings (integrations_helpers.rb).
+  {
+    slug: 'discord', title: 'Discord Notifications', events: CHAT_EVENTS,
+    settings: chatSettings('Discord')
+      .filter((s) => ['webhook', 'notify_only_broken_pipelines', 'branches_to_be_notified'].includes(s.name)),
+  },
 ];
 
 export function integrationKind(slug: string): IntegrationKind | undefined {

@@ -11,6 +11,8 @@ export interface ChatMessage {
   pretext: string;
   fallback: string;
   attachments: Record<string, unknown>[];
+  /** The message as the Markdown-speaking chats take it (BaseMessage with `markdown: true`). */
+  markdown: { text: string; attachments: string };
 }
 
 type Data = Record<string, any>;
@@ -38,8 +40,11 @@ function userCombinedName(data: Data): string {
   return fullName ? `${fullName} (${userName ?? ''})` : String(userName ?? '');
 }
 
-function plain(message: string, attachments: Record<string, unknown>[]): ChatMessage {
-  return { pretext: slackFormat(message), fallback: slackFormat(message), attachments };
+function plain(message: string, attachments: Record<string, unknown>[], markdownAttachments = ''): ChatMessage {
+  return {
+    pretext: slackFormat(message), fallback: slackFormat(message), attachments,
+    markdown: { text: message, attachments: markdownAttachments },
+  };
 }
 
 /** PushMessage: new branch/tag, removed branch/tag, or a push with its commits as one attachment. */
@@ -61,6 +66,7 @@ export function pushMessage(data: Data): ChatMessage {
   return plain(
     `${user} pushed to ${refType} ${link(name, refUrl)} of ${projectLink} (${compare})`,
     [{ text: slackFormat(commits), color: '#345' }],
+    commits,
   );
 }
 
@@ -74,7 +80,7 @@ export function issueMessage(data: Data): ChatMessage {
   const attachments = attrs.action === 'open'
     ? [{ title, title_link: attrs.url, text: slackFormat(String(attrs.description ?? '')), color: '#C95823' }]
     : [];
-  return plain(message, attachments);
+  return plain(message, attachments, attrs.action === 'open' ? String(attrs.description ?? '') : '');
 }
 
 /** BaseMessage#pretty_duration: MM:SS, or HH:MM:SS from an hour on. */
@@ -135,6 +141,7 @@ export function pipelineMessage(data: Data): ChatMessage {
   return {
     pretext: '',
     fallback: slackFormat(message),
+    markdown: { text: '', attachments: message },
     attachments: [{
       fallback: slackFormat(message), color, author_name: user, author_icon: data.user?.avatar_url ?? null,
       title: `Pipeline #${attrs.id} ${humanized} in ${duration}`, title_link: pipelineUrl, fields,

@@ -68,14 +68,16 @@ export function chatChannels(settings: Settings, data: Data): string[] {
   return typeof text === 'string' ? text.split(',').map((c) => c.trim()).filter((c) => c !== '') : [];
 }
 
-function post(url: URL, allowLocal: boolean, userAgent: string, payload: unknown): Promise<number> {
-  const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+function post(url: URL, allowLocal: boolean, userAgent: string, payload: unknown, json = false): Promise<number> {
+  // Slack::Messenger posts a form field `payload`; Discordrb posts the JSON itself.
+  const body = json ? JSON.stringify(payload) : new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const req = client.request(url, {
       method: 'POST', agent: false, lookup: guardedLookup(allowLocal), signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
       headers: {
-        'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': String(Buffer.byteLength(body)), 'User-Agent': userAgent,
+        'Content-Type': json ? 'application/json' : 'application/x-www-form-urlencoded',
+        'Content-Length': String(Buffer.byteLength(body)), 'User-Agent': userAgent,
       },
     }, (res) => {
       res.resume();
@@ -87,35 +89,62 @@ function post(url: URL, allowLocal: boolean, userAgent: string, payload: unknown
   });
 }
 
-/**
- * Posts an event's message to a Slack-format webhook (Slack, Mattermost); returns how many posts
- * were made. A refused post throws, so the job is tried again.
- */
-export async function executeSlackFormat(deps: ChatDeps, settings: Settings, data: Data): Promise<number> {
-  if (typeof settings.webhook !== 'string' || settings.webhook === '') return 0;
-  const message = chatMessage(settings, data, deps);
-  if (!message) return 0;
-  let url: URL;
+/** The webhook URL, or null when it is not set or its address is blocked (then not tried again). */
+function webhookUrl(settings: Settings, allowLocal: boolean): URL | null {
+  if (typeof settings.webhook !== 'string' || settings.webhook === '') return null;
   try {
-    url = checkDeliveryUrl(settings.webhook, deps.allowLocal);
+    return checkDeliveryUrl(settings.webhook, allowLocal);
   } catch (err) {
-    // A blocked address is not tried again (Gitlab::HTTP raises BlockedUrlError; the Service logs it).
-    if (err instanceof BlockedUrlError) return 0;
+    // Gitlab::HTTP raises BlockedUrlError and the Service logs it; no retry would change that.
+    if (err instanceof BlockedUrlError) return null;
     throw err;
   }
+}
+
+/** Posts one payload; false when the address turned out blocked. A refused post throws, so the job is tried again. */
+async function send(url: URL, deps: ChatDeps, payload: unknown, json: boolean): Promise<boolean> {
+  let status: number;
+  try {
+    status = await post(url, deps.allowLocal, deps.userAgent, payload, json);
+  } catch (err) {
+    if (err instanceof BlockedUrlError) return false;
+    throw err;
+  }
+  if (status < 200 || status >= 400) throw new Error(`chat webhook answered ${status}`);
+  return true;
+}
+
+/** Posts an event's message to a Slack-format webhook (Slack, Mattermost); returns how many posts were made. */
+export async function executeSlackFormat(deps: ChatDeps, settings: Settings, data: Data): Promise<number> {
+  const message = chatMessage(settings, data, deps);
+  const url = message ? webhookUrl(settings, deps.allowLocal) : null;
+  if (!message || !url) return 0;
   const base: Record<string, unknown> = { text: message.pretext, attachments: message.attachments, fallback: message.fallback };
   if (typeof settings.username === 'string' && settings.username !== '') base.username = settings.username;
   const channels = chatChannels(settings, data);
   const payloads = channels.length > 0 ? channels.map((channel) => ({ ...base, channel })) : [base];
-  for (const payload of payloads) {
-    let status: number;
-    try {
-      status = await post(url, deps.allowLocal, deps.userAgent, payload);
-    } catch (err) {
-      if (err instanceof BlockedUrlError) return 0;
-      throw err;
-    }
-    if (status < 200 || status >= 400) throw new Error(`chat webhook answered ${status}`);
-  }
+  for (const payload of payloads) if (!(await send(url, deps, payload, false))) return 0;
   return payloads.length;
+}
+
+/** Discord's "an entry: title\n - author" joins of multi-line commit titles (Integrations::Discord::ATTACHMENT_REGEX). */
+const ATTACHMENT_REGEX = /: (.*?)\n - (.*)\n*/g;
+
+/**
+ * Posts an event's message to a Discord webhook (Integrations::Discord#notify, Discordrb's
+ * webhook client): one embed with the acting user as author and the Markdown message and
+ * attachments as description, in the Service's orange.
+ */
+export async function executeDiscord(deps: ChatDeps, settings: Settings, data: Data, now = new Date()): Promise<boolean> {
+  const message = chatMessage(settings, data, deps);
+  const url = message ? webhookUrl(settings, deps.allowLocal) : null;
+  if (!message || !url) return false;
+  const userName = data.object_kind === 'pipeline' ? (data.user?.username ?? 'API') : (data.user?.username ?? data.user_name ?? null);
+  const description = `${message.markdown.text}\n${message.markdown.attachments}`.replace(ATTACHMENT_REGEX, ' $1 - $2\n');
+  const embed = {
+    title: null, description, url: null, timestamp: now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    color: 0xfc6d26, footer: null, image: null, thumbnail: null, video: null, provider: null,
+    author: { name: userName, url: null, icon_url: data.user?.avatar_url ?? data.user_avatar ?? null }, fields: [],
+  };
+  return send(url, deps, { content: null, username: null, avatar_url: null, tts: false, embeds: [embed], allowed_mentions: null }, true);
 }
