@@ -107,10 +107,10 @@ describe('chat integrations', () => {
     assert.equal(path, '/slack');
     assert.equal(contentType, 'application/x-www-form-urlencoded');
     assert.equal(payload.username, 'kiln-bot');
-    assert.match(payload.text, new RegExp(`^${owner.name} pushed to branch <${web}/-/commits/main\\|main> of <${web}\\|[^>]+> \\(<${web}/compare/[0-9a-f]{40}\\.\\.\\.${sha}\\|Compare changes>\\)$`));
+    assert.match(payload.text, new RegExp(`^${owner.name} pushed to branch <${web}/-/commits/main\\|main> of <${web}\\|[^>]+> \\(<${web}/-/compare/[0-9a-f]{40}\\.\\.\\.${sha}\\|Compare changes>\\)$`));
     assert.equal(payload.fallback, payload.text);
     const author = (await clone.run(['log', '-1', '--format=%an'])).trim();
-    assert.deepEqual(payload.attachments, [{ text: `<${web}/-/commit/${sha}|${sha.slice(0, 8)}>: Add the b file - ${author}`, color: '#345' }]);
+    assert.deepEqual(payload.attachments, [{ text: `<${web}/-/commit/${sha}|${sha.slice(0, 8)}>: Add the b file - ${author}`, color: '#334455' }]);
   });
 
   it('posts pushes only for the branches chosen (the default branch unless told)', async () => {
@@ -232,7 +232,7 @@ describe('chat integrations', () => {
     assert.equal(embed.author.name, owner.name);
     assert.match(embed.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     const author = (await clone.run(['log', '-1', '--format=%an'])).trim();
-    const compare = `\\(\\[Compare changes\\]\\(${web}/compare/[0-9a-f]{40}\\.\\.\\.${sha}\\)\\)`;
+    const compare = `\\(\\[Compare changes\\]\\(${web}/-/compare/[0-9a-f]{40}\\.\\.\\.${sha}\\)\\)`;
     assert.match(embed.description, new RegExp(`^${owner.name} pushed to branch \\[main\\]\\(${web}/-/commits/main\\) of \\[[^\\]]+\\]\\(${web}\\) ${compare}\n`));
     assert.ok(embed.description.endsWith(`\n[${sha.slice(0, 8)}](${web}/-/commit/${sha}): For Discord - ${author}`), embed.description);
 

@@ -60,12 +60,12 @@ export function pushMessage(data: Data): ChatMessage {
   const removed = ZERO_SHA.test(String(data.after ?? ''));
   if (created) return plain(`${user} pushed new ${refType} ${link(name, refUrl)} to ${projectLink}`, []);
   if (removed) return plain(`${user} removed ${refType} ${stripMarkup(name)} from ${projectLink}`, []);
-  const compare = `[Compare changes](${projectUrl}/compare/${data.before}...${data.after})`;
+  const compare = `[Compare changes](${projectUrl}/-/compare/${data.before}...${data.after})`;
   const commits = (data.commits as Data[] ?? []).map((c) =>
-    `[${String(c.id).slice(0, 8)}](${c.url}): ${stripMarkup(c.title)} - ${stripMarkup(c.author?.name)}`).join('\n');
+    `[${String(c.id).slice(0, 8)}](${c.url}): ${stripMarkup(c.title)} - ${stripMarkup(c.author?.name)}`).join('\n\n');
   return plain(
     `${user} pushed to ${refType} ${link(name, refUrl)} of ${projectLink} (${compare})`,
-    [{ text: slackFormat(commits), color: '#345' }],
+    [{ text: slackFormat(commits), color: '#334455' }],
     commits,
   );
 }
