@@ -246,4 +246,29 @@ describe('chat integrations', () => {
     const opened = `\\] Issue \\[#${issue.iid} Seen on Discord\\]\\(${issue.web_url}\\) opened by ${owner.name} \\(${owner.username}\\)`;
     assert.match(posts[0].payload.embeds[0].description, new RegExp(`${opened}\nDetails$`));
   });
+
+  it('Google Chat posts one text: the message, then the first attachment', async () => {
+    await put('discord', { push_events: false, issues_events: false });
+    const res = await put('hangouts-chat', { branches_to_be_notified: 'all' });
+    assert.doesNotMatch(res.body, /\/hangouts-chat/);
+    posts.length = 0;
+    const sha = await clone.commitAndPush({ 'i.txt': 'i\n' }, { message: 'For Google Chat' });
+    await waitFor(() => posts.some((x) => x.path === '/hangouts-chat'), 'the Google Chat post');
+    await settle();
+    assert.deepEqual(posts.map((x) => x.path), ['/hangouts-chat']);
+    const { payload, contentType } = posts[0];
+    assert.equal(contentType, 'application/json');
+    const author = (await clone.run(['log', '-1', '--format=%an'])).trim();
+    const lines = payload.text.split('\n');
+    assert.match(lines[0], new RegExp(`^${owner.name} pushed to branch <${web}/-/commits/main\\|main> of `));
+    assert.equal(lines[1], `<${web}/-/commit/${sha}|${sha.slice(0, 8)}>: For Google Chat - ${author}`);
+
+    posts.length = 0;
+    const created = await t.request({
+      method: 'POST', url: `${base()}/issues`, token: p.ownerToken, payload: { title: 'Seen in the room', description: 'More' },
+    });
+    const issue = created.json();
+    await waitFor(() => posts.length >= 1, 'the Google Chat issue post');
+    assert.ok(posts[0].payload.text.endsWith(`\n<${issue.web_url}|#${issue.iid} Seen in the room>\nMore`), posts[0].payload.text);
+  });
 });

@@ -148,3 +148,21 @@ export async function executeDiscord(deps: ChatDeps, settings: Settings, data: D
   };
   return send(url, deps, { content: null, username: null, avatar_url: null, tts: false, embeds: [embed], allowed_mentions: null }, true);
 }
+
+/**
+ * Posts an event's message to a Google Chat webhook (Integrations::HangoutsChat#notify): one
+ * text, the message, then the first attachment's title (as <link|title> when it has a link) and
+ * text, each on its own line.
+ */
+export async function executeGoogleChat(deps: ChatDeps, settings: Settings, data: Data): Promise<boolean> {
+  const message = chatMessage(settings, data, deps);
+  const url = message ? webhookUrl(settings, deps.allowLocal) : null;
+  if (!message || !url) return false;
+  let text = message.pretext;
+  const first = message.attachments[0];
+  if (first) {
+    const title = first.title_link ? `<${String(first.title_link)}|${String(first.title)}>` : first.title;
+    text = [text, title, first.text].filter((part) => part !== undefined && part !== null).join('\n');
+  }
+  return send(url, deps, { text }, true);
+}
