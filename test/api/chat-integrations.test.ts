@@ -271,4 +271,24 @@ describe('chat integrations', () => {
     await waitFor(() => posts.length >= 1, 'the Google Chat issue post');
     assert.ok(posts[0].payload.text.endsWith(`\n<${issue.web_url}|#${issue.iid} Seen in the room>\nMore`), posts[0].payload.text);
   });
+
+  it('Microsoft Teams posts a MessageCard with the activity and the Markdown commits', async () => {
+    await put('hangouts-chat', { push_events: false, issues_events: false });
+    const res = await put('microsoft-teams', { branches_to_be_notified: 'all' });
+    assert.doesNotMatch(res.body, /\/microsoft-teams/);
+    posts.length = 0;
+    const sha = await clone.commitAndPush({ 'j.txt': 'j\n' }, { message: 'For Teams' });
+    await waitFor(() => posts.some((x) => x.path === '/microsoft-teams'), 'the Teams post');
+    await settle();
+    assert.deepEqual(posts.map((x) => x.path), ['/microsoft-teams']);
+    const { payload, contentType } = posts[0];
+    assert.equal(contentType, 'application/json');
+    assert.match(payload.title, / \/ /);
+    assert.match(payload.summary, new RegExp(`^${owner.name} pushed to branch \\[main\\]\\(${web}/-/commits/main\\) of `));
+    const author = (await clone.run(['log', '-1', '--format=%an'])).trim();
+    assert.deepEqual(payload.sections[0].activityTitle, `${owner.name} pushed to branch [main](${web}/-/commits/main)`);
+    assert.match(payload.sections[0].activitySubtitle, new RegExp(`^in \\[[^\\]]+\\]\\(${web}\\)$`));
+    assert.match(payload.sections[0].activityText, new RegExp(`^\\[Compare changes\\]\\(${web}/-/compare/[0-9a-f]{40}\\.\\.\\.${sha}\\)$`));
+    assert.deepEqual(payload.sections[1], { text: `[${sha.slice(0, 8)}](${web}/-/commit/${sha}): For Teams - ${author}` });
+  });
 });

@@ -105,6 +105,12 @@ export const INTEGRATIONS: readonly IntegrationKind[] = [
     settings: chatSettings('Discord')
       .filter((s) => ['webhook', 'notify_only_broken_pipelines', 'branches_to_be_notified'].includes(s.name)),
   },
+  // Microsoft Teams posts to the channel of its webhook: no channel settings.
+  {
+    slug: 'microsoft-teams', title: 'Microsoft Teams notifications', events: CHAT_EVENTS,
+    settings: chatSettings('Microsoft Teams')
+      .filter((s) => ['webhook', 'notify_only_broken_pipelines', 'branches_to_be_notified'].includes(s.name)),
+  },
   // Google Chat posts to the room of its webhook: no channel settings either.
   {
     slug: 'hangouts-chat', title: 'Google Chat', events: CHAT_EVENTS,

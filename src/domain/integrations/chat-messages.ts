@@ -13,6 +13,8 @@ export interface ChatMessage {
   attachments: Record<string, unknown>[];
   /** The message as the Markdown-speaking chats take it (BaseMessage with `markdown: true`). */
   markdown: { text: string; attachments: string };
+  /** The activity card Microsoft Teams shows (BaseMessage#activity). */
+  activity: { title: string; subtitle: string; text: string; image: string | null };
 }
 
 type Data = Record<string, any>;
@@ -40,10 +42,12 @@ function userCombinedName(data: Data): string {
   return fullName ? `${fullName} (${userName ?? ''})` : String(userName ?? '');
 }
 
-function plain(message: string, attachments: Record<string, unknown>[], markdownAttachments = ''): ChatMessage {
+function plain(
+  message: string, activity: ChatMessage['activity'], attachments: Record<string, unknown>[], markdownAttachments = '',
+): ChatMessage {
   return {
     pretext: slackFormat(message), fallback: slackFormat(message), attachments,
-    markdown: { text: message, attachments: markdownAttachments },
+    markdown: { text: message, attachments: markdownAttachments }, activity,
   };
 }
 
@@ -58,13 +62,17 @@ export function pushMessage(data: Data): ChatMessage {
   const projectLink = link(data.project_name, projectUrl);
   const created = ZERO_SHA.test(String(data.before ?? ''));
   const removed = ZERO_SHA.test(String(data.after ?? ''));
-  if (created) return plain(`${user} pushed new ${refType} ${link(name, refUrl)} to ${projectLink}`, []);
-  if (removed) return plain(`${user} removed ${refType} ${stripMarkup(name)} from ${projectLink}`, []);
   const compare = `[Compare changes](${projectUrl}/-/compare/${data.before}...${data.after})`;
+  const activity = (action: string, ref: string) => ({
+    title: `${user} ${action} ${refType} ${ref}`, subtitle: `in ${projectLink}`, text: compare, image: data.user_avatar ?? null,
+  });
+  if (created) return plain(`${user} pushed new ${refType} ${link(name, refUrl)} to ${projectLink}`, activity('pushed new', link(name, refUrl)), []);
+  if (removed) return plain(`${user} removed ${refType} ${stripMarkup(name)} from ${projectLink}`, activity('removed', name), []);
   const commits = (data.commits as Data[] ?? []).map((c) =>
     `[${String(c.id).slice(0, 8)}](${c.url}): ${stripMarkup(c.title)} - ${stripMarkup(c.author?.name)}`).join('\n\n');
   return plain(
     `${user} pushed to ${refType} ${link(name, refUrl)} of ${projectLink} (${compare})`,
+    activity('pushed to', link(name, refUrl)),
     [{ text: slackFormat(commits), color: '#334455' }],
     commits,
   );
@@ -80,7 +88,12 @@ export function issueMessage(data: Data): ChatMessage {
   const attachments = attrs.action === 'open'
     ? [{ title, title_link: attrs.url, text: slackFormat(String(attrs.description ?? '')), color: '#C95823' }]
     : [];
-  return plain(message, attachments, attrs.action === 'open' ? String(attrs.description ?? '') : '');
+  const activity = {
+    title: `${type} ${attrs.state} by ${stripMarkup(userCombinedName(data))}`,
+    subtitle: data.project_name ? `in ${link(data.project_name, String(data.project_url))}` : '',
+    text: link(title, String(attrs.url)), image: data.user?.avatar_url ?? null,
+  };
+  return plain(message, activity, attachments, attrs.action === 'open' ? String(attrs.description ?? '') : '');
 }
 
 /** BaseMessage#pretty_duration: MM:SS, or HH:MM:SS from an hour on. */
@@ -142,6 +155,10 @@ export function pipelineMessage(data: Data): ChatMessage {
     pretext: '',
     fallback: slackFormat(message),
     markdown: { text: '', attachments: message },
+    activity: {
+      title: `Pipeline ${pipelineLink} of ${refType} ${refLink} by ${user} ${humanized}`,
+      subtitle: `in ${link(data.project?.name, projectUrl)}`, text: `in ${duration}`, image: data.user?.avatar_url ?? '',
+    },
     attachments: [{
       fallback: slackFormat(message), color, author_name: user, author_icon: data.user?.avatar_url ?? null,
       title: `Pipeline #${attrs.id} ${humanized} in ${duration}`, title_link: pipelineUrl, fields,

@@ -166,3 +166,22 @@ export async function executeGoogleChat(deps: ChatDeps, settings: Settings, data
   }
   return send(url, deps, { text }, true);
 }
+
+/**
+ * Posts an event's message to a Microsoft Teams webhook as a MessageCard (Integrations::
+ * MicrosoftTeams#notify, MicrosoftTeams::Notifier): the project's name as title, the Markdown
+ * message as summary, the activity section, and the Markdown attachments as a section when any.
+ */
+export async function executeMicrosoftTeams(deps: ChatDeps, settings: Settings, data: Data): Promise<boolean> {
+  const message = chatMessage(settings, data, deps);
+  const url = message ? webhookUrl(settings, deps.allowLocal) : null;
+  if (!message || !url) return false;
+  const { activity } = message;
+  const sections: Record<string, unknown>[] = [{
+    activityTitle: activity.title, activitySubtitle: activity.subtitle, activityText: activity.text, activityImage: activity.image,
+  }];
+  if (message.markdown.attachments.trim() !== '') sections.push({ text: message.markdown.attachments });
+  // BaseMessage#summary is the Markdown message, the pipeline's too (only its pretext is empty).
+  const summary = data.object_kind === 'pipeline' ? message.markdown.attachments : message.markdown.text;
+  return send(url, deps, { sections, title: deps.projectName, summary }, true);
+}

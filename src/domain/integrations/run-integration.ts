@@ -13,7 +13,7 @@ import { projectRepository } from '../repositories/project-repository.ts';
 import { currentSettings } from '../settings/settings.ts';
 import { USER_AGENT } from '../web-hooks/run-delivery.ts';
 import { executeAsana, type AsanaPush } from './asana.ts';
-import { executeDiscord, executeGoogleChat, executeSlackFormat, type ChatDeps } from './chat.ts';
+import { executeDiscord, executeGoogleChat, executeMicrosoftTeams, executeSlackFormat, type ChatDeps } from './chat.ts';
 import { executeEmailsOnPush, type MailPush } from './emails-on-push.ts';
 import { findIntegrationById } from './integrations.queries.ts';
 import { readSettings } from './manage-integrations.ts';
@@ -43,7 +43,7 @@ export async function runIntegrationJob(deps: IntegrationDeps, job: IntegrationJ
       { smtpUrl: deps.smtpUrl, from: deps.smtpFrom, externalUrl: deps.externalUrl }, gitDir, settings,
       data as unknown as MailPush, patterns,
     );
-  } else if (['slack', 'mattermost', 'discord', 'hangouts-chat'].includes(row.type)) {
+  } else if (['slack', 'mattermost', 'discord', 'microsoft-teams', 'hangouts-chat'].includes(row.type)) {
     const allowLocal = (await currentSettings(deps.db)).allow_local_requests_from_web_hooks_and_services;
     const attrs = data.project as { namespace: string; name: string; web_url: string; default_branch: string | null };
     const protectedPatterns = (await allProtectedBranches(deps.db, project.id)).map((b) => b.name);
@@ -53,6 +53,7 @@ export async function runIntegrationJob(deps: IntegrationDeps, job: IntegrationJ
     };
     if (row.type === 'discord') await executeDiscord(chat, settings, data);
     else if (row.type === 'hangouts-chat') await executeGoogleChat(chat, settings, data);
+    else if (row.type === 'microsoft-teams') await executeMicrosoftTeams(chat, settings, data);
     else await executeSlackFormat(chat, settings, data);
   } else if (row.type === 'asana') {
     const allowLocal = (await currentSettings(deps.db)).allow_local_requests_from_web_hooks_and_services;
