@@ -1,7 +1,7 @@
 /** Every Kysely call of the badges area. */
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/types.ts';
-import type { BadgeRow, BadgeType } from '../../db/tables/badges.ts';
+import type { BadgeRow } from '../../db/tables/badges.ts';
 import { param, prepared } from '../../db/prepared.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -28,16 +28,8 @@ export function findHeldBadge(db: Db, holder: BadgeHolder, id: number): Promise<
   return badgesQuery(db, holder).where('id', '=', id).executeTakeFirst();
 }
 
-export interface NewBadge {
-  link_url: string;
-  image_url: string;
-  name: string | null;
-  type: BadgeType;
-  project_id: number | null;
-  group_id: number | null;
-  created_at: string;
-  updated_at: string;
-}
+/** A badge row before the database gives it an id. */
+export type NewBadge = Omit<BadgeRow, 'id'>;
 
 export function insertBadge(db: Db, b: NewBadge): Promise<BadgeRow> {
   return db.insertInto('badges').values(b).returningAll().executeTakeFirstOrThrow();

@@ -104,19 +104,8 @@ export function otherVersions(db: Db, pkg: PackageRow): Promise<PackageRow[]> {
     .orderBy('version').orderBy('id').execute();
 }
 
-export interface NewPackageFile {
-  package_id: number;
-  project_id: number;
-  file_name: string;
-  size: number;
-  file_path: string;
-  file_md5: string | null;
-  file_sha1: string | null;
-  file_sha256: string | null;
-  pipeline_id: number | null;
-  created_at: string;
-  updated_at: string;
-}
+/** A package file row before the database gives it an id. */
+export type NewPackageFile = Omit<PackageFileRow, 'id'>;
 
 export function insertPackageFile(trx: Db, f: NewPackageFile): Promise<PackageFileRow> {
   return trx.insertInto('package_files').values(f).returningAll().executeTakeFirstOrThrow();
