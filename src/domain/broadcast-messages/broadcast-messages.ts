@@ -79,7 +79,8 @@ export async function changeBroadcastMessage(
     ...(input.endsAt !== undefined ? { ends_at: input.endsAt } : {}),
     ...(input.color !== undefined ? { color: input.color } : {}),
     ...(input.font !== undefined ? { font: input.font } : {}),
-    ...(input.targetAccessLevels !== undefined ? { target_access_levels: input.targetAccessLevels.join(' ') } : {}),
+    // An emptied list arrives as null (the parameter layer's empty value): no target levels, as on create.
+    ...(input.targetAccessLevels !== undefined ? { target_access_levels: (input.targetAccessLevels ?? []).join(' ') } : {}),
     ...(input.targetPath !== undefined ? { target_path: input.targetPath } : {}),
     ...(input.broadcastType !== undefined ? { broadcast_type: input.broadcastType } : {}),
     ...(input.dismissable !== undefined ? { dismissable: input.dismissable ? 1 : 0 } : {}),
