@@ -16,6 +16,7 @@ import { registerWebHookJobs } from './web-hooks.worker.ts';
 import { registerStatisticsJobs } from './statistics.worker.ts';
 import { registerForkJobs } from './forks.worker.ts';
 import { registerIntegrationJobs } from './integrations.worker.ts';
+import { registerImportExportJobs } from './import-export.worker.ts';
 import { ciEnvFrom } from '../domain/pipelines/ci-env.ts';
 
 declare module 'fastify' {
@@ -38,6 +39,7 @@ export default fp(async (app) => {
     db, dataDir: config.dataDir, externalUrl: config.externalUrl, sshPort: config.sshPort, storages: config.storages, log: app.log,
   });
   registerStatisticsJobs(jobs, { db, shards: config.storages });
+  registerImportExportJobs(jobs, { db, shards: config.storages, dataDir: config.dataDir, log: app.log });
   registerIntegrationJobs(jobs, {
     db, dataDir: config.dataDir, externalUrl: config.externalUrl, storages: config.storages,
     smtpUrl: config.smtpUrl, smtpFrom: config.smtpFrom, asanaApiUrl: config.asanaApiUrl,

@@ -28,6 +28,8 @@ export const FEATURE_DEFINITIONS: readonly FeatureDefinition[] = [
   // Refreshing a project's statistics after pushes, API writes and artifact uploads: asked per
   // project; off, no refresh is queued (housekeeping still measures).
   flag('project_statistics_refresh', 'ops', 'group::source code'),
+  // POST /projects/remote-import (lib/api/project_import.rb 15.2: `not_found!` unless enabled; on by default there).
+  flag('import_project_from_remote_file', 'development', 'group::import'),
 ];
 
 export function featureDefinition(name: string): FeatureDefinition | undefined {

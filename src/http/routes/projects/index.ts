@@ -25,6 +25,7 @@ import projectStatistics from './statistics.ts';
 import forks from './forks.ts';
 import groupLinks from './group-links.ts';
 import integrations from './integrations.ts';
+import importExport from './import-export.ts';
 
 export default async function projectsArea(api: FastifyInstance): Promise<void> {
   await registerFiles(api, 'projects', {
@@ -50,5 +51,8 @@ export default async function projectsArea(api: FastifyInstance): Promise<void> 
     'forks': forks,                    // /projects/:id/fork[/:forked_from_id]
     'group-links': groupLinks,         // /projects/:id/share[/:group_id], /projects/:id/groups
     'integrations': integrations,      // /projects/:id/(integrations|services)[/:slug]
+    // /projects/:id/export[/download], /projects/:id/import, /projects/(import|remote-import),
+    // /groups/:id/export[/download], /groups/import
+    'import-export': importExport,
   });
 }
