@@ -14,12 +14,16 @@ import { Type } from 'typebox';
 import { MEMBER_ACCESS_LEVELS, VISIBILITIES, VISIBILITY_LEVELS } from '../../../domain/permissions/access.ts';
 import { groupsQuery, orderGroups, PUBLIC_ONLY, type GroupFilters } from '../../../domain/groups/groups.queries.ts';
 import { authorizedGroupLevels } from '../../../domain/members/members.queries.ts';
-import { descendantGroupIds, namespacePaths } from '../../../domain/namespaces/namespaces.queries.ts';
+import { descendantGroupIds, namespacePaths, namespacePathsById } from '../../../domain/namespaces/namespaces.queries.ts';
+import { projectActor } from '../../../domain/permissions/actors.ts';
+import { canOnProject } from '../../../domain/permissions/project.policy.ts';
+import { presentStatistics } from '../../../domain/statistics/project-statistics.ts';
+import { statisticsOf } from '../../../domain/statistics/project-statistics.queries.ts';
 import { findProjects } from '../../../domain/projects/project.finder.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { paginate, paginationParams } from '../../lists/pagination.ts';
 import { GroupSchema, presentGroup } from '../../entities/group.ts';
-import { BasicProjectDetailsSchema, ProjectSchema } from '../../entities/project.ts';
+import { BasicProjectDetailsSchema, ProjectSchema, withStatistics } from '../../entities/project.ts';
 import { compileSerializer, exactJson, serializeWith } from '../../entities/serializers.ts';
 import { loadGroup } from '../../loaders/containers.ts';
 import { rejectNulBytes } from '../../input/string-guards.ts';
@@ -55,6 +59,7 @@ const projectListParams = defineParams({
   with_shared: P.optional(P.boolean({ default: true })),
   order_by: P.optional(P.oneOf(PROJECT_ORDERS, { default: 'created_at' })),
   sort: P.optional(P.oneOf(['asc', 'desc'] as const, { default: 'desc' })),
+  statistics: P.optional(P.boolean({ default: false, description: 'include project statistics (Reporters and above)' })),
   ...paginationParams,
 });
 
@@ -146,7 +151,19 @@ const groupHierarchy: FastifyPluginAsync = async (app) => {
     const rows = await paginate(db, request, reply, ordered);
     // Chosen once the page is read, so an error on the way keeps the error body's own shape.
     serializeWith(reply, serializer);
-    return presentProjectList(db, rows, { externalUrl, sshPort: config.sshPort, viewer, entity: input.simple ? 'basic' : 'project' });
+    const entity = input.simple ? 'basic' : 'project';
+    const body = await presentProjectList(db, rows, { externalUrl, sshPort: config.sshPort, viewer, entity });
+    // statistics=true, as on GET /projects: read once for the page, shown on the projects the
+    // viewer may read them of (read_statistics: Reporter; administrators).
+    if (!input.statistics || input.simple || !viewer) return body;
+    const stats = await statisticsOf(db, rows.map((r) => r.id));
+    const lineages = await namespacePathsById(db, [...new Set(rows.map((r) => r.namespace_id))]);
+    const readable = new Set<number>();
+    for (const row of rows) {
+      const lineage = lineages.get(row.namespace_id)?.lineage ?? [];
+      if (canOnProject(await projectActor(db, viewer, row.id, lineage), 'read_statistics', row)) readable.add(row.id);
+    }
+    return body.map((p) => (readable.has(p.id) ? withStatistics(p, presentStatistics(stats.get(p.id))) : p));
   });
 };
 

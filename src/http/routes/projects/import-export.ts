@@ -354,7 +354,10 @@ const importExport: FastifyPluginAsync = async (app) => {
       const row = await findNamespaceByIdOrPath(db, parentText);
       if (!row || row.kind !== 'group') throw notFound('Group');
       const paths = (await namespacePaths(db, [row])).get(row.id)!;
-      if (!canOnGroup(await groupActor(db, caller.user, paths.lineage), 'create_subgroup', row)) throw forbidden();
+      // find_group! first: a parent the caller may not see is not found.
+      const actor = await groupActor(db, caller.user, paths.lineage);
+      if (!canOnGroup(actor, 'read_group', row)) throw notFound('Group');
+      if (!canOnGroup(actor, 'create_subgroup', row)) throw forbidden();
       parent = { row, fullPath: paths.fullPath };
     } else if (!canCreateTopLevelGroup(caller.user)) {
       throw forbidden();
