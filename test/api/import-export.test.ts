@@ -391,6 +391,24 @@ test('remote-import takes https URLs to allowed addresses only', async () => {
   }
 });
 
+test('remote-import-s3 is behind its flag, off by default; an object it cannot read is the Service\'s 400', async () => {
+  const params = {
+    path: 'from-s3', region: 'aws-region', bucket_name: 'aws-bucket-name', file_key: 'aws-file-key', access_key_id: 'id',
+    secret_access_key: 'secret',
+  };
+  assert.equal((await api(t, 'POST', '/projects/remote-import-s3', params)).statusCode, 404);
+  await ok(t, 'POST', '/features/import_project_from_remote_file_s3', { value: 'true' });
+  try {
+    const bad = await api(t, 'POST', '/projects/remote-import-s3', { ...params, bucket_name: 'Not/A/Bucket' });
+    assert.equal(bad.statusCode, 400);
+    const r = await api(t, 'POST', '/projects/remote-import-s3', params);
+    assert.equal(r.statusCode, 400);
+    assert.match(r.json().message, /^Failed to open 'aws-file-key' in 'aws-bucket-name'/);
+  } finally {
+    await api(t, 'DELETE', '/features/import_project_from_remote_file_s3');
+  }
+});
+
 test('groups: export and download by Owners, import at the top level or under a parent the caller may create in', async () => {
   const g = await ok(t, 'POST', '/groups', { name: 'Team', path: 'team', description: 'the team' });
   await ok(t, 'POST', `/groups/${g.id}/labels`, { name: 'group-label', color: '#123456' });

@@ -30,6 +30,8 @@ export const FEATURE_DEFINITIONS: readonly FeatureDefinition[] = [
   flag('project_statistics_refresh', 'ops', 'group::source code'),
   // POST /projects/remote-import (lib/api/project_import.rb 15.2: `not_found!` unless enabled; on by default there).
   flag('import_project_from_remote_file', 'development', 'group::import'),
+  // POST /projects/remote-import-s3: off by default, as in the Service 15.2.
+  { ...flag('import_project_from_remote_file_s3', 'development', 'group::import'), default_enabled: false },
 ];
 
 export function featureDefinition(name: string): FeatureDefinition | undefined {

@@ -29,6 +29,7 @@ import { exportFile, requestProjectExport } from '../../../domain/import-export/
 import { requestProjectImport, storeImportFile } from '../../../domain/import-export/request-import.ts';
 import { queueGroupImport, requestGroupExport } from '../../../domain/import-export/group-export-import.ts';
 import { findGroupExport, findProjectExport } from '../../../domain/import-export/import-export.queries.ts';
+import { presignedGetUrl } from '../../../domain/import-export/s3-presign.ts';
 import { ApiError, badRequestMessage, forbidden, invalidParams, missingAttribute, notFound, validationFailed } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { isMultipart, multipartParts } from '../../input/multipart.ts';
@@ -53,6 +54,19 @@ const exportParams = defineParams({
 });
 const remoteParams = defineParams({
   url: P.string({ maxLength: 2048, description: 'https URL of the archive' }),
+  path: P.name({ description: 'the new project path' }),
+  name: P.optional(P.name()),
+  namespace: P.optional(P.name({ description: 'id or full path of the namespace (default: the caller\'s)' })),
+  overwrite: P.optional(P.boolean()),
+  override_params: P.optional(P.hash()),
+});
+
+const s3Params = defineParams({
+  region: P.string({ maxLength: 32, description: 'AWS region of the bucket' }),
+  bucket_name: P.string({ maxLength: 63, description: 'the bucket' }),
+  file_key: P.string({ maxLength: 1024, description: 'the key of the archive in the bucket' }),
+  access_key_id: P.string({ maxLength: 128 }),
+  secret_access_key: P.string({ maxLength: 128 }),
   path: P.name({ description: 'the new project path' }),
   name: P.optional(P.name()),
   namespace: P.optional(P.name({ description: 'id or full path of the namespace (default: the caller\'s)' })),
@@ -284,6 +298,38 @@ const importExport: FastifyPluginAsync = async (app) => {
     const problem = urlProblem(input.url, settings.allow_local_requests_from_web_hooks_and_services);
     if (problem) throw badRequestMessage(`File url is blocked: ${problem}`);
     const file = await fetchArchive(input.url, await importLimit(), settings.allow_local_requests_from_web_hooks_and_services);
+    const body = await importProject(request, caller.user, {
+      path: input.path, name: input.name, namespace: input.namespace, overwrite: input.overwrite ?? false,
+      overrides: overrides(new Map(), input.override_params as Record<string, unknown> | undefined), file,
+    });
+    reply.code(201);
+    return body;
+  });
+
+  route(app, {
+    method: 'POST', url: '/projects/remote-import-s3', auth: 'required', params: s3Params,
+    schema: {
+      summary: 'Import a project from an export archive in an S3 bucket (behind the import_project_from_remote_file_s3 flag)',
+      tags: ['projects'], response: { 201: ProjectImportStatusSchema },
+    },
+  }, async ({ request, reply, input, caller }) => {
+    await checkImportSource();
+    if (!await featureEnabled(db, 'import_project_from_remote_file_s3')) throw notFound();
+    await checkImportExportRateLimit(request, 'project_import', `user:${caller.user.id}`);
+    // Names S3 accepts only, so that the host the presigned URL names is the bucket's.
+    if (!/^[a-z0-9-]{1,32}$/.test(input.region)) throw invalidParams(['region is invalid']);
+    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(input.bucket_name)) throw invalidParams(['bucket_name is invalid']);
+    const settings = await currentSettings(db);
+    const url = presignedGetUrl({
+      region: input.region, bucket: input.bucket_name, key: input.file_key, accessKeyId: input.access_key_id,
+      secretAccessKey: input.secret_access_key,
+    });
+    // RemoteFileS3#file_exists: any failure to read the object is the Service's one message.
+    const file = await fetchArchive(url, await importLimit(), settings.allow_local_requests_from_web_hooks_and_services)
+      .catch((err: unknown) => {
+        const reason = err instanceof ApiError ? String((err.body as { message?: unknown }).message ?? '') : '';
+        throw badRequestMessage(`Failed to open '${input.file_key}' in '${input.bucket_name}'${reason ? `: ${reason}` : ''}`);
+      });
     const body = await importProject(request, caller.user, {
       path: input.path, name: input.name, namespace: input.namespace, overwrite: input.overwrite ?? false,
       overrides: overrides(new Map(), input.override_params as Record<string, unknown> | undefined), file,
