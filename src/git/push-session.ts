@@ -166,7 +166,7 @@ export async function beginPush(
       await executePushIntegrations(db, env, gitDir, project, updates, userId)
         .catch((err: unknown) => log.error({ err }, 'could not queue the integrations of a push'));
       // Merge requests of the pushed branches: a new diff version, the merge status rechecked.
-      await afterBranchPush(db, gitDir, project, updates, userId)
+      await afterBranchPush(db, config.storages, gitDir, project, updates, userId)
         .catch((err: unknown) => log.error({ err }, 'could not refresh the merge requests of a push'));
       await createPushPipelines(env, project, updates, userId, { pushOptions: sniffer.options() });
       // Then a merge request pipeline for each open request of a pushed source branch (ci.skip keeps those skipped too).

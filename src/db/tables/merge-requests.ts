@@ -40,6 +40,8 @@ export interface MergeRequestsTable {
   merge_ref_sha: string | null;
   /** "<source head> <target head>" the merge status was computed for. */
   merge_status_heads: string | null;
+  /** A fork's request lets the target's mergers push to its source branch (migration 2026-11-30T0200). */
+  allow_collaboration: Generated<Flag>;
   updated_by_id: number | null;
   last_edited_at: string | null;
   last_edited_by_id: number | null;

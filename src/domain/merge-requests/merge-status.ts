@@ -31,6 +31,7 @@ import {
 import type { MergeRequestRow } from '../../db/tables/merge-requests.ts';
 import { recordEvent } from '../events/events.queries.ts';
 import { diffVersion, queueMergeStatusCheck } from './write-merge-request.ts';
+import { isForkRequest, sourceRefOf, syncForkSourceHead } from './fork-source.ts';
 
 const BRANCH = 'refs/heads/';
 
@@ -56,8 +57,13 @@ export async function checkMergeStatus(deps: MergeStatusDeps, mergeRequestId: nu
   const project = await findProjectById(db, mr.project_id);
   if (!project) return;
   const repo = projectRepository(deps.shards, project);
+  // A fork's request: its head fetched into the target first (fork-source.ts); a source gone
+  // (the fork or its branch removed) cannot be merged, as a missing branch of the project.
+  const fork = isForkRequest(mr);
+  const forkHead = fork ? await syncForkSourceHead(db, deps.shards, mr, project) : null;
   const heads = async () => Promise.all([
-    refTarget(repo.gitDir, `${BRANCH}${mr.source_branch}`), refTarget(repo.gitDir, `${BRANCH}${mr.target_branch}`),
+    fork && forkHead === null ? null : refTarget(repo.gitDir, sourceRefOf(mr)),
+    refTarget(repo.gitDir, `${BRANCH}${mr.target_branch}`),
   ]);
   const [source, target] = await heads();
   if (!source || !target) {
@@ -95,9 +101,13 @@ async function publishRefs(db: Kysely<DB>, repo: ReturnType<typeof projectReposi
   if (updates.length > 0) await updateRefs(db, repo, updates);
 }
 
-/** What a push or an API ref write does to the merge requests of the branches it moved. */
+/**
+ * What a push or an API ref write does to the merge requests of the branches it moved: those of
+ * this project's target branches, and those whose source branch is here — in this project or,
+ * for a fork, in the project it targets (whose head ref is fetched anew first, fork-source.ts).
+ */
 export async function afterBranchPush(
-  db: Kysely<DB>, gitDir: string, project: ProjectRow, updates: readonly RefUpdate[], userId: number,
+  db: Kysely<DB>, shards: StorageShard[], gitDir: string, project: ProjectRow, updates: readonly RefUpdate[], userId: number,
 ): Promise<void> {
   const moved = updates.filter((u) => u.ref.startsWith(BRANCH));
   if (moved.length === 0) return;
@@ -106,10 +116,15 @@ export async function afterBranchPush(
   if (requests.length === 0) return;
   const now = nowIso();
   const checks: number[] = [];
+  const targets = new Map<number, ProjectRow | undefined>([[project.id, project]]);
   for (const mr of requests) {
+    if (!targets.has(mr.project_id)) targets.set(mr.project_id, await findProjectById(db, mr.project_id));
+    const target = targets.get(mr.project_id);
+    if (!target) continue;
+    const targetDir = target.id === project.id ? gitDir : projectRepository(shards, target).gitDir;
     const targetUpdate = moved.find((u) => u.ref === `${BRANCH}${mr.target_branch}` && mr.project_id === project.id);
-    if (targetUpdate && targetUpdate.after !== ZERO_ID && mr.state === 'opened' && mr.source_project_id === project.id) {
-      const source = await refTarget(gitDir, `${BRANCH}${mr.source_branch}`);
+    if (targetUpdate && targetUpdate.after !== ZERO_ID && mr.state === 'opened') {
+      const source = await refTarget(gitDir, sourceRefOf(mr));
       const [latest] = await latestDiffsOf(db, [mr.id]);
       const whole = source && latest?.state === 'collected' && latest.head_commit_sha === source;
       if (whole && await isAncestor(gitDir, source, targetUpdate.after)) {
@@ -120,8 +135,10 @@ export async function afterBranchPush(
     checks.push(mr.id);
     const sourceUpdate = moved.find((u) => u.ref === `${BRANCH}${mr.source_branch}` && mr.source_project_id === project.id);
     if (sourceUpdate && sourceUpdate.after !== ZERO_ID) {
-      const target = await refTarget(gitDir, `${BRANCH}${mr.target_branch}`);
-      if (target) await insertDiffVersion(db, { mrId: mr.id, ...(await diffVersion(gitDir, sourceUpdate.after, target)), now });
+      // A fork's new head reaches the target repository before its version is computed there.
+      const head = isForkRequest(mr) ? await syncForkSourceHead(db, shards, mr, target) : sourceUpdate.after;
+      const targetHead = await refTarget(targetDir, `${BRANCH}${mr.target_branch}`);
+      if (head && targetHead) await insertDiffVersion(db, { mrId: mr.id, ...(await diffVersion(targetDir, head, targetHead)), now });
     }
     await updateMergeRequestRow(db, mr.id, {
       merge_status: 'unchecked', merge_status_heads: null, updated_at: sourceUpdate ? now : mr.updated_at,

@@ -15,7 +15,9 @@
  * Once merged, the request records who and when, its `merged` state event and event; the issues
  * its description closes (`Closes #1`, the default closing pattern) are closed when the target is
  * the default branch (Project#autoclose_referenced_issues); the source branch is removed when
- * asked (`should_remove_source_branch`, or the request's `force_remove_source_branch`).
+ * asked (`should_remove_source_branch`, or the request's `force_remove_source_branch`). A fork's
+ * request merges from the head fetched into the target (fork-source.ts); its branch is removed in
+ * the fork by accept.ts.
  */
 import { queueObjectHook } from '../web-hooks/object-hooks.ts';
 import type { Kysely } from 'kysely';
@@ -30,6 +32,7 @@ import { ZERO_ID } from '../repositories/ref-names.ts';
 import { commitIdsBetween, commitTree, isAncestor, mergeBase, mergeTree, treeOf } from './mr-git.ts';
 import { recordStateEvent, resolveTodosOf, updateMergeRequestIf } from './merge-requests.queries.ts';
 import { findUsersByIds } from '../users/users-batch.queries.ts';
+import { isForkRequest, sourceRefOf } from './fork-source.ts';
 
 export interface MergeOptions {
   sha?: string;
@@ -40,7 +43,7 @@ export interface MergeOptions {
 }
 
 export type MergeResult =
-  | { ok: true; value: MergeRequestRow; updates: RefUpdate[] }
+  | { ok: true; value: MergeRequestRow; updates: RefUpdate[]; removeForkSource?: string }
   | { ok: false; reason: 'not_allowed' | 'cannot_merge' | 'read_only' }
   | { ok: false; reason: 'sha_mismatch'; head: string };
 
@@ -91,7 +94,7 @@ export async function mergeMergeRequest(
 ): Promise<MergeResult> {
   const gitDir = repo.gitDir;
   const [source, target] = await Promise.all([
-    refTarget(gitDir, `refs/heads/${mr.source_branch}`), refTarget(gitDir, `refs/heads/${mr.target_branch}`),
+    refTarget(gitDir, sourceRefOf(mr)), refTarget(gitDir, `refs/heads/${mr.target_branch}`),
   ]);
   if (!mergeableState(mr) || !source || !target) return { ok: false, reason: 'not_allowed' };
   const merged = await mergeTree(gitDir, target, source);
@@ -154,6 +157,8 @@ export async function mergeMergeRequest(
   });
   const updates = [update];
   if (!row) return { ok: false, reason: 'cannot_merge' };
+  // A fork's branch is the fork's to remove, by the caller (accept.ts) and only for a user who may push there.
+  if (removeSource && isForkRequest(mr)) return { ok: true, value: row, updates, removeForkSource: source };
   if (removeSource && mr.source_branch !== project.default_branch) {
     const del: RefUpdate = { ref: `refs/heads/${mr.source_branch}`, before: source, after: ZERO_ID };
     if ((await updateRefs(db, repo, [del])).ok) updates.push(del);

@@ -5,7 +5,7 @@
  * (AutoMerge::MergeWhenPipelineSucceedsService: set, cancelled, and carried out when the head
  * pipeline succeeds), and the rebase queued by PUT …/rebase (MergeRequests::RebaseService:
  * the source's commits replayed onto the target head, the source branch moved with its old value
- * checked).
+ * checked; a fork's branch in the fork, fork-source.ts).
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
@@ -23,6 +23,7 @@ import { projectRepository, updateRefs } from '../repositories/project-repositor
 import { afterRefUpdate } from '../repositories/after-ref-update.ts';
 import { mergeBase, rebaseCommits } from './mr-git.ts';
 import { acceptMergeRequest } from './accept.ts';
+import { fetchCommit, isForkRequest, sourceRefOf, syncForkSourceHead } from './fork-source.ts';
 import type { MergeOptions } from './merge.ts';
 import {
   addPerson, autoMergeCandidates, findMergeRequestById, insertTimelog, latestDiffsOf, removePerson, totalTimeSpentOn,
@@ -157,8 +158,13 @@ export async function rebaseMergeRequest(env: CiEnv, mergeRequestId: number, use
   const [user] = await findUsersByIds(db, [userId]);
   if (!project || !user || mr.state !== 'opened') return void await finish(null);
   const repo = projectRepository(env.storages, project);
+  const fork = isForkRequest(mr);
+  // A fork's branch is rebased from its head fetched into the target, where the target's commits are.
+  if (fork && !await syncForkSourceHead(db, env.storages, mr, project)) {
+    return void await finish('Rebase failed: Source branch or target branch does not exist');
+  }
   const [source, target] = await Promise.all([
-    refTarget(repo.gitDir, `refs/heads/${mr.source_branch}`), refTarget(repo.gitDir, `refs/heads/${mr.target_branch}`),
+    refTarget(repo.gitDir, sourceRefOf(mr)), refTarget(repo.gitDir, `refs/heads/${mr.target_branch}`),
   ]);
   if (!source || !target) return void await finish('Rebase failed: Source branch or target branch does not exist');
   const base = await mergeBase(repo.gitDir, target, source);
@@ -166,11 +172,16 @@ export async function rebaseMergeRequest(env: CiEnv, mergeRequestId: number, use
   const committer = { name: user.name, email: user.commit_email || user.email };
   const rebased = base ? await rebaseCommits(repo.gitDir, base, source, target, committer) : null;
   if (!rebased) return void await finish('Rebase failed: Rebase locally, resolve all conflicts, then push the branch.');
+  // The branch moves where it lives: the fork's repository gets the rebased commits first.
+  const sourceProject = fork && mr.source_project_id !== null ? await findProjectById(db, mr.source_project_id) : project;
+  if (!sourceProject) return void await finish('Rebase failed: Source branch or target branch does not exist');
+  const sourceRepo = fork ? projectRepository(env.storages, sourceProject) : repo;
+  if (fork) await fetchCommit(sourceRepo.gitDir, repo.gitDir, rebased);
   const update = { ref: `refs/heads/${mr.source_branch}`, before: source, after: rebased };
-  const moved = await updateRefs(db, repo, [update]);
+  const moved = await updateRefs(db, sourceRepo, [update]);
   if (!moved.ok) return void await finish('Rebase failed. Please rebase locally');
   await updateMergeRequestRow(db, mr.id, { rebase_commit_sha: rebased, rebase_in_progress: 0, merge_error: null });
-  await afterRefUpdate(env, project, [update], user.id, () => {});
+  await afterRefUpdate(env, sourceProject, [update], user.id, () => {});
 }
 
 /** A rebase job given up: the request is no longer rebasing, and says why. */

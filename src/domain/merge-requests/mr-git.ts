@@ -201,10 +201,10 @@ export async function rebaseCommits(gitDir: string, base: string, head: string, 
   return tip;
 }
 
-/** How many commits the target has that the source lacks (diverged_commits_count), counting to MAX_COMMITS. */
-export async function divergedCommitsCount(gitDir: string, sourceBranch: string, targetBranch: string): Promise<number> {
+/** How many commits the target has that the source (its full ref) lacks (diverged_commits_count), counting to MAX_COMMITS. */
+export async function divergedCommitsCount(gitDir: string, sourceRef: string, targetBranch: string): Promise<number> {
   const { stdout, exitCode } = await runGit(
-    ['rev-list', '--count', `--max-count=${MAX_COMMITS}`, '--end-of-options', `refs/heads/${targetBranch}`, `^refs/heads/${sourceBranch}`, '--'],
+    ['rev-list', '--count', `--max-count=${MAX_COMMITS}`, '--end-of-options', `refs/heads/${targetBranch}`, `^${sourceRef}`, '--'],
     { gitDir, okExitCodes: [128] },
   );
   return exitCode === 0 ? Number(stdout.trim()) || 0 : 0;

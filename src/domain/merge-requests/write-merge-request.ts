@@ -2,8 +2,9 @@
  * Opening and changing a merge request (MergeRequests::CreateService, UpdateService,
  * CloseService and ReopenService of the Service 15.2, as lib/api/merge_requests.rb calls them).
  *
- * A request names two branches of its project that must exist and differ ("You can't use same
- * project/branch for source and target"); one open request per source branch (the partial unique
+ * A request names two branches that must exist and, within one project, differ ("You can't use same
+ * project/branch for source and target"); its source may be a branch of another project of the fork
+ * network (fork-source.ts: its commits fetched into the target). One open request per source branch (the partial unique
  * index of the migration, so two concurrent creations cannot both land: the loser learns the
  * winner's iid, "Another open merge request already exists for this source branch: !N"). A
  * title starting `Draft:`, `[Draft]`, `(Draft)` or `WIP:` marks it a draft (MergeRequest
@@ -37,6 +38,9 @@ import { titleChangeNote } from '../issues/issue-system-notes.ts';
 import { refTarget } from '../repositories/git-read.ts';
 import { validRefName } from '../repositories/ref-names.ts';
 import { insertJob } from '../background-jobs/background-jobs.queries.ts';
+import type { ProjectRow } from '../../db/tables/projects.ts';
+import type { StorageShard } from '../../config/schema.ts';
+import { fetchCommit, isForkRequest, sourceRefOf, syncForkSourceHead } from './fork-source.ts';
 import { changedFileCount, commitIdsBetween, mergeBase } from './mr-git.ts';
 import { canReadMergeRequest } from './merge-request.policy.ts';
 import { cacheClosingIssues } from './closing-issues.ts';
@@ -71,6 +75,8 @@ export interface MergeRequestParams {
   squash?: boolean;
   discussionLocked?: boolean;
   stateEvent?: 'close' | 'reopen';
+  /** A fork's request lets the target's mergers push to its source branch (set by whoever may push to the fork). */
+  allowCollaboration?: boolean;
 }
 
 export type WriteRefusal =
@@ -82,7 +88,19 @@ export interface WriteContext {
   where: IssueProject;
   user: UserRow;
   actor: Actor;
+  /** The target project's repository. */
   gitDir: string;
+  /** The user may let the target's mergers push to a fork request's branch (only on update). */
+  canAllowCollaboration?: boolean;
+}
+
+/** Where a fork's request comes from: the fork (any project of the target's fork network). */
+export interface ForkSource {
+  project: ProjectRow;
+  gitDir: string;
+  shards: StorageShard[];
+  /** The user may push to the fork (MergeRequest#can_allow_collaboration?). */
+  canAllowCollaboration: boolean;
 }
 
 /**
@@ -121,16 +139,23 @@ async function branchHead(gitDir: string, name: string | undefined): Promise<str
 
 export async function createMergeRequest(
   db: Kysely<DB>, c: WriteContext, p: MergeRequestParams & { title: string; sourceBranch: string; targetBranch: string },
+  fork?: ForkSource,
 ): Promise<{ ok: true; value: MergeRequestRow } | WriteRefusal> {
   const { where, user, actor } = c;
-  if (p.sourceBranch === p.targetBranch) return { ok: false, reason: 'same_branch' };
-  const [sourceHead, targetHead] = await Promise.all([branchHead(c.gitDir, p.sourceBranch), branchHead(c.gitDir, p.targetBranch)]);
+  const sourceProject = fork?.project ?? where.project;
+  // MergeRequest#validate_branches: the same branch is refused within one project only.
+  if (!fork && p.sourceBranch === p.targetBranch) return { ok: false, reason: 'same_branch' };
+  const [sourceHead, targetHead] = await Promise.all([
+    branchHead(fork?.gitDir ?? c.gitDir, p.sourceBranch), branchHead(c.gitDir, p.targetBranch),
+  ]);
   const base: string[] = [];
   if (!sourceHead) base.push(`Source branch "${p.sourceBranch}" does not exist`);
   if (!targetHead) base.push(`Target branch "${p.targetBranch}" does not exist`);
   if (base.length > 0) return { ok: false, reason: 'invalid', errors: { base } };
-  const existing = await openMergeRequestOfBranch(db, where.project.id, where.project.id, p.sourceBranch);
+  const existing = await openMergeRequestOfBranch(db, where.project.id, sourceProject.id, p.sourceBranch);
   if (existing) return { ok: false, reason: 'exists', iid: existing.iid };
+  // A fork's commits are copied into the target before anything is computed there (fork-source.ts).
+  if (fork) await fetchCommit(c.gitDir, fork.gitDir, sourceHead!);
 
   const triage = canOnProject(actor, 'admin_merge_request', where.project);
   const owners = labelOwners(where);
@@ -143,7 +168,8 @@ export async function createMergeRequest(
       const milestone = triage && p.milestoneId ? await availableMilestone(trx, owners, p.milestoneId) : undefined;
       const iid = await nextIid(trx, { project_id: where.project.id }, 'merge_requests');
       const row = await insertMergeRequest(trx, {
-        iid, project_id: where.project.id, source_project_id: where.project.id, source_branch: p.sourceBranch,
+        iid, project_id: where.project.id, source_project_id: sourceProject.id, source_branch: p.sourceBranch,
+        allow_collaboration: fork?.canAllowCollaboration && p.allowCollaboration ? 1 : 0,
         target_branch: p.targetBranch, author_id: user.id, title: p.title, description: p.description ?? null, state: 'opened',
         merge_status: 'unchecked', draft: isDraftTitle(p.title) ? 1 : 0, squash: p.squash ? 1 : 0,
         force_remove_source_branch: p.removeSourceBranch === undefined ? null : p.removeSourceBranch ? 1 : 0,
@@ -177,10 +203,12 @@ export async function createMergeRequest(
       await queueObjectHook(trx, { kind: 'merge_request', id: row.id, projectId: where.project.id, action: 'open', userId: user.id });
       return row;
     });
+    // The head ref the target reads the fork's branch from (the merge status check also brings it up to date).
+    if (fork) await syncForkSourceHead(db, fork.shards, mr, where.project);
     return { ok: true, value: mr };
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
-    const winner = await openMergeRequestOfBranch(db, where.project.id, where.project.id, p.sourceBranch);
+    const winner = await openMergeRequestOfBranch(db, where.project.id, sourceProject.id, p.sourceBranch);
     if (winner) return { ok: false, reason: 'exists', iid: winner.iid };
     throw err;
   }
@@ -211,8 +239,10 @@ export async function updateMergeRequest(
   const now = nowIso();
   let retarget: Awaited<ReturnType<typeof diffVersion>> | null = null;
   if (p.targetBranch !== undefined && p.targetBranch !== mr.target_branch) {
-    if (p.targetBranch === mr.source_branch) return { ok: false, reason: 'same_branch' };
-    const [targetHead, sourceHead] = await Promise.all([branchHead(c.gitDir, p.targetBranch), branchHead(c.gitDir, mr.source_branch)]);
+    if (!isForkRequest(mr) && p.targetBranch === mr.source_branch) return { ok: false, reason: 'same_branch' };
+    const [targetHead, sourceHead] = await Promise.all([
+      branchHead(c.gitDir, p.targetBranch), refTarget(c.gitDir, sourceRefOf(mr)),
+    ]);
     if (!targetHead) return { ok: false, reason: 'invalid', errors: { target_branch: ['does not exist'] } };
     if (sourceHead) retarget = await diffVersion(c.gitDir, sourceHead, targetHead);
   }
@@ -254,6 +284,7 @@ export async function updateMergeRequest(
       }
       if (p.removeSourceBranch !== undefined) set.force_remove_source_branch = p.removeSourceBranch ? 1 : 0;
       if (p.squash !== undefined) set.squash = p.squash ? 1 : 0;
+      if (p.allowCollaboration !== undefined && c.canAllowCollaboration) set.allow_collaboration = p.allowCollaboration ? 1 : 0;
       if (triage && p.discussionLocked !== undefined && (mr.discussion_locked === 1) !== p.discussionLocked) {
         set.discussion_locked = p.discussionLocked ? 1 : 0;
         const action = p.discussionLocked ? 'locked' : 'unlocked';

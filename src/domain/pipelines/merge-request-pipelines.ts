@@ -2,7 +2,8 @@
  * Merge request pipelines (the Service 15.2's MergeRequests::CreatePipelineService, detached
  * kind): source `merge_request_event`, run on the request's source head through its ref
  * refs/merge-requests/:iid/head (written here with the project's ref machinery, so a runner can
- * fetch it), linked to the request by `merge_request_id`.
+ * fetch it), linked to the request by `merge_request_id`. A fork's request runs its pipelines in
+ * the fork (the source project), on the source branch, as the Service does by default.
  *
  * They are created when a request is opened, after each push to its source branch, and by
  * POST …/merge_requests/:iid/pipelines. As in the Service, a pipeline is kept only when some job
@@ -25,6 +26,7 @@ import { MERGE_REQUEST_EVENT, mergeRequestRefPath } from './merge-request-variab
 import { refTarget } from '../repositories/git-read.ts';
 import { projectRepository, updateRefs } from '../repositories/project-repository.ts';
 import { ZERO_ID } from '../repositories/ref-names.ts';
+import { isForkRequest } from '../merge-requests/fork-source.ts';
 
 export type MergeRequestPipelineResult = CreatePipelineResult | { ok: false; error: string; reason: 'no_source' };
 
@@ -42,8 +44,11 @@ export async function createMergeRequestPipeline(
   const head = await refTarget(repo.gitDir, `refs/heads/${mr.source_branch}`);
   if (!head) return { ok: false, error: 'Reference not found' };
   if (await readFileAt(repo.gitDir, head, CI_CONFIG_PATH) === null) return { ok: false, error: 'Missing CI config file' };
-  const ref = mergeRequestRefPath(mr.iid);
-  const before = (await refTarget(repo.gitDir, ref)) ?? ZERO_ID;
+  // A fork's request runs in the fork on its branch (CreatePipelineService#pipeline_ref_for_detached_merge_request_pipeline:
+  // the source branch unless the pipeline runs in the target): refs/merge-requests/ of the fork name its own requests.
+  const fork = isForkRequest(mr);
+  const ref = fork ? mr.source_branch : mergeRequestRefPath(mr.iid);
+  const before = fork ? head : (await refTarget(repo.gitDir, ref)) ?? ZERO_ID;
   if (before !== head) {
     const moved = await updateRefs(env.db, repo, [{ ref, before, after: head }]);
     // The merge status check publishes the same ref: losing that race to the same head is fine.

@@ -48,7 +48,7 @@ export async function afterRefUpdate(
       .then(() => executePushIntegrations(env.db, env, repo.gitDir, project, updates, userId))
       .catch(onPipelineError)
       // The merge requests of the moved branches: a diff version per source push, their merge status rechecked.
-      .then(() => afterBranchPush(env.db, repo.gitDir, project, updates, userId))
+      .then(() => afterBranchPush(env.db, env.storages, repo.gitDir, project, updates, userId))
       .catch(onPipelineError)
       .then(() => createPushPipelines(env, project, updates, userId))
       .catch(onPipelineError)

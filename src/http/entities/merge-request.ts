@@ -62,6 +62,9 @@ export const MergeRequestBasicSchema = Type.Object({
   reviewers: Type.Array(UserBasicSchema),
   source_project_id: Nullable(Type.Integer()),
   target_project_id: Type.Integer(),
+  /** A fork's request only: the target's mergers may push to its source branch. */
+  allow_collaboration: Type.Optional(Type.Boolean()),
+  allow_maintainer_to_push: Type.Optional(Type.Boolean()),
   labels: Type.Union([Type.Array(Type.String()), Type.Array(LabelBasicSchema)]),
   draft: Type.Boolean(),
   work_in_progress: Type.Boolean(),
@@ -230,6 +233,9 @@ export async function presentMergeRequests(
       author: basic(users.get(r.author_id))!,
       assignees: mrAssignees, assignee: mrAssignees[0] ?? null, reviewers: people(reviewers.get(r.id)),
       source_project_id: r.source_project_id, target_project_id: r.project_id,
+      // MergeRequestBasic exposes these for a fork's request only (`if: for_fork?`).
+      ...(r.source_project_id !== r.project_id
+        ? { allow_collaboration: r.allow_collaboration === 1, allow_maintainer_to_push: r.allow_collaboration === 1 } : {}),
       labels: o.withLabelsDetails ? mrLabels.map(presentLabelBasic) : mrLabels.map((l) => l.title),
       draft: r.draft === 1, work_in_progress: r.draft === 1,
       milestone: milestone ? presentMilestone(milestone, milestoneOwnerUrl(milestone, o.externalUrl, milestonePaths)) : null,

@@ -11,7 +11,6 @@ import { protectionRulesFor } from '../../../domain/protected-refs/protected-ref
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { MergeRequestRow } from '../../../db/tables/merge-requests.ts';
-import { canOnProject } from '../../../domain/permissions/project.policy.ts';
 import { ciEnvFrom } from '../../../domain/pipelines/ci-env.ts';
 import { refTarget } from '../../../domain/repositories/git-read.ts';
 import { mergeTree } from '../../../domain/merge-requests/mr-git.ts';
@@ -41,6 +40,7 @@ import { loadMergeRequest } from '../../loaders/merge-requests.ts';
 import { apiError, forbidden, notAllowed, notFound, unauthorized, validationFailed } from '../../errors.ts';
 import { defineParams, INT32_MAX, P } from '../../input/params.ts';
 import { route } from '../../route.ts';
+import { canPushToSourceBranch, sourceRefOf } from '../../../domain/merge-requests/fork-source.ts';
 import { presentOne } from './merge-requests.ts';
 
 const id = P.string({ description: 'ID or URL-encoded full path of the project' });
@@ -114,7 +114,7 @@ const mergeRequestActions: FastifyPluginAsync = async (app) => {
     const { ctx, mr, repo } = await load(request, input);
     // Merging is pushing to the target branch (can_be_merged_by?): 401 for anyone else.
     if (!canMergeMergeRequest(ctx.actor, ctx.project, await protectionRulesFor(db, ctx.project.id), mr.target_branch)) throw unauthorized();
-    const head = await refTarget(repo.gitDir, `refs/heads/${mr.source_branch}`);
+    const head = await refTarget(repo.gitDir, sourceRefOf(mr));
     const pipeline = await headPipeline(mr, head);
     const automatically = Boolean(input.merge_when_pipeline_succeeds) && pipeline !== undefined && ACTIVE.includes(pipeline.status);
     if (!mergeableState(mr) || !head) throw notAllowed();
@@ -146,7 +146,7 @@ const mergeRequestActions: FastifyPluginAsync = async (app) => {
   }, async ({ request, input }) => {
     const { mr, repo } = await load(request, input);
     const [source, target] = await Promise.all([
-      refTarget(repo.gitDir, `refs/heads/${mr.source_branch}`), refTarget(repo.gitDir, `refs/heads/${mr.target_branch}`),
+      refTarget(repo.gitDir, sourceRefOf(mr)), refTarget(repo.gitDir, `refs/heads/${mr.target_branch}`),
     ]);
     // MergeabilityCheckService(recheck: true): the Service computes the merge ref on this request too.
     if (mr.state !== 'opened' || !source || !target || !(await mergeTree(repo.gitDir, target, source)).clean) {
@@ -181,9 +181,10 @@ const mergeRequestActions: FastifyPluginAsync = async (app) => {
       response: { 202: Type.Object({ rebase_in_progress: Type.Boolean() }) },
     },
   }, async ({ request, reply, input, caller }) => {
-    const { ctx, mr } = await load(request, input);
-    // `authorize_push_to_merge_request!`: pushing to the source branch.
-    if (!canOnProject(ctx.actor, 'push_code', ctx.project)) throw forbidden('Cannot push to source branch');
+    const { mr } = await load(request, input);
+    // `authorize_push_to_merge_request!`: pushing to the source branch, in the source project (a
+    // fork's own pushers, or the target's mergers when the request allows collaboration).
+    if (!await canPushToSourceBranch(db, caller.user, mr)) throw forbidden('Cannot push to source branch');
     if (mr.rebase_in_progress === 1) {
       throw apiError(409, 'Failed to enqueue the rebase operation, possibly due to a long-lived transaction. Try again later.');
     }
@@ -223,7 +224,7 @@ const mergeRequestActions: FastifyPluginAsync = async (app) => {
   }, async ({ request, reply, input, caller }) => {
     const { ctx, mr, subject, repo } = await load(request, input);
     if (input.sha !== undefined) {
-      const head = await refTarget(repo.gitDir, `refs/heads/${mr.source_branch}`);
+      const head = await refTarget(repo.gitDir, sourceRefOf(mr));
       if (input.sha !== head) throw apiError(409, `SHA does not match HEAD of source branch: ${head ?? ''}`);
     }
     // can_approve?: approve_merge_request (update_merge_request) and not approved already.

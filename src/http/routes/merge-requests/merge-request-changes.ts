@@ -37,6 +37,7 @@ import { findPipelineInProject } from '../../../domain/pipelines/pipelines.queri
 import { projectWebUrl } from '../ci/pipelines.ts';
 import { canOnProject } from '../../../domain/permissions/project.policy.ts';
 import { route } from '../../route.ts';
+import { sourceRefOf } from '../../../domain/merge-requests/fork-source.ts';
 import { presentOne } from './merge-requests.ts';
 
 const listParams = defineParams({ id: P.string(), merge_request_iid: P.integer(), ...paginationParams });
@@ -88,7 +89,7 @@ const mergeRequestChanges: FastifyPluginAsync = async (app) => {
     const [latest] = await diffVersionsOf(db, m.mr.id);
     // A merged or closed request keeps the range of its last version (its branches may be gone).
     if (latest && m.mr.state !== 'opened' && m.mr.state !== 'locked') return { base: latest.base_commit_sha, head: latest.head_commit_sha };
-    const head = await refTarget(m.repo.gitDir, `refs/heads/${m.mr.source_branch}`);
+    const head = await refTarget(m.repo.gitDir, sourceRefOf(m.mr));
     const target = await refTarget(m.repo.gitDir, `refs/heads/${m.mr.target_branch}`);
     if (!head || !target) return latest ? { base: latest.base_commit_sha, head: latest.head_commit_sha } : null;
     return { base: await mergeBase(m.repo.gitDir, target, head), head };

@@ -30,6 +30,10 @@ import { loadMergeRequest } from '../../loaders/merge-requests.ts';
 import { forbidden, messageList, validationFailed, ApiError } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { route } from '../../route.ts';
+import { isStorableId } from '../../../db/constraints.ts';
+import {
+  canAllowCollaboration, defaultMergeRequestTarget, inSameForkNetwork, sourceRefOf,
+} from '../../../domain/merge-requests/fork-source.ts';
 
 const labelsParam = (description: string) => P.optional(P.array(P.name(), { commaSeparated: true, description }));
 const userIds = (description: string) => P.optional(P.array(P.integer({ minimum: 0 }), { commaSeparated: true, description }));
@@ -48,9 +52,11 @@ const createParams = defineParams({
   milestone_id: P.optional(P.integer({ minimum: 0 })),
   remove_source_branch: P.optional(P.boolean()),
   squash: P.optional(P.boolean()),
-  allow_collaboration: P.optional(P.boolean({ description: 'forks only; ignored' })),
+  allow_collaboration: P.optional(P.boolean({ description: "a fork's request: the target's mergers may push to its source branch" })),
   allow_maintainer_to_push: P.optional(P.boolean({ description: 'deprecated: allow_collaboration' })),
-  target_project_id: P.optional(P.integer({ minimum: 1, description: 'this project only (forks are not served)' })),
+  target_project_id: P.optional(P.integer({
+    minimum: 1, description: 'a project of the fork network to open the request in (default: the upstream of a fork)',
+  })),
 });
 
 const updateParams = defineParams({
@@ -98,6 +104,26 @@ export function refusal(r: WriteRefusal): ApiError {
   return validationFailed(r.errors);
 }
 
+/**
+ * MergeRequests::BuildService#find_target_project: the project `target_project_id` names when the
+ * caller may open requests in it, else the source's default target (its upstream, for a fork),
+ * else the source itself.
+ */
+async function targetProjectOf(request: FastifyRequest, source: ProjectContext, targetId: number | undefined): Promise<ProjectContext> {
+  const { db } = request.server.kiln;
+  const usable = (c: ProjectContext | null): c is ProjectContext =>
+    c !== null && canOnProject(c.actor, 'create_merge_request_in', c.project);
+  if (targetId !== undefined) {
+    if (targetId === source.project.id) return source;
+    const named = isStorableId(targetId) ? await loadProject(request, String(targetId)).catch(() => null) : null;
+    if (usable(named)) return named;
+  }
+  const fallback = await defaultMergeRequestTarget(db, source.project);
+  if (fallback.id === source.project.id) return source;
+  const upstream = await loadProject(request, String(fallback.id)).catch(() => null);
+  return usable(upstream) ? upstream : source;
+}
+
 function checkTitle(title: string | undefined): void {
   if (title !== undefined && title.trim() === '') throw validationFailed({ title: ["can't be blank"] });
 }
@@ -124,22 +150,31 @@ const mergeRequests: FastifyPluginAsync = async (app) => {
     schema: { summary: 'Open a merge request', tags: ['merge_requests'], response: { 201: MergeRequestSchema } },
   }, async ({ request, reply, input, caller }) => {
     const ctx = await loadProject(request, input.id);
-    // authorize! :create_merge_request_from (the source project) and :create_merge_request_in (the target).
-    authorizeProject(ctx, 'create_merge_request_in');
+    // authorize! :create_merge_request_from (the source project, the one named).
     authorizeProject(ctx, 'create_merge_request_from');
-    // Forks are not served: a target project other than this one is none the caller may reach.
-    if (input.target_project_id !== undefined && input.target_project_id !== ctx.project.id) {
-      throw validationFailed({ validate_fork: ['Source project is not a fork of the target project'] });
+    const target = await targetProjectOf(request, ctx, input.target_project_id);
+    if (target.project.id === ctx.project.id) authorizeProject(ctx, 'create_merge_request_in');
+    // MergeRequest#validate_fork: a target outside the source's fork network.
+    else if (!await inSameForkNetwork(db, ctx.project.id, target.project.id)) {
+      throw messageList(422, ['Source project is not a fork of the target project']);
     }
     checkTitle(input.title);
+    const fork = target.project.id === ctx.project.id ? undefined : {
+      project: ctx.project, gitDir: projectRepository(config.storages, ctx.project).gitDir, shards: config.storages,
+      // MergeRequest#can_allow_collaboration? (pushing to the fork, and a collaborative push possible at all).
+      canAllowCollaboration: await canAllowCollaboration(db, caller.user, {
+        iid: 0, project_id: target.project.id, source_project_id: ctx.project.id, source_branch: input.source_branch,
+      }),
+    };
     const result = await createMergeRequest(db, {
-      where: { project: ctx.project, lineage: ctx.lineage }, user: caller.user, actor: ctx.actor,
-      gitDir: projectRepository(config.storages, ctx.project).gitDir,
+      where: { project: target.project, lineage: target.lineage }, user: caller.user, actor: target.actor,
+      gitDir: projectRepository(config.storages, target.project).gitDir,
     }, {
       title: input.title, description: input.description, sourceBranch: input.source_branch, targetBranch: input.target_branch,
       labels: input.labels ? labelTitles(input.labels) : undefined, assigneeIds: assigneesOf(input), reviewerIds: input.reviewer_ids,
       milestoneId: input.milestone_id, removeSourceBranch: input.remove_source_branch, squash: input.squash,
-    });
+      allowCollaboration: input.allow_collaboration ?? input.allow_maintainer_to_push,
+    }, fork);
     if (!result.ok) throw refusal(result);
     // MergeRequests::AfterCreateService: a merge request pipeline, if some job asks for one, after the answer.
     const created = result.value;
@@ -148,7 +183,7 @@ const mergeRequests: FastifyPluginAsync = async (app) => {
         .catch((err: unknown) => request.log.error({ err }, 'could not create the pipeline of a merge request'));
     });
     reply.code(201);
-    return presentOne(request, ctx, result.value);
+    return presentOne(request, target, result.value);
   });
 
   route(app, {
@@ -158,7 +193,7 @@ const mergeRequests: FastifyPluginAsync = async (app) => {
     const ctx = await loadProject(request, input.id);
     const { mr, repo } = await loadMergeRequest(request, ctx, input.merge_request_iid);
     let diverged: number | undefined;
-    if (input.include_diverged_commits_count) diverged = await divergedCommitsCount(repo.gitDir, mr.source_branch, mr.target_branch);
+    if (input.include_diverged_commits_count) diverged = await divergedCommitsCount(repo.gitDir, sourceRefOf(mr), mr.target_branch);
     return presentOne(request, ctx, mr, { includeRebaseInProgress: input.include_rebase_in_progress, divergedCommitsCount: diverged });
   });
 
@@ -170,8 +205,10 @@ const mergeRequests: FastifyPluginAsync = async (app) => {
     const { mr, subject, repo } = await loadMergeRequest(request, ctx, input.merge_request_iid);
     if (!canUpdateMergeRequest(ctx.actor, ctx.project, subject)) throw forbidden();
     checkTitle(input.title);
+    const collaboration = input.allow_collaboration ?? input.allow_maintainer_to_push;
     const result = await updateMergeRequest(db, {
       where: { project: ctx.project, lineage: ctx.lineage }, user: caller.user, actor: ctx.actor, gitDir: repo.gitDir,
+      canAllowCollaboration: collaboration !== undefined && await canAllowCollaboration(db, caller.user, mr),
     }, mr, {
       title: input.title, description: input.description, targetBranch: input.target_branch,
       labels: input.labels ? labelTitles(input.labels) : undefined,
@@ -179,7 +216,7 @@ const mergeRequests: FastifyPluginAsync = async (app) => {
       removeLabels: input.remove_labels ? labelTitles(input.remove_labels) : undefined,
       assigneeIds: assigneesOf(input), reviewerIds: input.reviewer_ids, milestoneId: input.milestone_id,
       removeSourceBranch: input.remove_source_branch, squash: input.squash, discussionLocked: input.discussion_locked,
-      stateEvent: input.state_event,
+      stateEvent: input.state_event, allowCollaboration: collaboration,
     });
     if (!result.ok) throw refusal(result);
     return presentOne(request, ctx, result.value);

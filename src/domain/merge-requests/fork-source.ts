@@ -1,0 +1,193 @@
+/**
+ * Merge requests whose source branch lives in another repository of the fork network (a fork
+ * into its upstream, or between any two projects of one network), as the Service 15.2 keeps
+ * them: every git operation of the request runs in the TARGET repository, where the source
+ * branch's head is fetched to refs/merge-requests/:iid/head (MergeRequests::RefreshService and
+ * MergeRequest#fetch_ref!, on creation and after each push to the source branch). So diffs,
+ * commits, versions, the merge-tree check and the merge itself read only the target's objects,
+ * and the request stays readable after the fork or its branch is gone.
+ *
+ * The fork network (ForkNetwork of the Service) is the set of projects reached through
+ * project_forks from one root: two projects are in one network when walking their
+ * `forked_from` chains ends at the same project.
+ */
+import type { Kysely } from 'kysely';
+import type { DB, UserRow } from '../../db/types.ts';
+import type { ProjectRow } from '../../db/tables/projects.ts';
+import type { MergeRequestRow } from '../../db/tables/merge-requests.ts';
+import type { StorageShard } from '../../config/schema.ts';
+import { findProjectById } from '../projects/projects.queries.ts';
+import { namespacePathsById } from '../namespaces/namespaces.queries.ts';
+import { projectActor } from '../permissions/actors.ts';
+import { canOnProject } from '../permissions/project.policy.ts';
+import { protectionRulesFor, refActorFor } from '../protected-refs/protected-refs.ts';
+import { canMergeToBranch, canPushToBranch, isProtectedBranch } from '../protected-refs/ref-rules.ts';
+import { runGit } from '../repositories/git-command.ts';
+import { refTarget } from '../repositories/git-read.ts';
+import { projectRepository, updateRefs } from '../repositories/project-repository.ts';
+import { COMMIT_ID, validRefName, ZERO_ID } from '../repositories/ref-names.ts';
+import { findForkRow } from '../forks/forks.queries.ts';
+
+type RequestRef = Pick<MergeRequestRow, 'iid' | 'project_id' | 'source_project_id' | 'source_branch'>;
+
+/** MergeRequest#for_fork?: the source is another project (or was: a deleted fork leaves null). */
+export function isForkRequest(mr: Pick<MergeRequestRow, 'project_id' | 'source_project_id'>): boolean {
+  return mr.source_project_id !== mr.project_id;
+}
+
+/** The request's head ref in the target repository (MergeRequest#ref_path). */
+export function requestHeadRef(iid: number): string {
+  return `refs/merge-requests/${iid}/head`;
+}
+
+/**
+ * Where the target repository reads the request's source head: its own branch for a request
+ * inside one project, the fetched head ref for a fork's.
+ */
+export function sourceRefOf(mr: RequestRef): string {
+  return isForkRequest(mr) ? requestHeadRef(mr.iid) : `refs/heads/${mr.source_branch}`;
+}
+
+/** The projects above `projectId` (itself first), following forked_from; bounded against a damaged chain. */
+async function forkChain(db: Kysely<DB>, projectId: number): Promise<number[]> {
+  const chain = [projectId];
+  for (let i = 0; i < 64; i += 1) {
+    const row = await findForkRow(db, chain[chain.length - 1]);
+    if (!row?.forked_from_project_id || chain.includes(row.forked_from_project_id)) break;
+    chain.push(row.forked_from_project_id);
+  }
+  return chain;
+}
+
+/** Project#in_fork_network_of?: both reach the same root through their forked_from chains. */
+export async function inSameForkNetwork(db: Kysely<DB>, a: number, b: number): Promise<boolean> {
+  if (a === b) return true;
+  const [ca, cb] = await Promise.all([forkChain(db, a), forkChain(db, b)]);
+  return ca[ca.length - 1] === cb[cb.length - 1];
+}
+
+/**
+ * Project#default_merge_request_target of the Service 15.2: a fork's requests go to the project
+ * it was forked from, unless the fork asks to target itself (mr_default_target_self) or its
+ * fork is more private than its upstream (Project#mr_can_target_upstream?: a private fork of a
+ * public project targets itself).
+ */
+export async function defaultMergeRequestTarget(db: Kysely<DB>, project: ProjectRow): Promise<ProjectRow> {
+  if (project.mr_default_target_self === 1) return project;
+  const fork = await findForkRow(db, project.id);
+  if (!fork?.forked_from_project_id) return project;
+  const upstream = await findProjectById(db, fork.forked_from_project_id);
+  if (!upstream || upstream.pending_delete === 1) return project;
+  if (upstream.visibility_level > project.visibility_level) return project;
+  return upstream;
+}
+
+/** Copies the objects `sha` reaches from `fromGitDir` into `gitDir` (nothing when it has them). */
+export async function fetchCommit(gitDir: string, fromGitDir: string, sha: string): Promise<void> {
+  if (!COMMIT_ID.test(sha)) throw new Error('not a commit id');
+  const { exitCode } = await runGit(['cat-file', '-e', `${sha}^{commit}`], { gitDir, okExitCodes: [1, 128] });
+  if (exitCode === 0) return;
+  // The head may have moved on since it was read: asking for the id itself (not the branch)
+  // fetches exactly what the caller saw, which the local upload-pack serves when allowed to.
+  await runGit(['-c', 'uploadpack.allowAnySHA1InWant=true', 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head',
+    '--end-of-options', fromGitDir, sha], { gitDir });
+}
+
+/**
+ * Brings a fork request's head ref in the target repository to the source branch's head in the
+ * source repository (fetch first, then the ref through updateRefs). Answers the head now in the
+ * target, or null when the source project or branch is gone (the ref then stays as it was, so
+ * the request keeps its last state readable).
+ */
+export async function syncForkSourceHead(
+  db: Kysely<DB>, shards: StorageShard[], mr: RequestRef, target: ProjectRow,
+): Promise<string | null> {
+  if (!isForkRequest(mr) || mr.source_project_id === null || !validRefName(mr.source_branch)) return null;
+  const source = await findProjectById(db, mr.source_project_id);
+  if (!source || source.pending_delete === 1) return null;
+  const sourceDir = projectRepository(shards, source).gitDir;
+  const head = await refTarget(sourceDir, `refs/heads/${mr.source_branch}`);
+  if (!head) return null;
+  const repo = projectRepository(shards, target);
+  const ref = requestHeadRef(mr.iid);
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const before = (await refTarget(repo.gitDir, ref)) ?? ZERO_ID;
+    if (before === head) return head;
+    await fetchCommit(repo.gitDir, sourceDir, head);
+    const moved = await updateRefs(db, repo, [{ ref, before, after: head }]);
+    if (moved.ok) return head;
+    if (moved.reason !== 'stale') return null;
+  }
+  return (await refTarget(repo.gitDir, ref)) === head ? head : null;
+}
+
+/** `user` on `project`, with its protection rules, as a ref decision sees them. */
+async function refActorOn(db: Kysely<DB>, user: UserRow, project: ProjectRow) {
+  const paths = (await namespacePathsById(db, [project.namespace_id])).get(project.namespace_id);
+  const actor = await projectActor(db, user, project.id, paths?.lineage ?? [project.namespace_id]);
+  return { actor, refActor: refActorFor(actor, project), rules: await protectionRulesFor(db, project.id) };
+}
+
+/**
+ * MergeRequest#collaborative_push_possible? of the Service 15.2: a fork's request into another
+ * project, neither of them private, whose source branch is not protected in the fork.
+ */
+export async function collaborativePushPossible(
+  db: Kysely<DB>, mr: RequestRef, source: ProjectRow | undefined, target: ProjectRow | undefined,
+): Promise<boolean> {
+  if (!isForkRequest(mr) || !source || !target) return false;
+  if (source.visibility_level === 0 || target.visibility_level === 0) return false;
+  return !isProtectedBranch(await protectionRulesFor(db, source.id), mr.source_branch);
+}
+
+/**
+ * Whether `user` may push to the request's source branch in its source project: as a pusher of
+ * the fork (UserAccess#can_push_to_branch?), or — when the request allows collaboration — as
+ * someone who may merge it in the target (Project#branch_allows_collaboration?).
+ */
+export async function canPushToSourceBranch(
+  db: Kysely<DB>, user: UserRow, mr: RequestRef & Pick<MergeRequestRow, 'allow_collaboration' | 'target_branch' | 'state'>,
+): Promise<boolean> {
+  if (mr.source_project_id === null) return false;
+  const source = await findProjectById(db, mr.source_project_id);
+  if (!source || source.pending_delete === 1 || source.archived === 1) return false;
+  const own = await refActorOn(db, user, source);
+  if (canPushToBranch(own.rules, own.refActor, mr.source_branch)) return true;
+  if (mr.allow_collaboration !== 1 || mr.state !== 'opened' || !isForkRequest(mr)) return false;
+  const target = await findProjectById(db, mr.project_id);
+  if (!target || !await collaborativePushPossible(db, mr, source, target)) return false;
+  const their = await refActorOn(db, user, target);
+  return canMergeToBranch(their.rules, their.refActor, mr.target_branch);
+}
+
+/**
+ * MergeRequest#can_allow_collaboration?: a fork's request where a collaborative push is possible,
+ * set by someone who may push to the fork.
+ */
+export async function canAllowCollaboration(db: Kysely<DB>, user: UserRow, mr: RequestRef): Promise<boolean> {
+  if (!isForkRequest(mr) || mr.source_project_id === null) return false;
+  const source = await findProjectById(db, mr.source_project_id);
+  if (!source) return false;
+  const own = await refActorOn(db, user, source);
+  if (!canOnProject(own.actor, 'push_code', source)) return false;
+  return collaborativePushPossible(db, mr, source, await findProjectById(db, mr.project_id));
+}
+
+/**
+ * MergeRequest#can_remove_source_branch? for a fork's request: push_code in the source project,
+ * the branch neither protected there nor its default branch, and still at the merged head.
+ */
+export async function removeForkSourceBranch(
+  env: { db: Kysely<DB>; storages: StorageShard[] }, user: UserRow, mr: RequestRef, mergedHead: string,
+): Promise<{ project: ProjectRow; update: { ref: string; before: string; after: string } } | null> {
+  if (mr.source_project_id === null || !validRefName(mr.source_branch)) return null;
+  const source = await findProjectById(env.db, mr.source_project_id);
+  if (!source || source.pending_delete === 1 || source.archived === 1 || source.default_branch === mr.source_branch) return null;
+  const own = await refActorOn(env.db, user, source);
+  if (!canOnProject(own.actor, 'push_code', source) || isProtectedBranch(own.rules, mr.source_branch)) return null;
+  const repo = projectRepository(env.storages, source);
+  const ref = `refs/heads/${mr.source_branch}`;
+  if ((await refTarget(repo.gitDir, ref)) !== mergedHead) return null;
+  const update = { ref, before: mergedHead, after: ZERO_ID };
+  return (await updateRefs(env.db, repo, [update])).ok ? { project: source, update } : null;
+}
