@@ -120,7 +120,7 @@ describe('kiln backup create and restore', () => {
   let sourceEnv: Record<string, string>;
   const v = {
     userId: 0, userToken: '', projectId: 0, forkId: 0, movedId: 0, loadId: 0, snippetId: 0, jobId: 0, pipelineId: 0,
-    loadIssues: [] as number[],
+    loadIssues: [] as number[], uploadPath: '',
   };
   let views: Record<string, unknown>;
 
@@ -144,6 +144,9 @@ describe('kiln backup create and restore', () => {
     for (const url of [`/snippets/${v.snippetId}/raw`, `${p}/jobs/${v.jobId}/trace`]) out[url] = (await api('GET', url, u, undefined, app)).body;
     const artifacts = await app.request({ method: 'GET', url: `/api/v4${p}/jobs/${v.jobId}/artifacts`, token: u });
     out.artifacts = artifacts.rawPayload.toString('base64');
+    out.upload = (await app.request({ method: 'GET', url: v.uploadPath, token: u })).body;
+    out.package = (await api('GET', `${p}/packages/generic/kept-pkg/1.0.0/kept.bin`, u, undefined, app)).rawPayload.toString('base64');
+    out.packages = (await api('GET', `${p}/packages`, u, undefined, app)).json();
     const rootGets = [
       '/runners/all', '/applications', '/project_repository_storage_moves', `/projects/${v.movedId}`, `/users/${v.userId}`,
       `/projects/${v.forkId}`, `/projects/${v.forkId}/repository/branches`, `/projects/${v.forkId}/repository/commits`,
@@ -184,6 +187,20 @@ describe('kiln backup create and restore', () => {
     await api('POST', `${p}/repository/tags`, v.userToken, { tag_name: 'v1.0.0', ref: 'main', message: 'First release' });
     await api('POST', `${p}/wikis`, v.userToken, { title: 'home', content: 'Welcome to the wiki' });
     await api('POST', `${p}/issues`, v.userToken, { title: 'Kept issue', description: 'It stays' });
+    const boundary = '----kiln-backup-test';
+    const uploaded = await t.request({
+      method: 'POST', url: `/api/v4${p}/uploads`, token: v.userToken,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      payload: Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="notes.txt"\r\n`
+        + `Content-Type: text/plain\r\n\r\nuploaded notes\r\n--${boundary}--\r\n`),
+    });
+    assert.equal(uploaded.statusCode, 201, uploaded.body);
+    v.uploadPath = uploaded.json().full_path;
+    const put = await t.request({
+      method: 'PUT', url: `/api/v4${p}/packages/generic/kept-pkg/1.0.0/kept.bin`, token: v.userToken,
+      headers: { 'content-type': 'application/octet-stream' }, payload: Buffer.from([0, 1, 2, 250, 251, 252]),
+    });
+    assert.equal(put.statusCode, 201, put.body);
 
     // The pipeline of the CI push, run by a runner: a log and artifacts.
     const pipeline = await waitFor('the CI pipeline', async () => {
@@ -231,11 +248,15 @@ describe('kiln backup create and restore', () => {
     // Background work of the set-up (pipelines of pushes) settles before the views are taken.
     await new Promise((r) => setTimeout(r, 500));
     views = await apiViews(t);
+    assert.equal(views.upload, 'uploaded notes');
+    assert.equal(views[`${p}/jobs/${v.jobId}/trace`], 'Running build\nbuilt\n');
+    assert.equal(views.package, Buffer.from([0, 1, 2, 250, 251, 252]).toString('base64'));
 
     // The backup runs while a load writes: issues, commits (with their pipelines) and branches.
-    let stop = false;
+    // It stops two rounds after the backup ended, so some of its writes come after the cut for sure.
+    let stopAt = Infinity;
     const load = (async () => {
-      for (let i = 1; !stop; i += 1) {
+      for (let i = 1; v.loadIssues.length < stopAt; i += 1) {
         v.loadIssues.push((await api('POST', `/projects/${v.loadId}/issues`, ROOT_TOKEN, { title: `load ${i}` })).json().iid);
         await api('POST', `/projects/${v.loadId}/repository/commits`, ROOT_TOKEN, {
           branch: 'main', commit_message: `load ${i}`, actions: [{ action: 'create', file_path: `load-${i}.txt`, content: `${i}\n` }],
@@ -243,9 +264,10 @@ describe('kiln backup create and restore', () => {
         await api('POST', `/projects/${v.loadId}/repository/branches`, ROOT_TOKEN, { branch: `load-${i}`, ref: 'main' });
       }
     })();
-    await new Promise((r) => setTimeout(r, 300));
+    // …and it has written before the backup begins.
+    await waitFor('the load', async () => (v.loadIssues.length >= 2 ? true : undefined));
     const created = await kiln(['create', '--output', archive], sourceEnv);
-    stop = true;
+    stopAt = v.loadIssues.length + 2;
     await load;
     assert.equal(created.code, 0, created.stderr);
     assert.match(created.stdout, /backup written to/);
@@ -312,7 +334,7 @@ describe('kiln backup create and restore', () => {
         // pipeline's commit is in its restored repository.
         const iids = (await restored.db.selectFrom('issues').select('iid').where('project_id', '=', v.loadId).orderBy('iid').execute()).map((r) => r.iid);
         assert.deepEqual(iids, iids.map((_, i) => i + 1));
-        assert.ok(iids.length <= v.loadIssues.length);
+        assert.ok(iids.length >= 2 && iids.length < v.loadIssues.length, `${iids.length} of ${v.loadIssues.length} load issues`);
         const pipelines = await restored.db.selectFrom('ci_pipelines').innerJoin('projects', 'projects.id', 'ci_pipelines.project_id')
           .select(['ci_pipelines.sha', 'projects.repository_storage', 'projects.disk_path']).execute();
         assert.ok(pipelines.length >= 2);
