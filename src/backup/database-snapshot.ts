@@ -92,6 +92,35 @@ async function sqliteSnapshot(file: string, atCut: (s: Snapshot) => Promise<void
   return snapshot;
 }
 
+/**
+ * The fence's locks are asked for with a wait shorter than PostgreSQL's deadlock_timeout (1 s by
+ * default): a server transaction that holds one container table and wants another the fence holds
+ * would otherwise deadlock with it, and PostgreSQL might end the server's transaction. The fence
+ * gives up first, lets it finish, and tries again.
+ */
+const FENCE_ATTEMPT_MS = 500;
+const FENCE_ATTEMPTS = Math.ceil(FENCE_TIMEOUT_MS / FENCE_ATTEMPT_MS);
+
+async function takeFence(fence: pg.Client): Promise<void> {
+  const present = (await fence.query<{ t: string }>(
+    'select table_name as t from information_schema.tables where table_schema = current_schema() and table_name = any($1)',
+    [CONTAINER_TABLES],
+  )).rows.map((r) => r.t);
+  for (let attempt = 1; ; attempt += 1) {
+    await fence.query('begin');
+    await fence.query(`set local lock_timeout = '${FENCE_ATTEMPT_MS}ms'`);
+    try {
+      if (present.length > 0) await fence.query(`lock table ${present.map(ident).join(', ')} in exclusive mode`);
+      return;
+    } catch (err) {
+      await fence.query('rollback');
+      // 55P03 lock_not_available: the lock wait ran out.
+      if ((err as { code?: string }).code !== '55P03' || attempt >= FENCE_ATTEMPTS) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 100));
+    }
+  }
+}
+
 /** Tables whose rows are the containers of repositories (projects, snippets, group wikis). */
 const CONTAINER_TABLES = ['projects', 'snippets', 'namespaces'];
 
@@ -138,13 +167,7 @@ async function postgresSnapshot(url: string, atCut: (s: Snapshot) => Promise<voi
     },
   };
   try {
-    await fence.query('begin');
-    await fence.query(`set local lock_timeout = '${FENCE_TIMEOUT_MS}ms'`);
-    const present = (await fence.query<{ t: string }>(
-      'select table_name as t from information_schema.tables where table_schema = current_schema() and table_name = any($1)',
-      [CONTAINER_TABLES],
-    )).rows.map((r) => r.t);
-    if (present.length > 0) await fence.query(`lock table ${present.map(ident).join(', ')} in exclusive mode`);
+    await takeFence(fence);
     await reader.query('begin isolation level repeatable read read only');
     // The snapshot is taken by the transaction's first statement, made while the fence holds.
     await reader.query('select 1');

@@ -54,8 +54,6 @@ export interface RepositoryEntry {
   refs: [string, string][];
   /** The archive entry of its bundle; null for a repository without refs. */
   bundle: string | null;
-  /** The repository's `config` file. */
-  config: string;
 }
 
 export interface EntrySum {

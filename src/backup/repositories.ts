@@ -12,7 +12,6 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { StorageShard } from '../config/schema.ts';
 import { runGit } from '../domain/repositories/git-command.ts';
@@ -61,10 +60,7 @@ export async function recordRefs(shards: StorageShard[], places: Place[]): Promi
     const { stdout } = await runGit(['for-each-ref', '--format=%(refname) %(objectname)'], { gitDir });
     const refs = stdout.split('\n').filter(Boolean).map((line) => line.split(' ') as [string, string]);
     const head = await runGit(['symbolic-ref', '-q', 'HEAD'], { gitDir, okExitCodes: [1, 128] });
-    out.push({
-      ...place, head: head.exitCode === 0 ? head.stdout.trim() : null, refs, bundle: null,
-      config: await fsp.readFile(path.join(gitDir, 'config'), 'utf8').catch(() => ''),
-    });
+    out.push({ ...place, head: head.exitCode === 0 ? head.stdout.trim() : null, refs, bundle: null });
   }
   return out;
 }
@@ -94,7 +90,12 @@ export async function writeBundle(shards: StorageShard[], entry: RepositoryEntry
   }
 }
 
-/** Makes the repository of `entry` again from its bundle (or empty, when it had no refs). */
+/**
+ * Makes the repository of `entry` again from its bundle (or empty, when it had no refs). Its git
+ * configuration is git's default, as kiln makes every repository: the one setting kiln adds
+ * (gc.pruneExpire of a repository forks borrow from) has no use in a self-contained restore, and
+ * configuration read from an archive could name programs for git to run.
+ */
 export async function restoreRepository(shards: StorageShard[], entry: RepositoryEntry, bundleFile: string | null): Promise<void> {
   let gitDir: string;
   try {
@@ -106,6 +107,5 @@ export async function restoreRepository(shards: StorageShard[], entry: Repositor
   if (bundleFile) {
     await runGit(['fetch', '--quiet', '--no-write-fetch-head', bundleFile, '+refs/*:refs/*'], { gitDir });
   }
-  if (entry.config) await fsp.writeFile(path.join(gitDir, 'config'), entry.config);
   if (entry.head) await runGit(['symbolic-ref', 'HEAD', entry.head], { gitDir });
 }

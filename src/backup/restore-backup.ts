@@ -27,6 +27,7 @@ import {
   type Manifest, type Secrets,
 } from './format.ts';
 import { restoreRepository } from './repositories.ts';
+import { validRefName } from '../domain/repositories/ref-names.ts';
 import { loadTables } from './load-tables.ts';
 
 export interface RestoreOptions {
@@ -54,55 +55,61 @@ export async function restoreBackup(config: Config, o: RestoreOptions): Promise<
     const known = await knownMigrations();
     if (!known.includes(manifest.schemaVersion)) {
       throw new BackupError(
-        `the backup's schema (${manifest.schemaVersion}) is newer than this kiln's (${known[known.length - 1]}): restore it with kiln ${manifest.kilnVersion} (${manifest.revision}) or later`,
+        `the backup's schema (${manifest.schemaVersion}) is newer than this kiln's (${known[known.length - 1]}): `
+          + `restore it with kiln ${manifest.kilnVersion} (${manifest.revision}) or later`,
         EXIT.newerSchema,
       );
     }
     checkRepositoryEntries(manifest);
     const secrets = await readSecretsFile(secretsFile, manifest);
 
-    const database = openDatabase(config);
     try {
-      say(`database: schema up to ${manifest.schemaVersion}`);
-      await migrateUpTo(database.db, manifest.schemaVersion);
-      const tables = Object.keys(manifest.tables).filter((t) => !TRANSIENT_TABLES.has(t) && !MIGRATION_TABLES.has(t));
-      await loadTables(database, work, tables, say);
-      say('database: later migrations');
-      await migrateToLatest(database.db);
-    } finally {
-      await database.close();
-    }
-
-    for (const [i, entry] of manifest.repositories.entries()) {
-      say(`repositories: ${i + 1}/${manifest.repositories.length}`);
-      await restoreRepository(config.storages, entry, entry.bundle ? path.join(work, entry.bundle) : null);
-    }
-    // Every restored repository holds its own objects: none borrows from another (forks' git
-    // alternates, domain/forks/borrowed-objects.ts) until the next fork makes it so.
-    const database2 = openDatabase(config);
-    try {
-      await database2.db.updateTable('projects').set({ objects_from_project_id: null })
-        .where('objects_from_project_id', 'is not', null).execute();
-    } finally {
-      await database2.close();
-    }
-
-    say('files: moving into place');
-    const filesDir = path.join(work, 'files');
-    if (fs.existsSync(filesDir)) await moveTree(filesDir, config.dataDir);
-    for (const [rel, content] of Object.entries(secrets.files)) {
-      const to = path.join(config.dataDir, rel);
-      await fsp.mkdir(path.dirname(to), { recursive: true, mode: 0o700 });
-      await fsp.writeFile(to, content, { mode: 0o600 });
-    }
-    if (secrets.sshHostKey !== null) {
-      await fsp.mkdir(path.dirname(config.sshHostKey), { recursive: true, mode: 0o700 });
-      await fsp.writeFile(config.sshHostKey, secrets.sshHostKey, { mode: 0o600 });
+      await writeInstance(config, manifest, secrets, work, say);
+    } catch (err) {
+      const why = err instanceof BackupError ? err.message : String((err as Error).stack ?? err);
+      throw new BackupError(`${why}\nthe restore stopped half-way: empty the data directory, the storages and the database, then try again`);
     }
     say('');
     return manifest;
   } finally {
     await fsp.rm(work, { recursive: true, force: true });
+  }
+}
+
+/** Everything checked: the database, the repositories, the files and the keys. */
+async function writeInstance(config: Config, manifest: Manifest, secrets: Secrets, work: string, say: (l: string) => void): Promise<void> {
+  const database = openDatabase(config);
+  try {
+    say(`database: schema up to ${manifest.schemaVersion}`);
+    await migrateUpTo(database.db, manifest.schemaVersion);
+    const tables = Object.keys(manifest.tables).filter((t) => !TRANSIENT_TABLES.has(t) && !MIGRATION_TABLES.has(t));
+    await loadTables(database, work, tables, say);
+    say('database: later migrations');
+    await migrateToLatest(database.db);
+    // Every restored repository holds its own objects: none borrows from another (forks' git
+    // alternates, domain/forks/borrowed-objects.ts) until the next fork makes it so.
+    await database.db.updateTable('projects').set({ objects_from_project_id: null })
+      .where('objects_from_project_id', 'is not', null).execute();
+  } finally {
+    await database.close();
+  }
+
+  for (const [i, entry] of manifest.repositories.entries()) {
+    say(`repositories: ${i + 1}/${manifest.repositories.length}`);
+    await restoreRepository(config.storages, entry, entry.bundle ? path.join(work, entry.bundle) : null);
+  }
+
+  say('files: moving into place');
+  const filesDir = path.join(work, 'files');
+  if (fs.existsSync(filesDir)) await moveTree(filesDir, config.dataDir);
+  for (const [rel, content] of Object.entries(secrets.files)) {
+    const to = path.join(config.dataDir, rel);
+    await fsp.mkdir(path.dirname(to), { recursive: true, mode: 0o700 });
+    await fsp.writeFile(to, content, { mode: 0o600 });
+  }
+  if (secrets.sshHostKey !== null) {
+    await fsp.mkdir(path.dirname(config.sshHostKey), { recursive: true, mode: 0o700 });
+    await fsp.writeFile(config.sshHostKey, secrets.sshHostKey, { mode: 0o600 });
   }
 }
 
@@ -201,13 +208,18 @@ async function extract(archive: string, work: string): Promise<Manifest> {
   return manifest;
 }
 
+/** HEAD names a branch (git symbolic-ref is given nothing else). */
+function validHead(head: unknown): boolean {
+  return typeof head === 'string' && head.startsWith('refs/heads/') && validRefName(head.slice('refs/heads/'.length));
+}
+
 /** Repository places and bundle names come from the archive: each must stay inside its storage. */
 function checkRepositoryEntries(manifest: Manifest): void {
   const bad = (p: unknown) => typeof p !== 'string' || p === '' || p.length > MAX_ENTRY_NAME || p.startsWith('/')
     || p.split('/').some((part) => part === '..' || part === '.' || part === '');
   for (const r of Array.isArray(manifest.repositories) ? manifest.repositories : []) {
     if (bad(r.diskPath) || typeof r.storage !== 'string' || (r.bundle !== null && !(r.bundle in manifest.entries))
-      || !Array.isArray(r.refs) || (r.head !== null && typeof r.head !== 'string') || typeof r.config !== 'string') {
+      || !Array.isArray(r.refs) || (r.head !== null && !validHead(r.head))) {
       throw new BackupError('the archive\'s manifest lists a repository kiln does not write: the archive was altered', EXIT.corrupt);
     }
   }
