@@ -1,5 +1,5 @@
 /**
- * kiln's command line: `serve` (default), `migrate`, `doctor` or `runner`.
+ * kiln's command line: `serve` (default), `migrate`, `doctor`, `backup` or `runner`.
  */
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from './config/load.ts';
@@ -14,10 +14,11 @@ import module from 'node:module';
 // `serve` imports the server when it runs.
 module.enableCompileCache?.();
 
-const USAGE = `usage: kiln [serve | migrate | doctor | runner]
+const USAGE = `usage: kiln [serve | migrate | doctor | backup | runner]
   serve    migrate the database, create root on first boot, serve HTTP (default)
   migrate  apply pending database migrations and exit
   doctor   check configuration, database and schema, git, storages, Redis and the SSH port; change nothing
+  backup   back up a serving instance or restore one (kiln backup --help)
   runner   run CI jobs against a kiln (kiln runner --help)
 Configuration comes from the environment; see the README.`;
 
@@ -25,6 +26,11 @@ async function main(): Promise<void> {
   // `kiln runner …` is a client of the server (src/runner/): its own options, no server configuration.
   if (process.argv[2] === 'runner') {
     process.exitCode = await (await import('./runner/cli.ts')).runnerMain(process.argv.slice(3));
+    return;
+  }
+  if (process.argv[2] === 'backup') {
+    const { backupMain } = await import('./backup/cli.ts');
+    process.exitCode = await backupMain(process.argv.slice(3), () => loadConfig());
     return;
   }
   const { positionals, values } = parseArgs({ allowPositionals: true, options: { help: { type: 'boolean', short: 'h' } } });

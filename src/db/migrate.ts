@@ -141,3 +141,21 @@ export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultS
   await recordChecksums(db, sums, [...unrecorded, ...ran]);
   return result;
 }
+
+/** The names of the migrations this kiln has, in the order they run. */
+export async function knownMigrations(): Promise<string[]> {
+  return (await migrationFiles()).map((f) => f.replace(/\.ts$/, ''));
+}
+
+/**
+ * Runs the migrations up to and including `name` (a restore loads a backup's rows into the schema
+ * they were written in, then migrates to the latest like any older database).
+ */
+export async function migrateUpTo(db: Kysely<any>, name: string): Promise<MigrationResultSet> {
+  const sums = await migrationChecksums();
+  const migrator = new Migrator({ db, provider: new DatedFileProvider() });
+  const result = await migrator.migrateTo(name);
+  if (result.error) throw result.error;
+  await recordChecksums(db, sums, (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName));
+  return result;
+}
