@@ -22,6 +22,13 @@ import type { WriteEpoch } from '../db/write-epoch.ts';
 import { ConfigError } from '../config/load.ts';
 import type { PrimaryRateLimitStore } from './rate-limit-store.ts';
 
+declare module 'ioredis' {
+  interface RedisCommander {
+    /** ANNOUNCE_SCRIPT: moves the counter (KEYS[1]) and publishes on KEYS[2]; the new count. */
+    kilnAnnounce(counterKey: string, channel: string, origin: string, message: string): Promise<number>;
+  }
+}
+
 export interface Cluster {
   /**
    * The connection for commands (rate-limit counters, publishing); null for the server processes
@@ -131,10 +138,12 @@ export async function joinCluster(opts: JoinOptions): Promise<Cluster> {
   connected = true;
 
   const counterKey = `${keyPrefix}announcements`;
+  // Sent by its digest (EVALSHA) after the first time.
+  redis.defineCommand('kilnAnnounce', { numberOfKeys: 2, lua: ANNOUNCE_SCRIPT });
   // Announcements not yet acknowledged by Redis; a response that follows a write waits for them.
   const inFlight = new Set<Promise<unknown>>();
   const publish = (message: string): void => {
-    const sent = redis.eval(ANNOUNCE_SCRIPT, 2, counterKey, channel, origin, message)
+    const sent = redis.kilnAnnounce(counterKey, channel, origin, message)
       .catch((err: unknown) => opts.onError?.(err))
       .finally(() => inFlight.delete(sent));
     inFlight.add(sent);
@@ -146,7 +155,7 @@ export async function joinCluster(opts: JoinOptions): Promise<Cluster> {
 
   // The highest announcement number heard, and the requests waiting to hear up to theirs.
   let heard = 0;
-  const waiting = new Set<{ upTo: number; resolve: () => void }>();
+  const waiting = new Set<{ upTo: number; resolve: () => void; timer?: NodeJS.Timeout }>();
   const forgetEverything = (): void => {
     opts.writes.movedElsewhere();
     authCache.clear();
@@ -168,6 +177,7 @@ export async function joinCluster(opts: JoinOptions): Promise<Cluster> {
     for (const w of waiting) {
       if (w.upTo <= heard) {
         waiting.delete(w);
+        clearTimeout(w.timer);
         w.resolve();
       }
     }
@@ -191,16 +201,23 @@ export async function joinCluster(opts: JoinOptions): Promise<Cluster> {
         forgetEverything();
         return;
       }
-      if (upTo <= heard) return;
+      if (upTo === heard) return;
+      if (upTo < heard) {
+        // The counter went back: Redis restarted empty. What was said meanwhile is unknown.
+        forgetEverything();
+        heard = upTo;
+        return;
+      }
       await new Promise<void>((resolve) => {
-        const w = { upTo, resolve };
+        const w: { upTo: number; resolve: () => void; timer?: NodeJS.Timeout } = { upTo, resolve };
         waiting.add(w);
-        setTimeout(() => {
+        w.timer = setTimeout(() => {
           if (!waiting.delete(w)) return;
           forgetEverything();
           if (upTo > heard) heard = upTo;
           resolve();
-        }, CATCH_UP_TIMEOUT_MS).unref();
+        }, CATCH_UP_TIMEOUT_MS);
+        w.timer.unref();
       });
     },
   };
@@ -209,7 +226,10 @@ export async function joinCluster(opts: JoinOptions): Promise<Cluster> {
     redis, keyPrefix, authCache, settingsCache, consistency,
     close: async () => {
       opts.writes.onWrite = null;
-      for (const w of waiting) w.resolve();
+      for (const w of waiting) {
+        clearTimeout(w.timer);
+        w.resolve();
+      }
       waiting.clear();
       subscriber.disconnect();
       await redis.quit().catch(() => redis.disconnect());
