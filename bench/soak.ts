@@ -15,9 +15,12 @@
  * exchanged, a refresh, signing out), each token then used on the API, revoked, and refused.
  *
  * Each interval (SOAK_INTERVAL seconds, default a twelfth of the run, 5 to 60) prints the server's
- * RSS and open descriptors (/proc/<pid>/status, /proc/<pid>/fd), its event-loop delay (p99 and
- * max over the interval, from prom-client's nodejs_eventloop_lag_* at /-/metrics, which reset at
- * each scrape), the requests answered, errors, and the p50/p99 latency of the HTTP requests.
+ * RSS and heap, its open descriptors (/proc/<pid>/fd, the fewest of a look every second: git's
+ * pipes come and go), its event-loop delay (p99 and max over the interval, from prom-client's
+ * nodejs_eventloop_lag_* at /-/metrics, which reset at each scrape), the requests answered, git
+ * commands, errors, the p50/p99 latency of the HTTP requests, the server's CPU time per request
+ * and the machine's load average (latency that grows while CPU per request does not is the
+ * machine's other work, not kiln).
  *
  * Verdict, on what follows the warm-up (the first sixth of the run, at least 20 s), cut in thirds:
  *   - no error: every request answered as expected, every git command succeeded, every pipeline
@@ -96,7 +99,12 @@ const newBucket = (): Bucket => ({ latencies: [], requests: 0, errors: 0, gitOps
 interface Sample {
   at: number;
   rssMb: number;
+  /** The fewest descriptors open at any of the interval's once-a-second looks. */
   fds: number;
+  /** Server CPU time (user + system) per request answered in the interval. */
+  cpuMsPerRequest: number;
+  /** The machine's 1-minute load average: what else competed for the cores. */
+  load: number;
   lagP99Ms: number;
   lagMaxMs: number;
   heapMb: number;
@@ -176,11 +184,24 @@ class Load {
   }
 }
 
-async function readProc(pid: number): Promise<{ rssMb: number; fds: number }> {
+async function readRss(pid: number): Promise<number> {
   const status = await fs.readFile(`/proc/${pid}/status`, 'utf8');
-  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  const fds = (await fs.readdir(`/proc/${pid}/fd`)).length;
-  return { rssMb: rssKb / 1024, fds };
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+/**
+ * Open descriptors. A request running git holds a few pipes for a moment, so one look is noise;
+ * the fewest seen over an interval's looks is what stays open, which a leak raises.
+ */
+async function countFds(pid: number): Promise<number> {
+  return (await fs.readdir(`/proc/${pid}/fd`)).length;
+}
+
+/** CPU time (user + system) a process has used so far, in ms (100 ticks a second). */
+async function cpuMs(pid: number): Promise<number> {
+  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** prom-client's event-loop figures (seconds) and heap, as this scrape's window saw them. */
@@ -363,15 +384,28 @@ async function main(): Promise<void> {
 
     const samples: Sample[] = [];
     await scrape(kiln.base); // resets the event-loop window
+    let cpuBefore = await cpuMs(pid);
     const sampler = async () => {
       let next = started + INTERVAL_S * 1000;
       while (next <= deadline + 100) {
+        let fds = Infinity;
+        while (Date.now() < next - 1000) {
+          fds = Math.min(fds, await countFds(pid));
+          await sleep(1000);
+        }
         await sleep(Math.max(0, next - Date.now()));
         next += INTERVAL_S * 1000;
         const bucket = load.bucket;
         load.bucket = newBucket();
-        const [proc, metrics] = await Promise.all([readProc(pid), scrape(kiln!.base)]);
-        const s: Sample = { at: (Date.now() - started) / 1000, ...proc, ...metrics, bucket };
+        const [rssMb, metrics, cpu, loadavg] = await Promise.all([
+          readRss(pid), scrape(kiln!.base), cpuMs(pid), fs.readFile('/proc/loadavg', 'utf8'),
+        ]);
+        const cpuMsPerRequest = (cpu - cpuBefore) / Math.max(1, bucket.requests);
+        cpuBefore = cpu;
+        const s: Sample = {
+          at: (Date.now() - started) / 1000, rssMb, fds: Math.min(fds, await countFds(pid)), cpuMsPerRequest,
+          load: Number(loadavg.split(' ')[0]), ...metrics, bucket,
+        };
         samples.push(s);
         printRow(s);
       }
@@ -379,7 +413,8 @@ async function main(): Promise<void> {
 
     console.log(`kiln soak: ${DURATION_S} s (${database.url ? 'PostgreSQL' : 'SQLite'}), a sample every ${INTERVAL_S} s, warm-up ${WARMUP_S} s, server pid ${pid}`);
     console.log(`${'t (s)'.padStart(6)} ${'RSS MB'.padStart(7)} ${'heap MB'.padStart(8)} ${'fds'.padStart(4)} ${'lag p99'.padStart(8)} ${'lag max'.padStart(8)} `
-      + `${'requests'.padStart(8)} ${'git'.padStart(4)} ${'errors'.padStart(6)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)}`);
+      + `${'requests'.padStart(8)} ${'git'.padStart(4)} ${'errors'.padStart(6)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} `
+      + `${'CPU ms/req'.padStart(10)} ${'load'.padStart(5)}`);
     await Promise.all([sampler(), apiReader(), apiReader(), apiWriter(), gitWorker(), oauthWorker()]);
 
     // Every pipeline the pushes started ends, and ends well.
@@ -415,7 +450,7 @@ function printRow(s: Sample): void {
   console.log(`${s.at.toFixed(0).padStart(6)} ${s.rssMb.toFixed(1).padStart(7)} ${s.heapMb.toFixed(1).padStart(8)} ${String(s.fds).padStart(4)} `
     + `${s.lagP99Ms.toFixed(1).padStart(8)} ${s.lagMaxMs.toFixed(1).padStart(8)} ${String(s.bucket.requests).padStart(8)} `
     + `${String(s.bucket.gitOps).padStart(4)} ${String(s.bucket.errors).padStart(6)} ${percentile(sorted, 50).toFixed(1).padStart(7)} `
-    + `${percentile(sorted, 99).toFixed(1).padStart(7)}`);
+    + `${percentile(sorted, 99).toFixed(1).padStart(7)} ${s.cpuMsPerRequest.toFixed(2).padStart(10)} ${s.load.toFixed(1).padStart(5)}`);
 }
 
 let lastVerdictPassed = false;
@@ -446,7 +481,11 @@ function verdict(samples: Sample[], load: Load, pipelines: number, badPipelines:
   const sign = (pct: number) => `${pct >= 0 ? '+' : ''}${pct.toFixed(1)} %`;
   check(rss.pct <= 10, `RSS after warm-up: median ${rss.a.toFixed(1)} MB (first third) → ${rss.b.toFixed(1)} MB (last third), ${sign(rss.pct)} (at most +10 %)`);
   const fds = growth('fds');
-  check(fds.pct <= 10, `open descriptors after warm-up: median ${fds.a} → ${fds.b}, ${sign(fds.pct)} (at most +10 %)`);
+  check(fds.pct <= 10, `open descriptors (fewest of each interval) after warm-up: median ${fds.a} → ${fds.b}, ${sign(fds.pct)} (at most +10 %)`);
+  const cpuFirst = median(first.map((s) => s.cpuMsPerRequest));
+  const cpuLast = median(last.map((s) => s.cpuMsPerRequest));
+  lines.push(`info server CPU per request: median ${cpuFirst.toFixed(2)} ms (first third) → ${cpuLast.toFixed(2)} ms (last third); `
+    + `load average ${median(first.map((s) => s.load)).toFixed(1)} → ${median(last.map((s) => s.load)).toFixed(1)}`);
   const p99 = (ss: Sample[]) => percentile(ss.flatMap((s) => s.bucket.latencies).sort((x, y) => x - y), 99);
   const p99First = p99(first);
   const p99Last = p99(last);
