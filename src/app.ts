@@ -13,6 +13,7 @@ import type { JobTokenResolver, KilnContext } from './http/context.ts';
 import { AuthCache } from './http/auth/cache.ts';
 import { registerSettingsCache, SettingsCache } from './domain/settings/settings-cache.ts';
 import type { Cluster } from './cluster/cluster.ts';
+import readYourWrites from './http/plugins/read-your-writes.ts';
 import { parseQueryString } from './http/input/query-string.ts';
 import runningHandlers from './http/plugins/running-handlers.ts';
 import requestDefaults from './http/plugins/request-defaults.ts';
@@ -135,6 +136,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   // First: its onRoute hook counts the handlers of every route registered after it.
   await app.register(runningHandlers);
+  // Before anything reads a cache, and (onSend) after everything that writes.
+  await app.register(readYourWrites, { consistency: deps.cluster?.consistency ?? null });
   await app.register(requestDefaults);
   // CORS preflights are answered before authentication and rate limits, as Rack::Cors sits before Warden.
   await app.register(cors);

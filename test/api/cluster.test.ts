@@ -81,6 +81,27 @@ describe('changes made through one process, seen by the other', () => {
     assert.equal((await b.request({ url: '/api/v4/user', token })).json<{ error: string }>().error, 'invalid_token');
   });
 
+  // Without waiting: the answer to the revocation left a only once Redis had counted it, and b's
+  // next request first hears everything counted before it (http/plugins/read-your-writes.ts).
+  it('refuses a token revoked through one process on the very next request to the other', async () => {
+    for (let i = 0; i < 5; i++) {
+      const token = await createToken(a.db, await createUser(a.db));
+      assert.equal((await b.request({ url: '/api/v4/user', token })).statusCode, 200);
+      assert.equal((await a.request({ method: 'DELETE', url: '/api/v4/personal_access_tokens/self', token })).statusCode, 204);
+      assert.equal((await b.request({ url: '/api/v4/user', token })).statusCode, 401, `token ${i}`);
+    }
+  });
+
+  it("shows a profile edited through one process on the other's very next read", async () => {
+    const user = await createUser(a.db, { name: 'Before' });
+    for (let i = 0; i < 5; i++) {
+      assert.equal((await b.request({ url: `/api/v4/users/${user.id}` })).json<{ name: string }>().name, i === 0 ? 'Before' : `Edit ${i - 1}`);
+      const put = await a.request({ method: 'PUT', url: `/api/v4/users/${user.id}`, token: ROOT_TOKEN, payload: { name: `Edit ${i}` } });
+      assert.equal(put.statusCode, 200);
+      assert.equal((await b.request({ url: `/api/v4/users/${user.id}` })).json<{ name: string }>().name, `Edit ${i}`, `edit ${i}`);
+    }
+  });
+
   it('refuses a blocked user on every process', async () => {
     const user = await createUser(a.db);
     const token = await createToken(a.db, user);
