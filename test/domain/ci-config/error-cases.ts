@@ -5,7 +5,7 @@
  * src/domain/ci-config is expected by at least one of them.
  */
 import { MAX_BYTES } from '../../../src/domain/ci-config/load-yaml.ts';
-import type { Pipeline, World } from './memory.ts';
+import { MEMORY_FQDN, type Pipeline, type World } from './memory.ts';
 
 export interface ErrorCase {
   yaml: string;
@@ -484,8 +484,35 @@ export const INPUTS_ERRORS: ErrorCase[] = [
     'config node too large'),
 ];
 
+/** `include: component:` of the in-memory kiln (memory.ts's MEMORY_FQDN) and its refusals. */
+const COMPONENT_WORLD: World = {
+  projects: { 'g/comps': { refs: { main: { 'templates/build.yml': 'cjob: { script: x }\n' } } } },
+  releases: { 'g/comps': ['1.0.0-rc1', 'rel'] },
+};
+const component = (address: string, error: string, world: World = COMPONENT_WORLD) =>
+  c(`include: { component: "${address}" }\n${OK}`, `Component '${address}' - ${error}`, { world });
+
+export const COMPONENT_ERRORS: ErrorCase[] = [
+  // Another host: the address, host and all, in the message, as for a remote host not allowed.
+  component('gitlab.example/g/comps/build@main', 'the component path is not supported'),
+  component(`${MEMORY_FQDN}.evil.example/g/comps/build@main`, 'the component path is not supported'),
+  // No version.
+  component(`${MEMORY_FQDN}/g/comps/build`, 'the component path is not supported'),
+  component(`${MEMORY_FQDN}/g/nope/build@main`, "project does not exist or you don't have sufficient permissions"),
+  component(`${MEMORY_FQDN}/build@main`, "project does not exist or you don't have sufficient permissions"),
+  component(`${MEMORY_FQDN}/g/comps/build@v9`, 'content not found'),
+  component(`${MEMORY_FQDN}/g/comps/build@`, 'content not found'),
+  component(`${MEMORY_FQDN}/g/comps/test@main`, 'content not found'),
+  // The last `/` parts project and component: this names a project g/comps/build.
+  component(`${MEMORY_FQDN}/g/comps/build/template@main`, "project does not exist or you don't have sufficient permissions"),
+  // Only a pre-release and a tag that is no version are released: no ~latest.
+  component(`${MEMORY_FQDN}/g/comps/build@~latest`, 'content not found'),
+  c(`include: { component: "${MEMORY_FQDN}/g/comps/build@main" }\n${OK}`, 'Unable to use components outside of a project context',
+    { world: { ...COMPONENT_WORLD, projectless: true } }),
+];
+
 export const ALL_ERROR_CASES: Record<string, ErrorCase[]> = {
   yaml: YAML_ERRORS, root: ROOT_ERRORS, default: DEFAULT_ERRORS, job: JOB_ERRORS, rules: RULES_ERRORS, 'only/except': ONLY_EXCEPT_ERRORS,
   keywords: KEYWORD_ERRORS, 'needs, artifacts, trigger': DETAIL_ERRORS, parallel: PARALLEL_ERRORS, 'extends, !reference': NORMALISE_ERRORS,
-  dependencies: DEPENDENCY_ERRORS, include: INCLUDE_ERRORS, selection: SELECT_ERRORS, 'spec:inputs': INPUTS_ERRORS,
+  dependencies: DEPENDENCY_ERRORS, include: INCLUDE_ERRORS, 'include:component': COMPONENT_ERRORS, selection: SELECT_ERRORS, 'spec:inputs': INPUTS_ERRORS,
 };
