@@ -129,6 +129,8 @@ export function includeSources(
     if (!canOnProject(actor, 'download_code', other)) return null;
     return { project: other, gitDir: repositoryPath(env.storages, other.repository_storage, other.disk_path) };
   };
+  // One pipeline often includes one component many times with other inputs: read it once.
+  const components = new Map<string, Promise<ComponentFile>>();
   const filesAt = (dir: string, at: string) => ({
     readLocal: (p: string) => readFileAt(dir, at, p), listLocal: memo(() => listTree(dir, at)),
   });
@@ -167,24 +169,31 @@ export function includeSources(
       return { content, local: filesAt(other.gitDir, at) };
     },
     serverFqdn: new URL(env.externalUrl).host,
-    async readComponent(projectPath, version, name): Promise<ComponentFile> {
-      if (projectPath.length > 1000 || /[\x00-\x1f\x7f]/.test(projectPath)) return { error: 'project' };
-      if (version.length > 1024 || name.length > 255 || /[\x00-\x1f\x7f]/.test(version + name)) return { error: 'content' };
-      const other = await readableProject(projectPath);
-      if (!other) return { error: 'project' };
-      // `~latest` and `1.2` name a released version (components.ts); every other version is a ref.
-      const released = releasedVersion(version, await releaseTags(env.db, other.project.id, MAX_RELEASED_VERSIONS));
-      // `~latest` without a release resolves to nothing (git refuses `~` in a ref): "content not found".
-      const ref = released ?? version;
-      const at = (await resolveRef(other.gitDir, ref))?.sha ?? await resolveCommitish(other.gitDir, ref);
-      if (!at) return { error: 'content' };
-      for (const file of [`templates/${name}.yml`, `templates/${name}/template.yml`]) {
-        const content = await readFileAt(other.gitDir, at, file);
-        if (content !== null) return { content, local: filesAt(other.gitDir, at) };
-      }
-      return { error: 'content' };
+    readComponent(projectPath, version, name): Promise<ComponentFile> {
+      const id = JSON.stringify([projectPath, version, name]);
+      let found = components.get(id);
+      if (!found) components.set(id, found = readComponent(projectPath, version, name));
+      return found;
     },
   };
+
+  async function readComponent(projectPath: string, version: string, name: string): Promise<ComponentFile> {
+    if (projectPath.length > 1000 || /[\x00-\x1f\x7f]/.test(projectPath)) return { error: 'project' };
+    if (version.length > 1024 || name.length > 255 || /[\x00-\x1f\x7f]/.test(version + name)) return { error: 'content' };
+    const other = await readableProject(projectPath);
+    if (!other) return { error: 'project' };
+    // `~latest` and `1.2` name a released version (components.ts); every other version is a ref.
+    const released = releasedVersion(version, await releaseTags(env.db, other.project.id, MAX_RELEASED_VERSIONS));
+    // `~latest` without a release resolves to nothing (git refuses `~` in a ref): "content not found".
+    const ref = released ?? version;
+    const at = (await resolveRef(other.gitDir, ref))?.sha ?? await resolveCommitish(other.gitDir, ref);
+    if (!at) return { error: 'content' };
+    for (const file of [`templates/${name}.yml`, `templates/${name}/template.yml`]) {
+      const content = await readFileAt(other.gitDir, at, file);
+      if (content !== null) return { content, local: filesAt(other.gitDir, at) };
+    }
+    return { error: 'content' };
+  }
 }
 
 export function selectContext(
