@@ -374,7 +374,8 @@ build:
     const payload = job as unknown as Record<string, any>;
     assert.deepEqual(payload.image, { name: 'ruby:3.1', entrypoint: [''], ports: [], pull_policy: ['if-not-present'] });
     assert.deepEqual(payload.services.map((s: { name: string; alias: string | null }) => [s.name, s.alias]), [['postgres:14', null], ['redis:7', 'cache']]);
-    assert.deepEqual(payload.cache, [{ key: 'gems', untracked: false, policy: 'pull', paths: ['vendor/'], when: 'on_success' }]);
+    // fallback_keys: always a list, as the Service's JobRequest::Cache entity exposes it.
+    assert.deepEqual(payload.cache, [{ key: 'gems', untracked: false, policy: 'pull', paths: ['vendor/'], when: 'on_success', fallback_keys: [] }]);
     assert.deepEqual(payload.artifacts.map((a: { artifact_type: string }) => a.artifact_type), ['archive', 'junit', 'dotenv']);
     assert.deepEqual(payload.artifacts[0].exclude, ['out/tmp/*']);
     const vars = new Map((payload.variables as { key: string; value: string }[]).map((v) => [v.key, v.value]));

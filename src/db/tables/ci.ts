@@ -33,6 +33,11 @@ export interface CiPipelinesTable {
   merge_request_id: Generated<number | null>;
   /** The pipeline schedule that made it (source schedule; migration 2026-11-29T0300). */
   pipeline_schedule_id: Generated<number | null>;
+  /** workflow:name, expanded (migration 2026-11-30T0700). */
+  name: Generated<string | null>;
+  /** workflow:auto_cancel:on_new_commit and :on_job_failure, null when not given (migration 2026-11-30T0700). */
+  auto_cancel_on_new_commit: Generated<string | null>;
+  auto_cancel_on_job_failure: Generated<string | null>;
 }
 export type PipelineRow = Selectable<CiPipelinesTable>;
 

@@ -38,6 +38,8 @@ export interface CacheConfig {
   paths: string[];
   /** on_success, on_failure, always. */
   when: string;
+  /** `fallback_keys` (after 15.2): keys the runner tries in order when `key` has no cache yet. */
+  fallbackKeys?: string[];
 }
 
 export interface RetryConfig {
@@ -75,6 +77,17 @@ export interface ArtifactsConfig {
   reports: { junit: string[] } & Record<string, string[]>;
   exclude?: string[];
   exposeAs?: string;
+  /**
+   * `artifacts:access` (after 15.2; `public: false` is `developer`): who may download the archive
+   * through the API — all (everyone who may read the job), developer, maintainer, or none.
+   */
+  access?: 'all' | 'developer' | 'maintainer' | 'none';
+}
+
+/** `id_tokens:` (after 15.2): a JWT by this variable name, for these audiences. */
+export interface IdTokenConfig {
+  name: string;
+  aud: string | string[];
 }
 
 export interface TriggerConfig {
@@ -129,12 +142,25 @@ export interface JobConfig {
   node: { index: number; total: number } | null;
   /** Full `needs:` entries (the plain `needs` keeps the names for the engine). */
   needsDetail: NeedConfig[] | null;
+  /** `id_tokens:`, the job's own or `default:`'s; null when none. */
+  idTokens: IdTokenConfig[] | null;
+}
+
+/** `workflow:auto_cancel` (after 15.2); null where not given. */
+export interface AutoCancelConfig {
+  /** conservative, interruptible or none. */
+  onNewCommit: string | null;
+  /** none or all. */
+  onJobFailure: string | null;
 }
 
 export interface PipelineConfig {
   stages: string[];
   variables: Variable[];
   jobs: JobConfig[];
+  /** `workflow:name`, its variables expanded (the pipeline's `name`); null when not given. */
+  name: string | null;
+  autoCancel: AutoCancelConfig;
 }
 
 export type ParseResult = { ok: true; config: PipelineConfig } | { ok: false; error: string };

@@ -3,9 +3,9 @@
  * `before_script` and `after_script` it replaces; `default:` wins where both are given. Jobs take
  * these unless they set the key themselves or `inherit:default` leaves it out.
  */
-import type { ArtifactsConfig, CacheConfig, ImageConfig, RetryConfig, ServiceConfig } from './ci-config.ts';
+import type { ArtifactsConfig, CacheConfig, IdTokenConfig, ImageConfig, RetryConfig, ServiceConfig } from './ci-config.ts';
 import { ConfigError, isHash, type Hash } from './config-error.ts';
-import { cache, image, retry, services, stringList } from './job-keywords.ts';
+import { cache, idTokens, image, retry, services, stringList } from './job-keywords.ts';
 import { parseJobDetails } from './parse-job-details.ts';
 
 export const DEFAULT_KEYS = new Set([
@@ -24,6 +24,7 @@ export interface Defaults {
   interruptible: boolean | null;
   tags: string[];
   timeout: number | null;
+  idTokens: IdTokenConfig[] | null;
 }
 
 function scriptOf(value: unknown, key: string): string[] {
@@ -54,5 +55,6 @@ export function parseDefaults(root: Hash): Defaults {
     interruptible: typeof def.interruptible === 'boolean' ? def.interruptible : null,
     tags: details.tags,
     timeout: details.timeout,
+    idTokens: idTokens(def.id_tokens, 'default'),
   };
 }

@@ -1,6 +1,6 @@
 /**
  * `include:` (the Service's Gitlab::Ci::Config::External): `local` (with `*`/`**` wildcards),
- * `project` + `ref` + `file` (one or several), `remote`, `template`, a bare string (a URL is
+ * `project` + `ref` + `file` (one or several), `remote`, `template`, `component` (components.ts), a bare string (a URL is
  * remote, anything else local), each with optional `rules` (`if`, `exists`). Locations expand
  * `$VARIABLES`. Any but `artifact` may pass `inputs:` to the file's `spec: inputs` header (inputs.ts;
  * the same file with other inputs is another include). Files are merged in order, later over earlier, and the including file over all
@@ -17,6 +17,7 @@ import { loadYamlFile } from './load-yaml.ts';
 import { interpolateInputs } from './inputs.ts';
 import { evaluateExpression, type Variables } from './expression.ts';
 import { deepMerge, expandVariables } from './merge.ts';
+import { componentContent, type ComponentSources } from './components.ts';
 
 /** Files one pipeline's configuration may include in all (the Service's max_includes). */
 export const MAX_INCLUDES = 100;
@@ -32,7 +33,7 @@ export type ProjectFile =
   | { error: 'project' | 'ref' | 'file' };
 
 /** Where included files come from; built by the caller for the pipeline's project and commit. */
-export interface IncludeSources {
+export interface IncludeSources extends ComponentSources {
   /** A file of the pipeline's own commit, or null. */
   readLocal(path: string): Promise<string | null>;
   /** Every file path of the pipeline's commit (for wildcards and `exists`). */
@@ -50,7 +51,7 @@ export interface IncludeSources {
 }
 
 interface Location {
-  kind: 'local' | 'project' | 'remote' | 'template';
+  kind: 'local' | 'project' | 'remote' | 'template' | 'component';
   location: string;
   project?: string;
   ref?: string;
@@ -73,7 +74,7 @@ function normalise(value: unknown, vars: Variables): Location[] {
       continue;
     }
     if (!isHash(item)) accessorError(item);
-    const accessors = ['local', 'project', 'remote', 'template', 'artifact'].filter((k) => item[k] !== undefined);
+    const accessors = ['local', 'project', 'remote', 'template', 'component', 'artifact'].filter((k) => item[k] !== undefined);
     if (accessors.length !== 1) accessorError(item);
     const allowed = new Set([
       accessors[0], 'rules', ...(accessors[0] === 'artifact' ? [] : ['inputs']), ...(accessors[0] === 'project' ? ['ref', 'file'] : []),
@@ -186,6 +187,10 @@ function describe(loc: Location): string {
 
 /** The file's text, and the sources its own includes read from (another project's for a project include). */
 async function contentOf(loc: Location, sources: IncludeSources): Promise<{ text: string; sources: IncludeSources }> {
+  if (loc.kind === 'component') {
+    const got = await componentContent(loc.location, sources);
+    return { text: got.text, sources: { ...sources, ...got.local } };
+  }
   if (loc.kind === 'project') {
     const path = loc.location;
     if (!/\.ya?ml$/.test(path)) throw new ConfigError(`Included file \`${path}\` does not have YAML extension!`);

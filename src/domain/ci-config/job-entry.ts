@@ -4,12 +4,12 @@
  * What decides whether the job exists (`rules`, `only`, `except`) and how many copies
  * (`parallel`) is kept checked but unevaluated for select.ts and expand.ts.
  */
-import { WHEN_VALUES, type JobConfig, type NeedConfig, type Variable, type When } from './ci-config.ts';
+import { WHEN_VALUES, type ArtifactsConfig, type JobConfig, type NeedConfig, type Variable, type When } from './ci-config.ts';
 import { ConfigError, isHash, type Hash } from './config-error.ts';
 import { isValidExpression } from './expression.ts';
 import { parseJobDetails } from './parse-job-details.ts';
 import {
-  allowFailure, cache, coverage, environment, flattenList, image, release, retry, services, strings, stringList, variables,
+  allowFailure, cache, coverage, environment, flattenList, idTokens, image, release, retry, services, strings, stringList, variables,
 } from './job-keywords.ts';
 import type { Defaults } from './defaults.ts';
 import { parseParallel, type ParallelSpec } from './parallel.ts';
@@ -18,7 +18,7 @@ export const JOB_KEYS = new Set([
   'tags', 'script', 'image', 'services', 'start_in', 'artifacts', 'cache', 'dependencies', 'before_script', 'after_script',
   'environment', 'coverage', 'retry', 'parallel', 'interruptible', 'timeout', 'resource_group', 'release', 'secrets',
   'extends', 'stage', 'only', 'except', 'rules', 'variables', 'inherit', 'allow_failure', 'when', 'needs', 'hooks',
-  'id_tokens', 'dast_configuration', 'type',
+  'id_tokens', 'dast_configuration', 'type', 'pages', 'publish',
 ]);
 export const BRIDGE_KEYS = new Set([
   'trigger', 'stage', 'allow_failure', 'only', 'except', 'when', 'extends', 'variables', 'needs', 'rules', 'inherit',
@@ -26,7 +26,9 @@ export const BRIDGE_KEYS = new Set([
 ]);
 const JOB_WHEN = [...WHEN_VALUES, 'delayed'];
 const RULE_WHEN = ['on_success', 'on_failure', 'always', 'manual', 'delayed', 'never'];
-const RULE_KEYS = ['if', 'changes', 'exists', 'when', 'start_in', 'allow_failure', 'variables', 'needs'];
+const RULE_KEYS = ['if', 'changes', 'exists', 'when', 'start_in', 'allow_failure', 'variables', 'needs', 'interruptible'];
+/** The directory a Pages job publishes when it names none (Entry::Job's `pages:publish` default). */
+const PAGES_PUBLISH_DEFAULT = 'public';
 
 export interface RuleSpec {
   if?: string;
@@ -36,6 +38,8 @@ export interface RuleSpec {
   allowFailure?: boolean;
   variables?: Variable[];
   needs?: NeedConfig[];
+  /** `rules:interruptible` (after 15.2): overrides the job's `interruptible` when the rule matches. */
+  interruptible?: boolean;
 }
 
 export interface OnlySpec {
@@ -110,6 +114,10 @@ export function parseRules(value: unknown, where: string, allowedWhen = RULE_WHE
       if (typeof raw.allow_failure !== 'boolean') throw new ConfigError(`${at} allow_failure should be a boolean value`);
       rule.allowFailure = raw.allow_failure;
     }
+    if (raw.interruptible !== undefined) {
+      if (typeof raw.interruptible !== 'boolean') throw new ConfigError(`${at} interruptible should be a boolean value`);
+      rule.interruptible = raw.interruptible;
+    }
     if (raw.variables !== undefined) rule.variables = variables(raw.variables, at);
     if (raw.needs !== undefined) rule.needs = parseJobDetails('', { needs: raw.needs }, false).needsDetail ?? [];
     return rule;
@@ -170,12 +178,48 @@ function inherited(hash: Hash, where: string): { defaults: (key: string) => bool
   return { defaults: pick(inherit.default, 'default'), variables: pick(inherit.variables, 'variables') };
 }
 
+/**
+ * `pages:` and `publish:` (after 15.2): a job is a Pages job by `pages: true` or a hash, or by its
+ * name `pages` unless `pages: false`; the directory it publishes (`publish:`, `pages:publish`,
+ * else `public`) is added to its artifacts' paths, as the Service adds it. kiln hosts no Pages
+ * site, so what only a deployment means (`path_prefix`, `expire_in`) is refused, not ignored.
+ */
+function pagesArtifacts(name: string, hash: Hash, where: string, given: ArtifactsConfig | null): ArtifactsConfig | null {
+  const pages = hash.pages;
+  if (pages === undefined && hash.publish === undefined) return given;
+  if (pages !== undefined && pages !== null && typeof pages !== 'boolean' && !isHash(pages)) {
+    throw new ConfigError(`${where} pages should be a hash or a boolean value`);
+  }
+  if (hash.publish !== undefined && typeof hash.publish !== 'string') throw new ConfigError(`${where} publish should be a string`);
+  let publish = typeof hash.publish === 'string' ? hash.publish : null;
+  if (isHash(pages)) {
+    const unknown = Object.keys(pages).filter((k) => !['publish', 'path_prefix', 'expire_in'].includes(k));
+    if (unknown.length > 0) throw new ConfigError(`${where}:pages config contains unknown keys: ${unknown.join(', ')}`);
+    for (const k of ['path_prefix', 'expire_in']) {
+      if (pages[k] !== undefined) throw new ConfigError(`${where}:pages ${k} is not supported: kiln does not host Pages sites`);
+    }
+    if (pages.publish !== undefined && typeof pages.publish !== 'string') throw new ConfigError(`${where}:pages publish should be a string`);
+    if (typeof pages.publish === 'string') publish = pages.publish;
+  }
+  const isPages = pages === true || isHash(pages) || (pages === undefined && name === 'pages');
+  if (!isPages) return given;
+  const dir = (publish ?? PAGES_PUBLISH_DEFAULT).replace(/\/+$/, '');
+  const base: ArtifactsConfig = given ?? { paths: [], untracked: false, when: 'on_success', expireIn: null, reports: { junit: [] } };
+  return base.paths.includes(dir) ? base : { ...base, paths: [...base.paths, dir] };
+}
+
 export function jobEntry(name: string, hash: Hash, stageList: string[], defs: Defaults, globals: Variable[]): JobSpec {
   const where = `jobs:${name}`;
   const isBridge = hash.trigger !== undefined && hash.trigger !== null;
   const allowed = isBridge ? BRIDGE_KEYS : JOB_KEYS;
   const unknown = Object.keys(hash).filter((k) => !allowed.has(k));
   if (unknown.length > 0) throw new ConfigError(`${where} config contains unknown keys: ${unknown.join(', ')}`);
+  // The Service resolves `secrets:` from an external provider (Vault, Azure Key Vault, Google
+  // Cloud Secret Manager) when the job starts; kiln has none, and a job without its secrets
+  // must not run as if it had them.
+  if (hash.secrets !== undefined) {
+    throw new ConfigError(`${where} secrets are not supported: kiln has no external secrets provider; use CI/CD variables instead`);
+  }
   if (!isBridge && (hash.script === undefined || hash.script === null)) {
     throw new ConfigError(`${where} config should implement a script: or a trigger: keyword`);
   }
@@ -221,7 +265,8 @@ export function jobEntry(name: string, hash: Hash, stageList: string[], defs: De
     tags: isBridge ? [] : details.tags.length > 0 || hash.tags !== undefined ? details.tags : inherit.defaults('tags') ? defs.tags : [],
     needs: details.needsDetail === null ? null : details.needsDetail.map((n) => n.name),
     needsDetail: details.needsDetail,
-    artifacts: isBridge ? null : fromDefault('artifacts', () => details.artifacts, defs.artifacts),
+    idTokens: isBridge ? null : fromDefault('id_tokens', () => idTokens(hash.id_tokens, where), defs.idTokens),
+    artifacts: isBridge ? null : pagesArtifacts(name, hash, where, fromDefault('artifacts', () => details.artifacts, defs.artifacts)),
     trigger: details.trigger,
     timeout: isBridge ? null : jobTimeout,
     services: isBridge ? [] : fromDefault('services', () => services(hash.services, where), defs.services),

@@ -4,7 +4,7 @@
  * AllowFailure), each checked with the Service's message shape `jobs:<name>:<key> …`.
  */
 import { ConfigError, isHash, type Hash } from './config-error.ts';
-import type { CacheConfig, EnvironmentConfig, ImageConfig, RetryConfig, ServiceConfig, Variable } from './ci-config.ts';
+import type { CacheConfig, EnvironmentConfig, IdTokenConfig, ImageConfig, RetryConfig, ServiceConfig, Variable } from './ci-config.ts';
 
 export const PULL_POLICIES = ['always', 'if-not-present', 'never'];
 /** Failure reasons `retry:when` may list (Entry::Retry::FullRetry::ALLOWED_WHEN). */
@@ -55,6 +55,25 @@ export function flattenList(value: unknown[]): unknown[] {
     else out.push(item);
   }
   return out;
+}
+
+/**
+ * `id_tokens:` (Entry::IdTokens, after 15.2): variable name → `{ aud }`, one audience or several;
+ * kiln signs each as a JWT when a runner takes the job (oauth/ci-id-tokens.ts).
+ */
+export function idTokens(value: unknown, at: string): IdTokenConfig[] | null {
+  if (value === undefined || value === null) return null;
+  if (!isHash(value)) throw new ConfigError(`${at}:id_tokens config should be a hash`);
+  return Object.entries(value).map(([name, token]) => {
+    const here = `${at}:id_tokens:${name}`;
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,254}$/.test(name)) throw new ConfigError(`${at}:id_tokens ${name} is not a valid variable name`);
+    if (!isHash(token)) throw new ConfigError(`${here} config should be a hash`);
+    unknownKeys(token, ['aud'], here);
+    if (token.aud === undefined || token.aud === null) throw new ConfigError(`${here} config missing required keys: aud`);
+    const aud = typeof token.aud === 'string' ? token.aud : strings(token.aud);
+    if (aud === null || (Array.isArray(aud) && aud.length === 0)) throw new ConfigError(`${here} aud should be a string or an array of strings`);
+    return { name, aud };
+  });
 }
 
 export function strings(value: unknown): string[] | null {
@@ -164,7 +183,11 @@ function cacheOne(value: unknown, at: string): CacheConfig {
   if (value.untracked !== undefined && typeof value.untracked !== 'boolean') {
     throw new ConfigError(`${at} untracked should be a boolean value`);
   }
-  return { key, untracked: value.untracked === true, policy, paths, when };
+  // Entry::Cache (after 15.2): at most five fallback keys, tried in order by the runner.
+  const fallback = value.fallback_keys === undefined || value.fallback_keys === null ? [] : strings(value.fallback_keys);
+  if (fallback === null) throw new ConfigError(`${at} fallback keys should be an array of strings`);
+  if (fallback.length > 5) throw new ConfigError(`${at} fallback keys has too many entries (maximum 5)`);
+  return { key, untracked: value.untracked === true, policy, paths, when, ...(fallback.length > 0 ? { fallbackKeys: fallback } : {}) };
 }
 
 export function cache(value: unknown, where: string): CacheConfig[] {

@@ -18,7 +18,7 @@ import { resolveExtends, resolveReferences } from './normalise.ts';
 import { parseDefaults } from './defaults.ts';
 import { jobEntry, type JobSpec } from './job-entry.ts';
 import { checkJobCount, expandParallel } from './expand.ts';
-import { globalVariables, parseWorkflow, selectJob, selectWorkflow, type SelectContext, type Workflow } from './select.ts';
+import { globalVariables, parseWorkflow, pipelineName, selectJob, selectWorkflow, type SelectContext, type Workflow } from './select.ts';
 
 const ROOT_KEYWORDS = new Set([
   'stages', 'types', 'variables', 'image', 'services', 'cache', 'before_script', 'after_script', 'default',
@@ -152,5 +152,8 @@ export async function selectJobs(config: LoadedConfig, ctx: SelectContext): Prom
   });
   // Stages without jobs are dropped; stage_idx keeps the configured order.
   const used = new Set(jobs.map((j) => j.stage));
-  return { stages: config.stages.filter((s) => used.has(s)), variables: globals, jobs };
+  return {
+    stages: config.stages.filter((s) => used.has(s)), variables: globals, jobs,
+    name: pipelineName(config.workflow, globals, ctx), autoCancel: config.workflow.autoCancel,
+  };
 }

@@ -7,7 +7,9 @@ import { ConfigError, isHash, type Hash } from './config-error.ts';
 import { parseDuration } from './duration.ts';
 import { flattenList } from './job-keywords.ts';
 
-const ARTIFACTS_KEYS = new Set(['name', 'paths', 'untracked', 'when', 'expire_in', 'reports', 'exclude', 'expose_as', 'public']);
+const ARTIFACTS_KEYS = new Set(['name', 'paths', 'untracked', 'when', 'expire_in', 'reports', 'exclude', 'expose_as', 'public', 'access']);
+/** Entry::Artifacts's access levels (after 15.2). */
+const ARTIFACTS_ACCESS = ['none', 'developer', 'maintainer', 'all'];
 /** Entry::Reports::ALLOWED_KEYS of 15.2. */
 const REPORTS_KEYS = new Set([
   'junit', 'codequality', 'sast', 'secret_detection', 'dependency_scanning', 'container_scanning', 'dast', 'license_scanning',
@@ -106,7 +108,15 @@ function artifacts(value: unknown, where: string): ArtifactsConfig | null {
   const exclude = value.exclude === undefined ? undefined : typeof value.exclude === 'string' ? [value.exclude] : strings(value.exclude);
   if (exclude === null) throw new ConfigError(`${at} exclude should be an array of strings`);
   if (value.expose_as !== undefined && typeof value.expose_as !== 'string') throw new ConfigError(`${at} expose as should be a string`);
+  // `public: false` came first and means what `access: developer` does; the two exclude each other.
+  if (value.public !== undefined && value.access !== undefined) throw new ConfigError(`${at} config these keys cannot be used together: public, access`);
+  if (value.public !== undefined && typeof value.public !== 'boolean') throw new ConfigError(`${at} public should be a boolean value`);
+  if (value.access !== undefined && (typeof value.access !== 'string' || !ARTIFACTS_ACCESS.includes(value.access))) {
+    throw new ConfigError(`${at} access should be one of: ${ARTIFACTS_ACCESS.join(', ')}`);
+  }
+  const access = value.public === false ? 'developer' : value.access as ArtifactsConfig['access'];
   return {
+    ...(access !== undefined && access !== 'all' ? { access } : {}),
     ...(typeof value.name === 'string' ? { name: value.name } : {}),
     paths, untracked: value.untracked === true, when, expireIn, reports,
     ...(exclude ? { exclude } : {}), ...(typeof value.expose_as === 'string' ? { exposeAs: value.expose_as } : {}),

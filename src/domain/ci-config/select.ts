@@ -14,7 +14,7 @@
  * by a push), as in the Service.
  */
 import picomatch from 'picomatch';
-import type { Variable } from './ci-config.ts';
+import type { AutoCancelConfig, Variable } from './ci-config.ts';
 import { ConfigError, isHash, type Hash } from './config-error.ts';
 import { evaluateExpression, patternFromText, type Variables } from './expression.ts';
 import { expandVariables } from './merge.ts';
@@ -158,6 +158,7 @@ export async function selectJob(job: JobSpec, ctx: SelectContext, o: { workflowR
         allowFailure: rule.allowFailure ?? (job.allowFailureGiven ? job.allowFailure : false),
         variables: [...job.variables.filter((v) => !extraKeys.has(v.key)), ...extra],
         ...(rule.needs ? { needsDetail: rule.needs, needs: rule.needs.map((n) => n.name) } : {}),
+        ...(rule.interruptible !== undefined ? { interruptible: rule.interruptible } : {}),
       },
     };
   }
@@ -173,15 +174,52 @@ export async function selectJob(job: JobSpec, ctx: SelectContext, o: { workflowR
 export interface Workflow {
   rules: RuleSpec[] | null;
   name: string | null;
+  autoCancel: AutoCancelConfig;
+}
+
+/** Entry::Workflow's name length, and Entry::AutoCancel's values (both after 15.2). */
+const MAX_WORKFLOW_NAME = 255;
+const ON_NEW_COMMIT = ['conservative', 'interruptible', 'none'];
+const ON_JOB_FAILURE = ['none', 'all'];
+
+function autoCancelOf(value: unknown): AutoCancelConfig {
+  if (value === undefined || value === null) return { onNewCommit: null, onJobFailure: null };
+  if (!isHash(value)) throw new ConfigError('workflow:auto_cancel config should be a hash');
+  const unknown = Object.keys(value).filter((k) => k !== 'on_new_commit' && k !== 'on_job_failure');
+  if (unknown.length > 0) throw new ConfigError(`workflow:auto_cancel config contains unknown keys: ${unknown.join(', ')}`);
+  const { on_new_commit: onNew, on_job_failure: onFailure } = value;
+  if (onNew !== undefined && (typeof onNew !== 'string' || !ON_NEW_COMMIT.includes(onNew))) {
+    throw new ConfigError(`workflow:auto_cancel on new commit must be one of: ${ON_NEW_COMMIT.join(', ')}`);
+  }
+  if (onFailure !== undefined && (typeof onFailure !== 'string' || !ON_JOB_FAILURE.includes(onFailure))) {
+    throw new ConfigError(`workflow:auto_cancel on job failure must be one of: ${ON_JOB_FAILURE.join(', ')}`);
+  }
+  return { onNewCommit: (onNew as string | undefined) ?? null, onJobFailure: (onFailure as string | undefined) ?? null };
 }
 
 export function parseWorkflow(value: unknown): Workflow {
-  if (value === undefined || value === null) return { rules: null, name: null };
+  if (value === undefined || value === null) return { rules: null, name: null, autoCancel: autoCancelOf(undefined) };
   if (!isHash(value)) throw new ConfigError('workflow config should be a hash');
-  const unknown = Object.keys(value).filter((k) => k !== 'rules' && k !== 'name');
+  const unknown = Object.keys(value).filter((k) => k !== 'rules' && k !== 'name' && k !== 'auto_cancel');
   if (unknown.length > 0) throw new ConfigError(`workflow config contains unknown keys: ${unknown.join(', ')}`);
   const rules = value.rules === undefined || value.rules === null ? null : parseRules(value.rules, 'workflow', ['always', 'never']);
-  return { rules, name: typeof value.name === 'string' ? value.name : null };
+  if (value.name !== undefined && value.name !== null && typeof value.name !== 'string') {
+    throw new ConfigError('workflow name should be a string');
+  }
+  if (typeof value.name === 'string' && value.name.length > MAX_WORKFLOW_NAME) {
+    throw new ConfigError(`workflow name is too long (maximum is ${MAX_WORKFLOW_NAME} characters)`);
+  }
+  return { rules, name: typeof value.name === 'string' ? value.name : null, autoCancel: autoCancelOf(value.auto_cancel) };
+}
+
+/**
+ * The pipeline's name (Chain::Metadata): workflow:name with the pipeline's variables expanded,
+ * stripped, at most 255 characters; null when it ends up blank.
+ */
+export function pipelineName(workflow: Workflow, globals: Variable[], ctx: SelectContext): string | null {
+  if (workflow.name === null) return null;
+  const name = expandVariables(workflow.name, variableMap(ctx, globals)).trim().slice(0, MAX_WORKFLOW_NAME);
+  return name === '' ? null : name;
 }
 
 /** workflow:rules: null when the pipeline is filtered out, else the variables its rule adds. */

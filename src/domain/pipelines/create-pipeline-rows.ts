@@ -92,7 +92,7 @@ function jobRow(env: CiEnv, input: CreatePipelineInput, ref: string, tag: boolea
       services: job.services, cache: job.cache, dependencies: job.dependencies, retry: job.retry,
       interruptible: job.interruptible, coverage: job.coverage, environment: job.environment, release: job.release,
       resource_group: job.resourceGroup, allow_failure_exit_codes: job.allowFailureExitCodes, start_in: job.startIn,
-      node: job.node, needs: job.needsDetail,
+      node: job.node, needs: job.needsDetail, ...(job.idTokens ? { id_tokens: job.idTokens } : {}),
     }),
     yaml_variables: JSON.stringify(job.variables),
     job_variables: '[]',
@@ -123,6 +123,8 @@ async function insert(
       source: input.source, status: yamlError === null ? 'created' : 'failed', user_id: input.userId,
       upstream_bridge_id: input.upstreamBridgeId ?? null, merge_request_id: input.mergeRequestId ?? null,
       pipeline_schedule_id: input.pipelineScheduleId ?? null,
+      name: config?.name ?? null, auto_cancel_on_new_commit: config?.autoCancel.onNewCommit ?? null,
+      auto_cancel_on_job_failure: config?.autoCancel.onJobFailure ?? null,
       config_path: input.configPath ?? CI_CONFIG_PATH, commit_data: commitData,
       started_at: null, finished_at: yamlError === null ? null : now, yaml_errors: yamlError,
     }, config === null ? [] : config.jobs.map((j) => jobRow(env, input, input.ref, resolved.tag, j)));

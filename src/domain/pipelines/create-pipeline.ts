@@ -5,6 +5,7 @@
 import type { CiEnv } from './ci-env.ts';
 import { createPipelineRows, type CreatePipelineInput, type CreatePipelineResult } from './create-pipeline-rows.ts';
 import { processPipeline } from './process-pipeline.ts';
+import { cancelRedundantPipelines } from './auto-cancel.ts';
 
 // What callers outside this folder read from here since before the rows had a module of their own.
 export { CI_CONFIG_PATH, projectGitDir, type CreatePipelineInput, type CreatePipelineResult } from './create-pipeline-rows.ts';
@@ -13,5 +14,6 @@ export async function createPipeline(env: CiEnv, input: CreatePipelineInput): Pr
   const result = await createPipelineRows(env, input);
   if (!result.ok) return result;
   if (result.pipeline.status === 'created') await processPipeline(env, result.pipeline.id);
+  for (const older of await cancelRedundantPipelines(env, result.pipeline)) await processPipeline(env, older);
   return result;
 }

@@ -9,6 +9,8 @@ import path from 'node:path';
 import type { ProjectRow } from '../../db/tables/projects.ts';
 import type { Variable } from '../ci-config/ci-config.ts';
 import type { IncludeSources, ProjectFile } from '../ci-config/includes.ts';
+import { releasedVersion, type ComponentFile } from '../ci-config/components.ts';
+import { releaseTags } from '../releases/releases.queries.ts';
 import type { SelectContext } from '../ci-config/select.ts';
 import { namespacePathsById } from '../namespaces/namespaces.queries.ts';
 import { findProjectByIdOrPath } from '../projects/projects.queries.ts';
@@ -105,6 +107,9 @@ export async function creationVariables(env: CiEnv, c: ContextInput, fullPath: s
   return vars;
 }
 
+/** Releases `~latest` chooses among: the most recently released, as many as any real project has. */
+const MAX_RELEASED_VERSIONS = 1000;
+
 function memo<T>(f: () => Promise<T>): () => Promise<T> {
   let p: Promise<T> | null = null;
   return () => (p ??= f());
@@ -114,6 +119,21 @@ export function includeSources(
   env: CiEnv, gitDir: string, sha: string, userId: number | null,
 ): IncludeSources & { tree: () => Promise<string[]> } {
   const tree = memo(() => listTree(gitDir, sha));
+  const pipelineUser = memo(async () => (userId === null ? null : await findUserById(env.db, userId) ?? null));
+  /** Another project by full path when the pipeline's user may read its code, with its git directory. */
+  const readableProject = async (fullPath: string) => {
+    const other = await findProjectByIdOrPath(env.db, fullPath);
+    if (!other) return null;
+    const ns = (await namespacePathsById(env.db, [other.namespace_id])).get(other.namespace_id);
+    const actor = await projectActor(env.db, await pipelineUser(), other.id, ns?.lineage ?? []);
+    if (!canOnProject(actor, 'download_code', other)) return null;
+    return { project: other, gitDir: repositoryPath(env.storages, other.repository_storage, other.disk_path) };
+  };
+  // One pipeline often includes one component many times with other inputs: read it once.
+  const components = new Map<string, Promise<ComponentFile>>();
+  const filesAt = (dir: string, at: string) => ({
+    readLocal: (p: string) => readFileAt(dir, at, p), listLocal: memo(() => listTree(dir, at)),
+  });
   return {
     tree,
     readLocal: (p) => readFileAt(gitDir, sha, p),
@@ -137,23 +157,43 @@ export function includeSources(
       // Names from the configuration reach the database and git: bounded, no control characters.
       if (fullPath.length > 1000 || file.length > 4096 || /[\x00-\x1f\x7f]/.test(fullPath)) return { error: 'project' };
       if (ref !== undefined && (ref.length > 1024 || /[\x00-\x1f\x7f]/.test(ref))) return { error: 'ref' };
-      const other = await findProjectByIdOrPath(env.db, fullPath);
+      const other = await readableProject(fullPath);
       if (!other) return { error: 'project' };
-      const ns = (await namespacePathsById(env.db, [other.namespace_id])).get(other.namespace_id);
-      const user = userId === null ? null : await findUserById(env.db, userId) ?? null;
-      const actor = await projectActor(env.db, user, other.id, ns?.lineage ?? []);
-      if (!canOnProject(actor, 'download_code', other)) return { error: 'project' };
-      const otherDir = repositoryPath(env.storages, other.repository_storage, other.disk_path);
-      const target = ref ?? other.default_branch;
+      const target = ref ?? other.project.default_branch;
       if (!target) return { error: 'ref' };
-      const at = (await resolveRef(otherDir, target))?.sha ?? await resolveCommitish(otherDir, target);
+      const at = (await resolveRef(other.gitDir, target))?.sha ?? await resolveCommitish(other.gitDir, target);
       if (!at) return { error: 'ref' };
-      const content = await readFileAt(otherDir, at, file);
+      const content = await readFileAt(other.gitDir, at, file);
       if (content === null) return { error: 'file' };
       // A local include in that file means a file of that project, at that commit.
-      return { content, local: { readLocal: (p) => readFileAt(otherDir, at, p), listLocal: memo(() => listTree(otherDir, at)) } };
+      return { content, local: filesAt(other.gitDir, at) };
+    },
+    serverFqdn: new URL(env.externalUrl).host,
+    readComponent(projectPath, version, name): Promise<ComponentFile> {
+      const id = JSON.stringify([projectPath, version, name]);
+      let found = components.get(id);
+      if (!found) components.set(id, found = readComponent(projectPath, version, name));
+      return found;
     },
   };
+
+  async function readComponent(projectPath: string, version: string, name: string): Promise<ComponentFile> {
+    if (projectPath.length > 1000 || /[\x00-\x1f\x7f]/.test(projectPath)) return { error: 'project' };
+    if (version.length > 1024 || name.length > 255 || /[\x00-\x1f\x7f]/.test(version + name)) return { error: 'content' };
+    const other = await readableProject(projectPath);
+    if (!other) return { error: 'project' };
+    // `~latest` and `1.2` name a released version (components.ts); every other version is a ref.
+    const released = releasedVersion(version, await releaseTags(env.db, other.project.id, MAX_RELEASED_VERSIONS));
+    // `~latest` without a release resolves to nothing (git refuses `~` in a ref): "content not found".
+    const ref = released ?? version;
+    const at = (await resolveRef(other.gitDir, ref))?.sha ?? await resolveCommitish(other.gitDir, ref);
+    if (!at) return { error: 'content' };
+    for (const file of [`templates/${name}.yml`, `templates/${name}/template.yml`]) {
+      const content = await readFileAt(other.gitDir, at, file);
+      if (content !== null) return { content, local: filesAt(other.gitDir, at) };
+    }
+    return { error: 'content' };
+  }
 }
 
 export function selectContext(

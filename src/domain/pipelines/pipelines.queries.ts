@@ -122,3 +122,18 @@ export async function latestJobCoverages(db: Db, pipelineId: number): Promise<nu
     .where('pipeline_id', '=', pipelineId).where('retried', '=', 0).where('coverage', 'is not', null).execute();
   return rows.map((r) => Number(r.coverage));
 }
+
+/**
+ * Older pipelines of a branch that are still going and asked to be auto-canceled by a newer
+ * commit (workflow:auto_cancel:on_new_commit conservative or interruptible): the
+ * (project_id, ref, id) index finds them.
+ */
+export function redundantPipelineCandidates(
+  db: Db, p: { project_id: number; ref: string; id: number; sha: string },
+): Promise<PipelineRow[]> {
+  return db.selectFrom('ci_pipelines').selectAll().where('project_id', '=', p.project_id).where('ref', '=', p.ref)
+    .where('id', '<', p.id).where('tag', '=', 0).where('sha', '!=', p.sha).where('upstream_bridge_id', 'is', null)
+    .where('status', 'in', ['created', 'waiting_for_resource', 'preparing', 'pending', 'running'])
+    .where('auto_cancel_on_new_commit', 'in', ['conservative', 'interruptible'])
+    .orderBy('id', 'desc').limit(100).execute();
+}

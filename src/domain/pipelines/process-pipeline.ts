@@ -25,6 +25,7 @@ import { durationAfter, startedAtAfter } from './pipeline-timing.ts';
 import type { CiEnv } from './ci-env.ts';
 import { mirrorDownstream, triggerDownstream } from './bridges.ts';
 import { pipelineCompleted } from './pipeline-hooks.ts';
+import { cancelOnJobFailure } from './auto-cancel.ts';
 import { executePipelineHooks } from '../web-hooks/pipeline-hooks.ts';
 
 const VALID_PRIOR: Record<string, string[]> = {
@@ -98,6 +99,7 @@ async function processOnce(env: CiEnv, pipelineId: number): Promise<number[]> {
   const followUps: number[] = [];
   for (let round = 0; round < 50; round++) {
     const jobs = await latestPipelineJobs(env.db, pipelineId);
+    if (await cancelOnJobFailure(env, pipeline, jobs)) continue;
     let changed = await advanceJobs(env, jobs);
     for (const bridge of jobs.filter((j) => j.type === 'bridge' && j.status === 'pending' && j.downstream_pipeline_id === null)) {
       const r = await triggerDownstream(env, bridge);

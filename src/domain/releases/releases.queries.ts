@@ -32,6 +32,16 @@ export function latestRelease(db: Db, projectId: number): Promise<ReleaseRow | u
   return projectReleasesQuery(db, projectId, 'released_at', 'desc').limit(1).executeTakeFirst();
 }
 
+/**
+ * The tags of a project's releases, most recently released first, at most `limit` (the versions
+ * a CI component's `~latest` chooses from).
+ */
+export async function releaseTags(db: Db, projectId: number, limit: number): Promise<string[]> {
+  const rows = await db.selectFrom('releases').select('tag').where('project_id', '=', projectId)
+    .orderBy('released_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return rows.map((r) => r.tag);
+}
+
 /** The releases of these tags of a project (the tag entity's `release`). */
 export async function releasesOfTags(db: Db, projectId: number, tags: string[]): Promise<Map<string, ReleaseRow>> {
   if (tags.length === 0) return new Map();

@@ -56,8 +56,10 @@ export function repositoryUrl(externalUrl: string, projectFullPath: string, toke
 }
 
 /**
- * CI_SERVER_HOST, CI_SERVER_PORT and CI_SERVER_PROTOCOL of the instance's external URL: the
- * same at pipeline creation (what `rules:if` sees) and in a job's payload.
+ * CI_SERVER_HOST, CI_SERVER_PORT, CI_SERVER_PROTOCOL and CI_SERVER_FQDN of the instance's
+ * external URL: the same at pipeline creation (what `rules:if` and `include:` see) and in a job's
+ * payload. CI_SERVER_FQDN (the host, with the port when it is not the protocol's default) came
+ * after 15.2 with CI components, whose addresses start with it (components.ts).
  */
 export function serverAddressVariables(externalUrl: string): Array<[string, string]> {
   const u = new URL(externalUrl);
@@ -65,6 +67,7 @@ export function serverAddressVariables(externalUrl: string): Array<[string, stri
     ['CI_SERVER_HOST', u.hostname],
     ['CI_SERVER_PORT', u.port || (u.protocol === 'https:' ? '443' : '80')],
     ['CI_SERVER_PROTOCOL', u.protocol.replace(':', '')],
+    ['CI_SERVER_FQDN', u.host],
   ];
 }
 

@@ -27,6 +27,8 @@ export interface JobRequestContext {
   deployVariables?: RunnerVariable[];
   environmentVariables?: RunnerVariable[];
   mergeRequestVariables?: Array<[string, string]>;
+  /** The job's `id_tokens:`, signed (oauth/ci-id-tokens.ts): each a masked variable of its name. */
+  idTokenVariables?: RunnerVariable[];
 }
 
 interface Options {
@@ -83,7 +85,7 @@ function presentService(s: ServiceConfig) {
 /** cache entries (Entities::Ci::JobRequest::Cache); a `key:files` key was resolved when the job was created. */
 function presentCache(c: NonNullable<Options['cache']>[number]) {
   const key = typeof c.key === 'string' ? c.key : c.resolvedKey ?? `${c.key.prefix ? `${c.key.prefix}-` : ''}default`;
-  return { key, untracked: c.untracked, policy: c.policy, paths: c.paths, when: c.when };
+  return { key, untracked: c.untracked, policy: c.policy, paths: c.paths, when: c.when, fallback_keys: c.fallbackKeys ?? [] };
 }
 
 function artifactsToUpload(a: ArtifactsConfig | null) {
@@ -150,7 +152,7 @@ export function presentJobRequest(c: JobRequestContext) {
     },
     runner_info: { timeout: c.job.timeout, runner_session_url: null },
     // Variables inside variables are expanded as the Service 15.2 sends them (raw ones excepted).
-    variables: expandVariables(runnerVariables(c)),
+    variables: expandVariables([...runnerVariables(c), ...(c.idTokenVariables ?? [])]),
     steps,
     image: o.image ? presentImage(o.image) : null,
     services: (o.services ?? []).map(presentService),

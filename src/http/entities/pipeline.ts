@@ -43,6 +43,8 @@ export const PipelineSchema = Type.Object({
   ...PipelineBasicSchema.properties,
   before_sha: Type.String(),
   tag: Type.Boolean(),
+  /** workflow:name as the pipeline got it (the Service's Pipeline entity gained `name` after 15.2), or null. */
+  name: NString,
   yaml_errors: NString,
   user: Type.Union([UserBasicSchema, Type.Null()]),
   started_at: NString,
@@ -126,6 +128,7 @@ export function presentPipeline(
     ...basic,
     before_sha: p.before_sha,
     tag: p.tag === 1,
+    name: p.name ?? null,
     yaml_errors: p.yaml_errors ?? null,
     user: user ? presentUserBasic(user, {}, { externalUrl, canReadProfile: false }) : null,
     started_at: p.started_at,

@@ -5,7 +5,7 @@
  * src/domain/ci-config is expected by at least one of them.
  */
 import { MAX_BYTES } from '../../../src/domain/ci-config/load-yaml.ts';
-import type { Pipeline, World } from './memory.ts';
+import { MEMORY_FQDN, type Pipeline, type World } from './memory.ts';
 
 export interface ErrorCase {
   yaml: string;
@@ -484,8 +484,66 @@ export const INPUTS_ERRORS: ErrorCase[] = [
     'config node too large'),
 ];
 
+/** `include: component:` of the in-memory kiln (memory.ts's MEMORY_FQDN) and its refusals. */
+const COMPONENT_WORLD: World = {
+  projects: { 'g/comps': { refs: { main: { 'templates/build.yml': 'cjob: { script: x }\n' } } } },
+  releases: { 'g/comps': ['1.0.0-rc1', 'rel'] },
+};
+const component = (address: string, error: string, world: World = COMPONENT_WORLD) =>
+  c(`include: { component: "${address}" }\n${OK}`, `Component '${address}' - ${error}`, { world });
+
+export const COMPONENT_ERRORS: ErrorCase[] = [
+  // Another host: the address, host and all, in the message, as for a remote host not allowed.
+  component('gitlab.example/g/comps/build@main', 'the component path is not supported'),
+  component(`${MEMORY_FQDN}.evil.example/g/comps/build@main`, 'the component path is not supported'),
+  // No version.
+  component(`${MEMORY_FQDN}/g/comps/build`, 'the component path is not supported'),
+  component(`${MEMORY_FQDN}/g/nope/build@main`, "project does not exist or you don't have sufficient permissions"),
+  component(`${MEMORY_FQDN}/build@main`, "project does not exist or you don't have sufficient permissions"),
+  component(`${MEMORY_FQDN}/g/comps/build@v9`, 'content not found'),
+  component(`${MEMORY_FQDN}/g/comps/build@`, 'content not found'),
+  component(`${MEMORY_FQDN}/g/comps/test@main`, 'content not found'),
+  // The last `/` parts project and component: this names a project g/comps/build.
+  component(`${MEMORY_FQDN}/g/comps/build/template@main`, "project does not exist or you don't have sufficient permissions"),
+  // Only a pre-release and a tag that is no version are released: no ~latest.
+  component(`${MEMORY_FQDN}/g/comps/build@~latest`, 'content not found'),
+  c(`include: { component: "${MEMORY_FQDN}/g/comps/build@main" }\n${OK}`, 'Unable to use components outside of a project context',
+    { world: { ...COMPONENT_WORLD, projectless: true } }),
+];
+
+/** Keywords the Service added after 15.2 (issue 28, item 4). */
+export const LATER_KEYWORD_ERRORS: ErrorCase[] = [
+  job('secrets: { DB: { vault: db/password } }',
+    'jobs:job secrets are not supported: kiln has no external secrets provider; use CI/CD variables instead'),
+  job('pages: x', 'jobs:job pages should be a hash or a boolean value'),
+  job('pages: true, publish: [a]', 'jobs:job publish should be a string'),
+  job('pages: { where: a }', 'jobs:job:pages config contains unknown keys: where'),
+  job('pages: { path_prefix: mr }', 'jobs:job:pages path_prefix is not supported: kiln does not host Pages sites'),
+  job('pages: { publish: 1 }', 'jobs:job:pages publish should be a string'),
+  job('rules: [{ interruptible: maybe }]', 'jobs:job:rules:rule interruptible should be a boolean value'),
+  job('artifacts: { paths: [a], public: false, access: none }', 'jobs:job:artifacts config these keys cannot be used together: public, access'),
+  job('artifacts: { paths: [a], public: maybe }', 'jobs:job:artifacts public should be a boolean value'),
+  job('artifacts: { paths: [a], access: everyone }', 'jobs:job:artifacts access should be one of: none, developer, maintainer, all'),
+  job('cache: { key: k, fallback_keys: k2 }', 'jobs:job:cache fallback keys should be an array of strings'),
+  job('cache: { key: k, fallback_keys: [a, b, c, d, e, f] }', 'jobs:job:cache fallback keys has too many entries (maximum 5)'),
+  job('id_tokens: [a]', 'jobs:job:id_tokens config should be a hash'),
+  job('id_tokens: { "A-B": { aud: x } }', 'jobs:job:id_tokens A-B is not a valid variable name'),
+  job('id_tokens: { A: x }', 'jobs:job:id_tokens:A config should be a hash'),
+  job('id_tokens: { A: { aud: x, sub: y } }', 'jobs:job:id_tokens:A config contains unknown keys: sub'),
+  job('id_tokens: { A: {} }', 'jobs:job:id_tokens:A config missing required keys: aud'),
+  job('id_tokens: { A: { aud: [] } }', 'jobs:job:id_tokens:A aud should be a string or an array of strings'),
+  c(`default: { id_tokens: { A: { aud: 1 } } }\n${OK}`, 'default:id_tokens:A aud should be a string or an array of strings'),
+  c(`workflow: { name: [x] }\n${OK}`, 'workflow name should be a string'),
+  c(`workflow: { name: ${'n'.repeat(256)} }\n${OK}`, 'workflow name is too long (maximum is 255 characters)'),
+  c(`workflow: { auto_cancel: x }\n${OK}`, 'workflow:auto_cancel config should be a hash'),
+  c(`workflow: { auto_cancel: { on_push: none } }\n${OK}`, 'workflow:auto_cancel config contains unknown keys: on_push'),
+  c(`workflow: { auto_cancel: { on_new_commit: always } }\n${OK}`,
+    'workflow:auto_cancel on new commit must be one of: conservative, interruptible, none'),
+  c(`workflow: { auto_cancel: { on_job_failure: some } }\n${OK}`, 'workflow:auto_cancel on job failure must be one of: none, all'),
+];
+
 export const ALL_ERROR_CASES: Record<string, ErrorCase[]> = {
   yaml: YAML_ERRORS, root: ROOT_ERRORS, default: DEFAULT_ERRORS, job: JOB_ERRORS, rules: RULES_ERRORS, 'only/except': ONLY_EXCEPT_ERRORS,
   keywords: KEYWORD_ERRORS, 'needs, artifacts, trigger': DETAIL_ERRORS, parallel: PARALLEL_ERRORS, 'extends, !reference': NORMALISE_ERRORS,
-  dependencies: DEPENDENCY_ERRORS, include: INCLUDE_ERRORS, selection: SELECT_ERRORS, 'spec:inputs': INPUTS_ERRORS,
+  dependencies: DEPENDENCY_ERRORS, include: INCLUDE_ERRORS, 'include:component': COMPONENT_ERRORS, 'keywords after 15.2': LATER_KEYWORD_ERRORS, selection: SELECT_ERRORS, 'spec:inputs': INPUTS_ERRORS,
 };

@@ -140,7 +140,7 @@ describe('CI keywords, called directly', () => {
     ['release: the hash as written', 'job: { script: x, release: { tag_name: v1, description: d, assets: { links: [] } } }\n',
       { release: { tag_name: 'v1', description: 'd', assets: { links: [] } } }],
     ['keys kiln reads but does not act on',
-      'job: { script: x, secrets: {}, hooks: {}, id_tokens: {}, dast_configuration: {} }\n', { script: ['x'] }],
+      'job: { script: x, hooks: {}, dast_configuration: {} }\n', { script: ['x'] }],
   ]));
 
   describe('environment', () => table([
@@ -187,6 +187,8 @@ describe('CI keywords, called directly', () => {
       artifacts: {
         name: 'out', paths: ['dist/'], untracked: true, when: 'always', expireIn: '1 week',
         reports: { junit: ['r.xml'], dotenv: ['a.env'], coverage_report: ['c.xml'] }, exclude: ['dist/*.tmp'], exposeAs: 'Build',
+        // `public: false` is what `access: developer` says (after 15.2).
+        access: 'developer',
       },
     }],
     ['defaults', 'job: { script: x, artifacts: { paths: [a] } }\n',
@@ -348,7 +350,7 @@ describe('CI keywords, called directly', () => {
       assert.deepEqual(loaded.jobs.map((j) => j.name), ['b', 'a']);
       assert.deepEqual(loaded.stages, ['.pre', 'build', 'test', '.post']);
       assert.deepEqual(loaded.globals, [{ key: 'A', value: '1' }]);
-      assert.deepEqual(loaded.workflow, { rules: null, name: 'w' });
+      assert.deepEqual(loaded.workflow, { rules: null, name: 'w', autoCancel: { onNewCommit: null, onJobFailure: null } });
       assert.deepEqual(STAGES, (await load('job: { script: x }\n')).stages);
     });
 

@@ -7,6 +7,7 @@
 import type { PipelineConfig } from '../../../src/domain/ci-config/ci-config.ts';
 import { ConfigError } from '../../../src/domain/ci-config/config-error.ts';
 import type { IncludeSources, ProjectFile } from '../../../src/domain/ci-config/includes.ts';
+import { releasedVersion, type ComponentFile } from '../../../src/domain/ci-config/components.ts';
 import { loadCiConfig, selectJobs, type LoadedConfig } from '../../../src/domain/ci-config/parse-ci-config.ts';
 import type { SelectContext } from '../../../src/domain/ci-config/select.ts';
 
@@ -28,8 +29,10 @@ export type RemoteAnswer = string | { status: number; body?: string } | { bytes:
 export interface World {
   /** The pipeline's own commit. */
   files?: Files;
-  /** Other projects by full path. */
+  /** Other projects by full path (component projects too: their refs are branches, tags and SHAs alike). */
   projects?: Record<string, MemoryProject>;
+  /** The released tags of each project, for components' `~latest` and `1.2`. */
+  releases?: Record<string, string[]>;
   /** Remote URLs; a URL not listed answers 404. */
   remote?: Record<string, RemoteAnswer>;
   /** Hosts remote includes may be fetched from (KILN_CI_REMOTE_INCLUDE_HOSTS). */
@@ -84,6 +87,9 @@ function answer(a: RemoteAnswer | undefined): Response {
   return new Response(a.body ?? null, { status: a.status });
 }
 
+/** The host component addresses of the in-memory kiln start with (its CI_SERVER_FQDN). */
+export const MEMORY_FQDN = 'kiln.example:8443';
+
 export function memorySources(world: World, log: FetchLog[] = []): IncludeSources {
   const files = world.files ?? {};
   const templates = world.templates ?? null;
@@ -99,6 +105,16 @@ export function memorySources(world: World, log: FetchLog[] = []): IncludeSource
       if (!tree) return { error: 'ref' };
       const content = tree[file];
       if (content === undefined) return { error: 'file' };
+      return { content, local: { readLocal: async (p) => tree[p] ?? null, listLocal: async () => sorted(tree) } };
+    },
+    serverFqdn: MEMORY_FQDN,
+    async readComponent(projectPath, version, name): Promise<ComponentFile> {
+      const project = world.projects?.[projectPath];
+      if (!project) return { error: 'project' };
+      const tree = project.refs[releasedVersion(version, world.releases?.[projectPath] ?? []) ?? version];
+      if (!tree) return { error: 'content' };
+      const content = tree[`templates/${name}.yml`] ?? tree[`templates/${name}/template.yml`];
+      if (content === undefined) return { error: 'content' };
       return { content, local: { readLocal: async (p) => tree[p] ?? null, listLocal: async () => sorted(tree) } };
     },
     remoteHosts: world.remoteHosts ?? [],
@@ -117,6 +133,8 @@ export function predefinedFor(p: Pipeline): Map<string, string> {
   const vars = new Map<string, string>([
     ['CI', 'true'],
     ['CI_DEFAULT_BRANCH', 'main'],
+    ['CI_SERVER_FQDN', MEMORY_FQDN],
+    ['CI_SERVER_HOST', 'kiln.example'],
     ['CI_PROJECT_PATH', p.projectFullPath ?? 'group/project'],
     ['CI_PIPELINE_SOURCE', p.source ?? 'push'],
     ['CI_COMMIT_REF_NAME', ref],

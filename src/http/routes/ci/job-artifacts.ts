@@ -7,6 +7,10 @@
  * private ones) and accepts a job token, acting as the job's user; keeping takes update_build
  * (Developer); deleting takes destroy_artifacts (Maintainer). Expired artifacts are gone for
  * readers even before the background job removes their files (domain/jobs/job-artifacts.ts).
+ * A job's `artifacts:access` (after 15.2; `public: false` is `developer`) narrows reading further:
+ * `developer` asks update_build, `maintainer` admin_build, `none` lets no one download through
+ * the API (403, as the Service's authorize_read_job_artifacts!); runners fetching a dependency's
+ * artifacts use the runner protocol, which this does not touch.
  */
 import path from 'node:path';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
@@ -19,9 +23,10 @@ import { fileSize, readStream } from '../../../domain/jobs/job-files.ts';
 import { isPlainEntryPath, openArchiveEntry } from '../../../domain/jobs/artifact-archive.ts';
 import { deleteJobArtifacts, isLive, keepJobArtifacts, PROJECT_ARTIFACTS_DELETE_JOB } from '../../../domain/jobs/job-artifacts.ts';
 import { nowIso } from '../../../domain/clock.ts';
-import { badRequest, recordNotFound } from '../../errors.ts';
+import { badRequest, forbidden, recordNotFound } from '../../errors.ts';
+import { canOnProject } from '../../../domain/permissions/project.policy.ts';
 import { defineParams, P } from '../../input/params.ts';
-import { authorizeProject, loadProject } from '../../loaders/containers.ts';
+import { authorizeProject, loadProject, type ProjectContext } from '../../loaders/containers.ts';
 import { loadJobExtras } from '../../loaders/jobs.ts';
 import { JobSchema, presentJob } from '../../entities/job.ts';
 import { loadJob } from './jobs.ts';
@@ -73,6 +78,15 @@ const jobArtifacts: FastifyPluginAsync = async (app) => {
     return { file, filename: artifact.filename, size };
   }
 
+  /** `artifacts:access` of the job, for the caller the project context stands for. */
+  function checkAccess(ctx: ProjectContext, job: BuildRow): BuildRow {
+    const access = (JSON.parse(job.options) as { artifacts?: { access?: string } | null }).artifacts?.access;
+    if (access === undefined || access === 'all') return job;
+    if (access === 'none') throw forbidden();
+    if (!canOnProject(ctx.actor, access === 'developer' ? 'update_build' : 'admin_build', ctx.project)) throw forbidden();
+    return job;
+  }
+
   async function sendArchive(reply: FastifyReply, job: BuildRow) {
     const archive = await archiveOf(job);
     reply.header('content-disposition', attachment(archive.filename));
@@ -105,7 +119,7 @@ const jobArtifacts: FastifyPluginAsync = async (app) => {
     }
     const job = await latestSuccessfulBuildForRef(db, ctx.project.id, input.ref_name, input.job);
     if (!job) throw recordNotFound();
-    return job;
+    return checkAccess(ctx, job);
   }
 
   const tags = ['job artifacts'];
@@ -115,7 +129,8 @@ const jobArtifacts: FastifyPluginAsync = async (app) => {
     method: 'GET', url: '/projects/:id/jobs/:job_id/artifacts', ...readConfig, params: byJobParams,
     schema: { summary: "Download a job's artifacts archive", tags, produces: ['application/octet-stream'], response: { 200: binary } },
   }, async ({ request, reply, input }) => {
-    const { job } = await loadJob(request, input, 'read_build');
+    const { ctx, job } = await loadJob(request, input, 'read_build');
+    checkAccess(ctx, job);
     return sendArchive(reply, job);
   });
 
@@ -134,7 +149,8 @@ const jobArtifacts: FastifyPluginAsync = async (app) => {
       response: { 200: binary },
     },
   }, async ({ request, reply, input }) => {
-    const { job } = await loadJob(request, input, 'read_build');
+    const { ctx, job } = await loadJob(request, input, 'read_build');
+    checkAccess(ctx, job);
     return sendEntry(reply, job, input['*']);
   });
 

@@ -21,7 +21,13 @@ import { forbidden, validationFailed } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { RunnerRegistrationSchema } from '../../entities/runner.ts';
 import { mergeRequestVariables } from '../../../domain/pipelines/merge-request-variables.ts';
-import { presentJobRequest } from '../../entities/job-request.ts';
+import { presentJobRequest, type JobRequestContext } from '../../entities/job-request.ts';
+import { runnerVariables, type RunnerVariable } from '../../../domain/runners/predefined-variables.ts';
+import { expandVariables as expandText } from '../../../domain/ci-config/merge.ts';
+import { isProtectedRefOf } from '../../../domain/protected-refs/protected-refs.ts';
+import { findUserById } from '../../../domain/users/users.queries.ts';
+import { loadSigningKeys, type SigningKeys } from '../../../oauth/keys.ts';
+import { signCiIdToken } from '../../../oauth/ci-id-tokens.ts';
 import { authenticateJob, authenticateRunner, jobTokenOf } from '../../runner-auth.ts';
 import { route } from '../../route.ts';
 
@@ -59,6 +65,32 @@ const updateParams = defineParams({
 
 const runnerProtocol: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
+  // The same key files the OAuth server loads at boot (oauth/keys.ts), read once when first needed.
+  let keys: Promise<SigningKeys> | null = null;
+
+  /** The job's `id_tokens:` as signed JWT variables; `aud` expands the job's other variables. */
+  async function idTokenVariables(c: JobRequestContext): Promise<RunnerVariable[]> {
+    const tokens = (JSON.parse(c.job.options) as { id_tokens?: Array<{ name: string; aud: string | string[] }> }).id_tokens;
+    if (!tokens || tokens.length === 0) return [];
+    keys ??= loadSigningKeys(config.dataDir);
+    const { ci } = await keys;
+    const vars = new Map(runnerVariables(c).map((v) => [v.key, v.value]));
+    const user = c.job.user_id === null ? null : await findUserById(db, c.job.user_id) ?? null;
+    const ctx = {
+      issuer: config.externalUrl,
+      job: { id: c.job.id, ref: c.job.ref, tag: c.job.tag === 1, timeout: c.job.timeout, runnerId: c.runner.id },
+      pipeline: { id: c.pipeline.id, source: c.pipeline.source, sha: c.pipeline.sha },
+      project: { id: c.project.id, path: c.projectFullPath, namespaceId: c.project.namespace_id, namespacePath: c.namespaceFullPath },
+      user: user ? { id: user.id, username: user.username, email: user.email } : null,
+      refProtected: await isProtectedRefOf(db, c.project.id, c.job.ref, c.job.tag === 1),
+    };
+    const out: RunnerVariable[] = [];
+    for (const t of tokens) {
+      const aud = Array.isArray(t.aud) ? t.aud.map((a) => expandText(a, vars)) : expandText(t.aud, vars);
+      out.push({ key: t.name, value: await signCiIdToken(ci, ctx, aud), public: false, masked: true });
+    }
+    return out;
+  }
 
   route(app, {
     method: 'POST', url: '/runners', auth: 'optional', params: registerParams,
@@ -122,13 +154,15 @@ const runnerProtocol: FastifyPluginAsync = async (app) => {
       projectId: pipeline.project_id, ref: pipeline.ref, tag: pipeline.tag === 1, sha: pipeline.sha, source: pipeline.source,
       mergeRequestId: pipeline.merge_request_id,
     });
-    return reply.code(201).type('application/json').send(JSON.stringify(presentJobRequest({
+    const context: JobRequestContext = {
       job, token, runner, pipeline, project, projectFullPath: `${ns.fullPath}/${project.path}`, namespaceFullPath: ns.fullPath,
       dependencies: deps.map((d) => ({ job: d, artifacts: artifacts.filter((a) => a.job_id === d.id) })),
       externalUrl: config.externalUrl, serverVersion: app.kiln.version.version, ciVariables: assigned.variables,
       deployVariables: assigned.deployVariables, environmentVariables: assigned.environmentVariables,
       mergeRequestVariables: mergeRequestVars,
-    })));
+    };
+    context.idTokenVariables = await idTokenVariables(context);
+    return reply.code(201).type('application/json').send(JSON.stringify(presentJobRequest(context)));
   });
 
   route(app, {
