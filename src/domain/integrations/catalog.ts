@@ -97,6 +97,30 @@ export const INTEGRATIONS: readonly IntegrationKind[] = [
     ],
     events: ['push_events', 'tag_push_events'],
   },
+  // Integrations::PipelinesEmail (integrations_helpers.rb's pipelines-email settings, 15.2).
+  {
+    slug: 'pipelines-email',
+    title: 'Pipeline status emails',
+    settings: [
+      {
+        name: 'recipients', type: 'string', required: true, secret: false,
+        description: 'Comma-separated list of recipient email addresses',
+      },
+      {
+        name: 'notify_only_broken_pipelines', type: 'boolean', required: false, secret: false, default: true,
+        description: 'Notify only broken pipelines',
+      },
+      {
+        name: 'notify_only_default_branch', type: 'boolean', required: false, secret: false,
+        description: 'Send notifications only for the default branch (older setting; branches_to_be_notified wins)',
+      },
+      {
+        name: 'branches_to_be_notified', type: 'choice', required: false, secret: false, choices: BRANCH_CHOICES, default: 'default',
+        description: 'Branches to send notifications for: all, default, protected or default_and_protected',
+      },
+    ],
+    events: ['pipeline_events'],
+  },
   { slug: 'slack', title: 'Slack notifications', settings: chatSettings('Slack'), events: CHAT_EVENTS },
   { slug: 'mattermost', title: 'Mattermost notifications', settings: chatSettings('Mattermost'), events: CHAT_EVENTS },
   // Discord posts to the webhook's own channel: no channel settings (integrations_helpers.rb).
