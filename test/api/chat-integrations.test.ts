@@ -111,7 +111,13 @@ describe('chat integrations', () => {
     await allowLocal(false);
     posts.length = 0;
     await clone.commitAndPush({ 'a.txt': 'a\n' }, { message: 'Blocked push' });
+    // The integration's job has run (and posted nothing) before local requests are allowed again.
+    const pending = async () => (await t.db.selectFrom('background_jobs').select('id').where('kind', '=', 'integrations.execute')
+      .where('state', 'in', ['queued', 'running']).execute()).length;
     await settle();
+    const end = Date.now() + 15_000;
+    while (await pending() > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(await pending(), 0);
     assert.equal(posts.length, 0);
     await allowLocal(true);
   });
