@@ -16,6 +16,7 @@ import { resolveJobToken } from './domain/jobs/job-token.ts';
 import { announceFirstBoot } from './prepare.ts';
 import { ciEnvFrom } from './domain/pipelines/ci-env.ts';
 import { CiSweeper } from './workers/ci-sweeper.ts';
+import { WebHookLogsPruner } from './workers/web-hook-logs-pruner.ts';
 import { PipelineScheduler } from './workers/pipeline-schedules.worker.ts';
 import { startSshServer } from './git/ssh-server.ts';
 
@@ -77,12 +78,15 @@ export async function startServer(config: Config): Promise<Running> {
   ciSweeper.start();
   const scheduler = new PipelineScheduler(database.db, app.jobs, config.pipelineScheduleInterval, app.log);
   scheduler.start();
+  const hookLogsPruner = new WebHookLogsPruner(database.db, app.log);
+  hookLogsPruner.start();
 
   let closing: Promise<void> | null = null;
   const close = () => {
     closing ??= (async () => {
       await ciSweeper.stop();
       await scheduler.stop();
+      await hookLogsPruner.stop();
       await ssh?.close();
       await app.close();
       // Handlers whose clients went away are still running: their queries finish first.

@@ -38,6 +38,7 @@ import { beginRepositoryWrite } from '../domain/repository-writes/repository-wri
 import type { ContainerKind } from '../domain/storage-moves/storage-moves.queries.ts';
 import { appliedCommands, type PushOptionSniffer } from './push-options.ts';
 import { wikiDiskPath } from '../domain/wikis/wiki-repository.ts';
+import { recordWikiPushEvents } from '../domain/wikis/wiki-push-events.ts';
 
 /** The storage-move container a repository belongs to (a group wiki is its group's, a project wiki its project's). */
 const CONTAINER_KINDS: Record<RepositoryTarget['kind'], ContainerKind> = {
@@ -99,8 +100,8 @@ export async function beginPush(
   let accessFile: string | null = null;
   try {
     // Branches and tags before the push, so its ref updates can start pipelines afterwards.
-    refsBefore = target.kind === 'project' ? await snapshotRefs(gitDir) : null;
-    if (refsBefore && target.pushContext) {
+    refsBefore = target.kind === 'project' || target.kind === 'project_wiki' ? await snapshotRefs(gitDir) : null;
+    if (refsBefore && target.kind === 'project' && target.pushContext) {
       accessDir = await fs.mkdtemp(path.join(os.tmpdir(), 'kiln-push-'));
       accessFile = path.join(accessDir, 'access.json');
       const access = await pushAccess(target, pusher, refsBefore);
@@ -143,7 +144,19 @@ export async function beginPush(
     } finally {
       await end();
     }
-    if (exitCode === 0 && refsBefore && userId !== null) startPushPipelines(refsBefore, userId);
+    if (exitCode === 0 && refsBefore && userId !== null) {
+      if (target.kind === 'project_wiki') startWikiPushEvents(refsBefore, userId);
+      else startPushPipelines(refsBefore, userId);
+    }
+  };
+
+  /** A project wiki push's page events (Git::WikiPushService), in the background. */
+  const startWikiPushEvents = (before: Map<string, string>, userId: number) => {
+    const work = async () => {
+      const updates = refUpdates(before, await snapshotRefs(gitDir));
+      if (updates.length > 0) await recordWikiPushEvents(db, gitDir, target.id, updates, userId);
+    };
+    work().catch((err: unknown) => log.error({ err }, 'could not record the events of a wiki push'));
   };
 
   /** Events and pipelines for the pushed refs, in the background. */

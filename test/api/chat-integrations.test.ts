@@ -71,6 +71,26 @@ describe('chat integrations', () => {
     await new Promise<void>((resolve) => receiver.close(() => resolve()));
   });
 
+  const allowLocal = async (on: boolean) => {
+    const res = await t.request({ method: 'PUT', url: '/api/v4/application/settings', token: ROOT_TOKEN, payload: { allow_local_requests_from_web_hooks_and_services: on } });
+    assert.equal(res.statusCode, 200, res.body);
+  };
+
+  it('refuses a webhook URL that is not a valid public URL, local ones unless the instance allows them', async () => {
+    for (const webhook of [`${receiverUrl}/slack`, 'http://localhost:9/x', 'http://10.1.2.3/x', 'http://[::1]/x', 'not a url', 'ftp://chat.example/x']) {
+      const res = await t.request({ method: 'PUT', url: `${base()}/integrations/slack`, token: p.ownerToken, payload: { webhook } });
+      assert.equal(res.statusCode, 400, webhook);
+      assert.deepEqual(res.json(), { message: '400 Bad Request' });
+    }
+    const none = await t.request({ method: 'GET', url: `${base()}/integrations`, token: p.ownerToken });
+    assert.deepEqual(none.json(), []);
+    const ok = await t.request({ method: 'PUT', url: `${base()}/integrations/discord`, token: p.ownerToken, payload: { webhook: 'https://chat.example/hooks/1' } });
+    assert.equal(ok.statusCode, 200, ok.body);
+    const off = await t.request({ method: 'DELETE', url: `${base()}/integrations/discord`, token: p.ownerToken });
+    assert.equal(off.statusCode, 204);
+    await allowLocal(true);
+  });
+
   it('sets Slack up with a PUT, never returning nor storing the webhook in the clear', async () => {
     const res = await put('slack', { username: 'kiln-bot', channel: 'general', push_channel: 'pushes, code' });
     const body = res.json();
@@ -87,13 +107,19 @@ describe('chat integrations', () => {
     assert.match(missing.body, /webhook/);
   });
 
-  it('posts nothing to a local address unless the instance allows it', async () => {
+  it('posts nothing to a local address once the instance no longer allows it', async () => {
+    await allowLocal(false);
     posts.length = 0;
     await clone.commitAndPush({ 'a.txt': 'a\n' }, { message: 'Blocked push' });
+    // The integration's job has run (and posted nothing) before local requests are allowed again.
+    const pending = async () => (await t.db.selectFrom('background_jobs').select('id').where('kind', '=', 'integrations.execute')
+      .where('state', 'in', ['queued', 'running']).execute()).length;
     await settle();
+    const end = Date.now() + 15_000;
+    while (await pending() > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(await pending(), 0);
     assert.equal(posts.length, 0);
-    const res = await t.request({ method: 'PUT', url: '/api/v4/application/settings', token: ROOT_TOKEN, payload: { allow_local_requests_from_web_hooks_and_services: true } });
-    assert.equal(res.statusCode, 200, res.body);
+    await allowLocal(true);
   });
 
   it('posts a push with its commits, once per channel of the push channel', async () => {

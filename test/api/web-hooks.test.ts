@@ -393,9 +393,10 @@ describe('webhooks', () => {
     assert.equal(res.statusCode, 201, res.body);
     const hook = res.json();
     assert.deepEqual(Object.keys(hook).sort(), [
-      'created_at', 'enable_ssl_verification', 'id', 'merge_requests_events', 'push_events', 'repository_update_events',
-      'tag_push_events', 'url',
+      'alert_status', 'created_at', 'disabled_until', 'enable_ssl_verification', 'id', 'merge_requests_events', 'push_events',
+      'repository_update_events', 'tag_push_events', 'url',
     ]);
+    assert.equal(hook.alert_status, 'executable');
     assert.equal(hook.push_events, false);
     assert.equal(hook.repository_update_events, true);
     res = await t.request({ method: 'GET', url: '/api/v4/hooks', token: ROOT_TOKEN });

@@ -19,6 +19,8 @@ export interface IntegrationsTable {
   pipeline_events: Generated<Flag>;
   wiki_page_events: Generated<Flag>;
   job_events: Generated<Flag>;
+  /** Migration 2026-11-30T0800_integrations_deployment_events. */
+  deployment_events: Generated<Flag>;
   comment_on_event_enabled: Generated<Flag>;
   /** Settings without secrets, as JSON text. */
   properties: Generated<string>;

@@ -27,13 +27,43 @@ export interface WebHooksTable {
   repository_update_events: Generated<Flag>;
   enable_ssl_verification: Generated<Flag>;
   push_events_branch_filter: string | null;
+  /** Failed answers in a row other than 500 (WebHook#failed!); past 3 the hook is disabled (migration 2026-11-30T0810). */
+  recent_failures: Generated<number>;
+  /** Back-offs in a row after 500 answers or request errors (WebHook#backoff!). */
+  backoff_count: Generated<number>;
+  /** Until when a backed-off hook is temporarily disabled. */
+  disabled_until: string | null;
   created_at: string;
   updated_at: string;
 }
 export type WebHookRow = Selectable<WebHooksTable>;
 
+/** One delivery attempt of a hook (migration 2026-11-30T0810_web_hook_logs). */
+export interface WebHookLogsTable {
+  id: Generated<number>;
+  web_hook_id: number;
+  /** The hook name of the event (push_hooks, issue_hooks, system_hooks, …). */
+  trigger: string;
+  /** The hook's URL, credentials masked. */
+  url: string;
+  /** JSON objects. */
+  request_headers: string;
+  request_data: string;
+  response_headers: string;
+  response_body: string;
+  /** The answer's HTTP status, or "internal error" when none came. */
+  response_status: string;
+  /** Seconds. */
+  execution_duration: number;
+  internal_error_message: string | null;
+  created_at: string;
+  updated_at: string;
+}
+export type WebHookLogRow = Selectable<WebHookLogsTable>;
+
 declare module '../types.ts' {
   interface DB {
     web_hooks: WebHooksTable;
+    web_hook_logs: WebHookLogsTable;
   }
 }

@@ -126,6 +126,7 @@ export function visibleEvents(
       case 'Issue': return issueReadable(e.target_id);
       case 'MergeRequest': return canOnProject(actor, 'read_merge_request', project);
       case 'Milestone': return canOnProject(actor, 'read_milestone', project);
+      case 'WikiPage::Meta': return canOnProject(actor, 'read_wiki', project);
       case 'Note': {
         const note = e.target_id === null ? undefined : targets.notes.get(e.target_id);
         if (!note) return canOnProject(actor, 'read_note', project);

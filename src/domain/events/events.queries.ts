@@ -7,6 +7,7 @@ import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { DB, UserRow } from '../../db/types.ts';
 import type { EventRow, NoteRow, PushEventPayloadsTable } from '../../db/tables/notes.ts';
 import type { SnippetRow } from '../../db/tables/snippets.ts';
+import type {} from '../../db/tables/wiki-page-meta.ts';
 import { nowIso } from '../clock.ts';
 
 /** The Service's Event actions by name (Event::ACTIONS). */
@@ -87,6 +88,8 @@ export interface EventTargets {
   payloads: Map<number, Selectable<PushEventPayloadsTable>>;
   /** The events' and their notes' authors. */
   users: Map<number, UserRow>;
+  /** The titles of the wiki pages events point at (WikiPage::Meta). */
+  wikiPages: Map<number, string>;
 }
 
 const idsOf = (values: (number | null | undefined)[]) => [...new Set(values.filter((v): v is number => typeof v === 'number'))];
@@ -108,6 +111,9 @@ export async function eventTargetsOf(db: Kysely<DB> | Transaction<DB>, events: E
     snippetIds.length ? db.selectFrom('snippets').selectAll().where('id', 'in', snippetIds).execute() : [],
     pushIds.length ? db.selectFrom('push_event_payloads').selectAll().where('event_id', 'in', pushIds).execute() : [],
   ]);
+  const wikiIds = targetIds('WikiPage::Meta');
+  const wikiPages = wikiIds.length
+    ? await db.selectFrom('wiki_page_meta').select(['id', 'title']).where('id', 'in', wikiIds).execute() : [];
   const userIds = idsOf([...events.map((e) => e.author_id), ...notes.map((n) => n.author_id), ...notes.map((n) => n.resolved_by_id)]);
   const users = userIds.length ? await db.selectFrom('users').selectAll().where('id', 'in', userIds).execute() : [];
   const assigned = new Map<number, number[]>();
@@ -119,5 +125,6 @@ export async function eventTargetsOf(db: Kysely<DB> | Transaction<DB>, events: E
     snippets: new Map(snippets.map((s) => [s.id, s])),
     payloads: new Map(payloads.map((p) => [p.event_id, p])),
     users: new Map(users.map((u) => [u.id, u])),
+    wikiPages: new Map(wikiPages.map((w) => [w.id, w.title])),
   };
 }

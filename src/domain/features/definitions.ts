@@ -32,6 +32,13 @@ export const FEATURE_DEFINITIONS: readonly FeatureDefinition[] = [
   flag('import_project_from_remote_file', 'development', 'group::import'),
   // POST /projects/remote-import-s3: off by default, as in the Service 15.2.
   { ...flag('import_project_from_remote_file_s3', 'development', 'group::import'), default_enabled: false },
+  // Auto-disabling of failing webhooks (domain/web-hooks/auto-disabling.ts): asked per project
+  // (system hooks: no actor) before each delivery and for a hook's alert_status; off, as in 15.2
+  // (introduced in 13.12 behind it, disabled by default), every hook runs whatever its failures.
+  {
+    name: 'web_hooks_disable_failed', introduced_by_url: null, rollout_issue_url: null, milestone: '13.12',
+    log_state_changes: null, type: 'development', group: 'group::integrations', default_enabled: false,
+  },
 ];
 
 export function featureDefinition(name: string): FeatureDefinition | undefined {

@@ -8,7 +8,7 @@
 export type EventFlag =
   | 'push_events' | 'issues_events' | 'merge_requests_events' | 'tag_push_events' | 'note_events'
   | 'confidential_note_events' | 'commit_events' | 'confidential_issues_events' | 'pipeline_events'
-  | 'wiki_page_events' | 'job_events';
+  | 'wiki_page_events' | 'job_events' | 'deployment_events';
 
 export interface IntegrationSetting {
   name: string;
@@ -34,11 +34,19 @@ export const BRANCH_CHOICES = ['all', 'default', 'protected', 'default_and_prote
 
 /**
  * The settings of the Slack-format chat integrations (integrations_helpers.rb's
- * chat_notification_settings, with the channel of each event kiln posts about): the webhook URL
- * is a secret; a chat integration starts notifying only broken pipelines of the default branch.
+ * chat_notification_settings and BaseChatNotification's event channels): the webhook URL is a
+ * secret; a chat integration starts notifying only broken pipelines of the default branch.
+ * Slack and Mattermost hear every event BaseChatNotification supports, deployments included;
+ * Discord, Microsoft Teams and Google Chat all but deployments (their models' supported_events).
  */
-const CHAT_EVENTS: EventFlag[] = ['push_events', 'issues_events', 'confidential_issues_events', 'tag_push_events', 'pipeline_events'];
-const CHAT_CHANNELS = ['push', 'issue', 'confidential_issue', 'tag_push', 'pipeline'];
+const CHAT_EVENTS: EventFlag[] = [
+  'push_events', 'issues_events', 'confidential_issues_events', 'merge_requests_events', 'note_events',
+  'confidential_note_events', 'tag_push_events', 'pipeline_events', 'wiki_page_events', 'deployment_events',
+];
+const MARKDOWN_CHAT_EVENTS = CHAT_EVENTS.filter((e) => e !== 'deployment_events');
+const CHAT_CHANNELS = [
+  'push', 'issue', 'confidential_issue', 'merge_request', 'note', 'confidential_note', 'tag_push', 'pipeline', 'wiki_page', 'deployment',
+];
 
 function chatSettings(service: string): IntegrationSetting[] {
   return [
@@ -97,23 +105,47 @@ export const INTEGRATIONS: readonly IntegrationKind[] = [
     ],
     events: ['push_events', 'tag_push_events'],
   },
+  // Integrations::PipelinesEmail (integrations_helpers.rb's pipelines-email settings, 15.2).
+  {
+    slug: 'pipelines-email',
+    title: 'Pipeline status emails',
+    settings: [
+      {
+        name: 'recipients', type: 'string', required: true, secret: false,
+        description: 'Comma-separated list of recipient email addresses',
+      },
+      {
+        name: 'notify_only_broken_pipelines', type: 'boolean', required: false, secret: false, default: true,
+        description: 'Notify only broken pipelines',
+      },
+      {
+        name: 'notify_only_default_branch', type: 'boolean', required: false, secret: false,
+        description: 'Send notifications only for the default branch (older setting; branches_to_be_notified wins)',
+      },
+      {
+        name: 'branches_to_be_notified', type: 'choice', required: false, secret: false, choices: BRANCH_CHOICES, default: 'default',
+        description: 'Branches to send notifications for: all, default, protected or default_and_protected',
+      },
+    ],
+    events: ['pipeline_events'],
+  },
   { slug: 'slack', title: 'Slack notifications', settings: chatSettings('Slack'), events: CHAT_EVENTS },
   { slug: 'mattermost', title: 'Mattermost notifications', settings: chatSettings('Mattermost'), events: CHAT_EVENTS },
   // Discord posts to the webhook's own channel: no channel settings (integrations_helpers.rb).
   {
-    slug: 'discord', title: 'Discord Notifications', events: CHAT_EVENTS,
+    slug: 'discord', title: 'Discord Notifications', events: MARKDOWN_CHAT_EVENTS,
     settings: chatSettings('Discord')
       .filter((s) => ['webhook', 'notify_only_broken_pipelines', 'branches_to_be_notified'].includes(s.name)),
   },
   // Microsoft Teams posts to the channel of its webhook: no channel settings.
   {
-    slug: 'microsoft-teams', title: 'Microsoft Teams notifications', events: CHAT_EVENTS,
+    slug: 'microsoft-teams', title: 'Microsoft Teams notifications', events: MARKDOWN_CHAT_EVENTS,
     settings: chatSettings('Microsoft Teams')
       .filter((s) => ['webhook', 'notify_only_broken_pipelines', 'branches_to_be_notified'].includes(s.name)),
   },
   // Google Chat posts to the room of its webhook: no channel settings either.
   {
-    slug: 'hangouts-chat', title: 'Google Chat', events: CHAT_EVENTS,
+    slug: 'hangouts-chat', title: 'Google Chat', events: MARKDOWN_CHAT_EVENTS,
     settings: chatSettings('Google Chat')
       .filter((s) => ['webhook', 'notify_only_broken_pipelines', 'branches_to_be_notified'].includes(s.name)),
   },

@@ -24,7 +24,7 @@ export function stripMarkup(text: unknown): string {
   return String(text ?? '').replace(/[<>[\]|]/g, '');
 }
 
-function link(text: unknown, url: string): string {
+export function link(text: unknown, url: string): string {
   return `[${stripMarkup(text)}](${url})`;
 }
 
@@ -36,13 +36,13 @@ export function slackFormat(text: string): string {
 }
 
 /** BaseMessage#user_combined_name: "Full Name (username)", or the one name the data has. */
-function userCombinedName(data: Data): string {
+export function userCombinedName(data: Data): string {
   const fullName = data.user?.name ?? data.user_full_name;
   const userName = data.user?.username ?? data.user_name;
   return fullName ? `${fullName} (${userName ?? ''})` : String(userName ?? '');
 }
 
-function plain(
+export function plain(
   message: string, activity: ChatMessage['activity'], attachments: Record<string, unknown>[], markdownAttachments = '',
 ): ChatMessage {
   return {

@@ -13,6 +13,7 @@ import https from 'node:https';
 import { guardedLookup, DELIVERY_TIMEOUT_MS } from '../web-hooks/delivery.ts';
 import { BlockedUrlError, checkDeliveryUrl } from '../web-hooks/url-policy.ts';
 import { issueMessage, pipelineMessage, pushMessage, type ChatMessage } from './chat-messages.ts';
+import { deploymentMessage, mergeMessage, noteMessage, wikiPageMessage } from './chat-record-messages.ts';
 import { notifiesBranch } from './emails-on-push.ts';
 
 export interface ChatDeps {
@@ -53,6 +54,14 @@ export function chatMessage(settings: Settings, data: Data, deps: ChatDeps): Cha
       return notifiesRef(settings, data, deps) ? pushMessage(full) : null;
     case 'issue':
       return data.object_attributes?.action === 'update' ? null : issueMessage(full);
+    case 'merge_request':
+      return data.object_attributes?.action === 'update' ? null : mergeMessage(full);
+    case 'note':
+      return noteMessage(full);
+    case 'wiki_page':
+      return wikiPageMessage(full);
+    case 'deployment':
+      return deploymentMessage(full);
     case 'pipeline':
       return notifiesRef(settings, data, deps) && notifiesPipeline(settings, data) ? pipelineMessage(full) : null;
     default:
@@ -60,11 +69,18 @@ export function chatMessage(settings: Settings, data: Data, deps: ChatDeps): Cha
   }
 }
 
-/** The channels of an event: `<event_type>_channel`, else `channel`, split on commas. */
+const present = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
+
+/**
+ * The channels of an event: `<event_type>_channel`, else `channel`, split on commas. A
+ * confidential issue or note without its own channel goes to the issue or note channel
+ * (BaseChatNotification#confidential_issue_channel, #confidential_note_channel).
+ */
 export function chatChannels(settings: Settings, data: Data): string[] {
   const eventType = String(data.event_type ?? data.object_kind);
-  const own = settings[`${eventType}_channel`];
-  const text = typeof own === 'string' && own.trim() !== '' ? own : settings.channel;
+  let own = settings[`${eventType}_channel`];
+  if (!present(own) && eventType.startsWith('confidential_')) own = settings[`${eventType.slice('confidential_'.length)}_channel`];
+  const text = present(own) ? own : settings.channel;
   return typeof text === 'string' ? text.split(',').map((c) => c.trim()).filter((c) => c !== '') : [];
 }
 

@@ -1,5 +1,5 @@
 /** Every Kysely call of the integrations area. */
-import type { Kysely, Transaction, Updateable } from 'kysely';
+import { sql, type Kysely, type Transaction, type Updateable } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { IntegrationRow, IntegrationsTable } from '../../db/tables/integrations.ts';
 import { nowIso } from '../clock.ts';
@@ -44,4 +44,17 @@ export async function integrationHearsAny(db: Db, projectId: number, flags: Even
   const row = await db.selectFrom('integrations').select('id').where('project_id', '=', projectId).where('active', '=', 1)
     .where((eb) => eb.or(flags.map((f) => eb(f, '=', 1)))).limit(1).executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * The user a commit's author or committer address belongs to (the Service's
+ * User.find_by_any_email with confirmed: true): a primary address, or a confirmed secondary one.
+ */
+export async function userByCommitEmail(db: Db, email: string): Promise<{ name: string; username: string } | undefined> {
+  if (email === '') return undefined;
+  const primary = await db.selectFrom('users').select(['name', 'username'])
+    .where(sql<string>`lower(email)`, '=', email.toLowerCase()).executeTakeFirst();
+  if (primary) return primary;
+  return db.selectFrom('emails').innerJoin('users', 'users.id', 'emails.user_id').select(['users.name', 'users.username'])
+    .where(sql<string>`lower(emails.email)`, '=', email.toLowerCase()).where('emails.confirmed_at', 'is not', null).executeTakeFirst();
 }

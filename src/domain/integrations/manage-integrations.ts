@@ -9,6 +9,8 @@ import type { DB } from '../../db/types.ts';
 import type { IntegrationRow } from '../../db/tables/integrations.ts';
 import type { Sealer } from '../ci-variables/encryption.ts';
 import type { EventFlag, IntegrationKind } from './catalog.ts';
+import { currentSettings } from '../settings/settings.ts';
+import { urlProblem } from '../web-hooks/url-policy.ts';
 import { upsertIntegration, type IntegrationWrite } from './integrations.queries.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -33,6 +35,23 @@ export function publicSettings(row: IntegrationRow | undefined): Record<string, 
 /** Every setting of a row, secrets opened (for carrying the integration out; never for an answer). */
 export function readSettings(sealer: Sealer, row: IntegrationRow): Record<string, SettingValue> {
   return { ...parseObject(row.properties), ...parseObject(row.secrets_sealed === null ? null : sealer.open(row.secrets_sealed)) };
+}
+
+/**
+ * Why the settings of a save are refused, or null: a chat integration's webhook must be a valid
+ * http(s) URL that is not a local address unless the instance allows local requests from hooks
+ * and integrations (BaseChatNotification's `validates :webhook, public_url: true`, checked with the
+ * webhooks' own address rules, url-policy.ts). The Service answers a failed save with a bare
+ * 400 Bad Request (lib/api/integrations.rb), so the reason is for the log only.
+ */
+export async function settingsProblem(db: Db, kind: IntegrationKind, input: IntegrationInput): Promise<string | null> {
+  if (!kind.settings.some((s) => s.name === 'webhook')) return null;
+  const webhook = input.settings.webhook;
+  if (typeof webhook !== 'string') return null;
+  const allowLocal = (await currentSettings(db)).allow_local_requests_from_web_hooks_and_services;
+  const problem = urlProblem(webhook.trim(), allowLocal);
+  if (!problem) return null;
+  return problem === 'is not a valid URL' ? 'Webhook must be a valid URL' : `Webhook is blocked: ${problem}`;
 }
 
 export async function saveIntegration(

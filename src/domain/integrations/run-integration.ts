@@ -17,6 +17,7 @@ import { executeDiscord, executeGoogleChat, executeMicrosoftTeams, executeSlackF
 import { executeEmailsOnPush, type MailPush } from './emails-on-push.ts';
 import { findIntegrationById } from './integrations.queries.ts';
 import { readSettings } from './manage-integrations.ts';
+import { executePipelinesEmail } from './pipelines-email.ts';
 import type { IntegrationJob } from './push-integrations.ts';
 
 export interface IntegrationDeps {
@@ -42,6 +43,11 @@ export async function runIntegrationJob(deps: IntegrationDeps, job: IntegrationJ
     await executeEmailsOnPush(
       { smtpUrl: deps.smtpUrl, from: deps.smtpFrom, externalUrl: deps.externalUrl }, gitDir, settings,
       data as unknown as MailPush, patterns,
+    );
+  } else if (row.type === 'pipelines-email') {
+    const protectedPatterns = (await allProtectedBranches(deps.db, project.id)).map((b) => b.name);
+    await executePipelinesEmail(
+      { db: deps.db, smtpUrl: deps.smtpUrl, from: deps.smtpFrom, externalUrl: deps.externalUrl, protectedPatterns }, settings, data,
     );
   } else if (['slack', 'mattermost', 'discord', 'microsoft-teams', 'hangouts-chat'].includes(row.type)) {
     const allowLocal = (await currentSettings(deps.db)).allow_local_requests_from_web_hooks_and_services;

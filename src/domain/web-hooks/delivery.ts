@@ -28,6 +28,8 @@ export interface DeliveryRequest {
   userAgent: string;
   signal?: AbortSignal;
   timeoutMs?: number;
+  /** Told the request headers (without HTTP Basic credentials) before the URL is checked, for the delivery log. */
+  onRequest?: (headers: Record<string, string>) => void;
 }
 
 export interface DeliveryResult {
@@ -36,6 +38,8 @@ export interface DeliveryResult {
   ok: boolean;
   /** The start of the answer's body (RESPONSE_BODY_SIZE_LIMIT, 8 KiB): the test routes report it. */
   body: string;
+  /** The answer's headers in the order received. */
+  headers: [string, string][];
 }
 
 const RESPONSE_BODY_LIMIT = 8192;
@@ -55,7 +59,6 @@ export function guardedLookup(allowLocal: boolean): LookupFunction {
 }
 
 export function deliver(req: DeliveryRequest): Promise<DeliveryResult> {
-  const url = checkDeliveryUrl(req.url, req.allowLocal);
   const body = JSON.stringify(req.data);
   const headers: Record<string, string> = {
     'Content-Type': 'application/json',
@@ -67,6 +70,8 @@ export function deliver(req: DeliveryRequest): Promise<DeliveryResult> {
   };
   // Line breaks would split the header (the Service removes them, Gitlab::Utils.remove_line_breaks).
   if (req.token) headers['X-Gitlab-Token'] = req.token.replace(/[\r\n]/g, '');
+  req.onRequest?.({ ...headers });
+  const url = checkDeliveryUrl(req.url, req.allowLocal);
   if (url.username || url.password) {
     const user = decodeURIComponent(url.username);
     const password = decodeURIComponent(url.password);
@@ -91,7 +96,11 @@ export function deliver(req: DeliveryRequest): Promise<DeliveryResult> {
         chunks.push(chunk.subarray(0, RESPONSE_BODY_LIMIT - kept));
         kept += Math.min(chunk.length, RESPONSE_BODY_LIMIT - kept);
       });
-      response.on('end', () => resolve({ status, ok: status >= 200 && status < 400, body: Buffer.concat(chunks).toString('utf8') }));
+      const answerHeaders: [string, string][] = [];
+      for (let i = 0; i + 1 < response.rawHeaders.length; i += 2) answerHeaders.push([response.rawHeaders[i], response.rawHeaders[i + 1]]);
+      response.on('end', () => resolve({
+        status, ok: status >= 200 && status < 400, body: Buffer.concat(chunks).toString('utf8'), headers: answerHeaders,
+      }));
       response.on('error', reject);
     });
     request.on('error', (err) => {

@@ -13,6 +13,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { WebHookRow } from '../../db/tables/web-hooks.ts';
 import { insertJob } from '../background-jobs/background-jobs.queries.ts';
+import { HOOK_NAMES, SYSTEM_HOOKS_TRIGGER } from './web-hook-logs.ts';
 import { hooksHearing, type HookFlag } from './web-hooks.queries.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -44,6 +45,8 @@ export const SYSTEM_HOOK_EVENT = 'System Hook';
 export interface DeliveryJob {
   hookId: number;
   event: string;
+  /** The event's hook name for the delivery log (absent from jobs queued before it was kept). */
+  trigger?: string;
   data: unknown;
 }
 
@@ -66,11 +69,11 @@ function hears(hook: WebHookRow, flag: HookFlag, data: unknown): boolean {
   return branchFilterMatches(hook.push_events_branch_filter, ref.slice('refs/heads/'.length));
 }
 
-async function queue(db: Db, hooks: WebHookRow[], flag: HookFlag, event: string, data: unknown): Promise<number> {
+async function queue(db: Db, hooks: WebHookRow[], flag: HookFlag, event: string, trigger: string, data: unknown): Promise<number> {
   let queued = 0;
   for (const hook of hooks) {
     if (!hears(hook, flag, data)) continue;
-    const job: DeliveryJob = { hookId: hook.id, event, data };
+    const job: DeliveryJob = { hookId: hook.id, event, trigger, data };
     await insertJob(db, { kind: WEB_HOOK_JOB, payload: job, maxAttempts: WEB_HOOK_ATTEMPTS });
     queued++;
   }
@@ -79,7 +82,7 @@ async function queue(db: Db, hooks: WebHookRow[], flag: HookFlag, event: string,
 
 /** Queues the deliveries of a project event to the project's hooks that hear `flag`; returns how many. */
 export async function enqueueHookEvent(db: Db, project: { id: number }, flag: HookFlag, data: unknown): Promise<number> {
-  return queue(db, await hooksHearing(db, project.id, flag), flag, EVENT_HEADERS[flag], data);
+  return queue(db, await hooksHearing(db, project.id, flag), flag, EVENT_HEADERS[flag], HOOK_NAMES[flag], data);
 }
 
 /**
@@ -87,5 +90,5 @@ export async function enqueueHookEvent(db: Db, project: { id: number }, flag: Ho
  * tag pushes, merge requests and repository updates reach them).
  */
 export async function enqueueSystemHookEvent(db: Db, flag: HookFlag, data: unknown): Promise<number> {
-  return queue(db, await hooksHearing(db, null, flag), flag, SYSTEM_HOOK_EVENT, data);
+  return queue(db, await hooksHearing(db, null, flag), flag, SYSTEM_HOOK_EVENT, SYSTEM_HOOKS_TRIGGER, data);
 }

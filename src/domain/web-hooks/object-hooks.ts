@@ -7,6 +7,7 @@
  * pays one indexed read per write. This module imports no record area, so any of them (jobs too)
  * may call it; object-payloads.ts and build-object-hook.ts read the records.
  */
+import type { EventFlag } from '../integrations/catalog.ts';
 import { integrationHearsAny } from '../integrations/integrations.queries.ts';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/types.ts';
@@ -44,12 +45,20 @@ const FLAGS: Record<ObjectKind, HookFlag[]> = {
   deployment: ['deployment_events'],
 };
 
-/** Queues the event's build job when a hook of the project (or a system hook, for merge requests) may hear it. */
+/** The kinds whose events reach the project's integrations too (the Service's execute_integrations beside execute_hooks). */
+const FOR_INTEGRATIONS: Partial<Record<ObjectKind, EventFlag[]>> = {
+  issue: ['issues_events', 'confidential_issues_events'],
+  note: ['note_events', 'confidential_note_events'],
+  merge_request: ['merge_requests_events'],
+  deployment: ['deployment_events'],
+};
+
+/** Queues the event's build job when a hook of the project (or a system hook, for merge requests) or an integration may hear it. */
 export async function queueObjectHook(db: Kysely<DB> | Transaction<DB>, event: ObjectHookEvent): Promise<void> {
   const system = event.kind === 'merge_request';
-  // Issue events reach the project's integrations too (build-object-hook.ts queues their jobs).
-  const forIntegrations = event.kind === 'issue'
-    && await integrationHearsAny(db, event.projectId, ['issues_events', 'confidential_issues_events']);
+  // build-object-hook.ts queues the integrations' jobs once the payload is built.
+  const integrationFlags = FOR_INTEGRATIONS[event.kind];
+  const forIntegrations = integrationFlags !== undefined && await integrationHearsAny(db, event.projectId, integrationFlags);
   if (!forIntegrations && !(await projectHearsAny(db, event.projectId, FLAGS[event.kind], system))) return;
   await insertJob(db, { kind: WEB_HOOK_BUILD_JOB, payload: event, maxAttempts: 3 });
 }

@@ -12,6 +12,7 @@ import type { DB } from '../../db/types.ts';
 import type { LabelRow } from '../../db/tables/labels.ts';
 import type { ProjectRow } from '../../db/tables/projects.ts';
 import { findProjectById } from '../projects/projects.queries.ts';
+import { findSnippetById } from '../snippets/snippets.queries.ts';
 import { assigneeIdsOf, findIssueById, labelsOfTargets } from '../issues/issues.queries.ts';
 import { totalTimeSpent } from '../issues/time-tracking.queries.ts';
 import { formatDuration } from '../issues/time-tracking.ts';
@@ -191,7 +192,23 @@ async function buildNote(env: ObjectDataEnv, project: ProjectRow, event: ObjectH
     url = `${found.attrs.url}#note_${note.id}`;
     target = { merge_request: found.attrs };
   } else if (note.noteable_type === 'Commit') {
-    target = { commit: { id: note.commit_id, url: `${projectAttrs.web_url}/-/commit/${note.commit_id}` } };
+    // Commit#hook_attrs: the commit read from git (its message titles the chat integrations' message).
+    const [commit] = note.commit_id
+      ? await commitAttrs(projectRepository(env.storages, project).gitDir, projectAttrs.web_url, [note.commit_id], false) : [];
+    target = { commit: commit ?? { id: note.commit_id, url: `${projectAttrs.web_url}/-/commit/${note.commit_id}` } };
+  } else if (note.noteable_type === 'Snippet' && note.noteable_id !== null) {
+    // A project snippet's comment (Snippet#hook_attrs); a personal snippet's has no project and no hooks.
+    const snippet = await findSnippetById(env.db, note.noteable_id);
+    if (!snippet || snippet.project_id !== project.id) return null;
+    const snippetUrl = `${projectAttrs.web_url}/-/snippets/${snippet.id}`;
+    url = `${snippetUrl}#note_${note.id}`;
+    target = {
+      snippet: {
+        id: snippet.id, title: snippet.title, content: snippet.content, author_id: snippet.author_id, project_id: snippet.project_id,
+        created_at: hookTime(snippet.created_at), updated_at: hookTime(snippet.updated_at), file_name: snippet.file_name,
+        type: 'ProjectSnippet', visibility_level: snippet.visibility_level, description: snippet.description, url: snippetUrl,
+      },
+    };
   } else {
     return null;
   }

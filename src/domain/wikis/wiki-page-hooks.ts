@@ -7,6 +7,8 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { ProjectRow } from '../../db/tables/projects.ts';
+import { integrationHearsAny } from '../integrations/integrations.queries.ts';
+import { executeEventIntegrations } from '../integrations/push-integrations.ts';
 import { enqueueHookEvent } from '../web-hooks/hook-events.ts';
 import { projectHookAttrs, userHookAttrs, type HookUrls } from '../web-hooks/payloads.ts';
 import { hooksHearing } from '../web-hooks/web-hooks.queries.ts';
@@ -22,11 +24,14 @@ function messageOf(username: string, action: WikiPageAction, title: string): str
 export async function queueWikiPageHook(
   db: Kysely<DB>, urls: HookUrls, project: ProjectRow, page: WikiPage, userId: number, action: WikiPageAction,
 ): Promise<void> {
-  if ((await hooksHearing(db, project.id, 'wiki_page_events')).length === 0) return;
+  const hooks = (await hooksHearing(db, project.id, 'wiki_page_events')).length > 0;
+  // The project's integrations hear wiki pages too (WikiPages::BaseService#execute_hooks).
+  const integrations = await integrationHearsAny(db, project.id, ['wiki_page_events']);
+  if (!hooks && !integrations) return;
   const projectAttrs = await projectHookAttrs(db, urls, project);
   const user = await userHookAttrs(db, urls, userId);
   const wikiUrl = `${projectAttrs.web_url}/-/wikis`;
-  await enqueueHookEvent(db, project, 'wiki_page_events', {
+  const data = {
     object_kind: 'wiki_page',
     user,
     project: projectAttrs,
@@ -42,5 +47,7 @@ export async function queueWikiPageHook(
       message: messageOf(user?.username ?? '', action, page.title), slug: page.slug,
       url: `${wikiUrl}/${page.slug}`, action,
     },
-  });
+  };
+  if (hooks) await enqueueHookEvent(db, project, 'wiki_page_events', data);
+  if (integrations) await executeEventIntegrations(db, project.id, 'wiki_page_events', data);
 }

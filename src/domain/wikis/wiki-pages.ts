@@ -51,7 +51,7 @@ export interface WikiPage {
 }
 
 /** `a/b.md` → its page, or null for a file that is no page. */
-function pageOf(filePath: string, blobId: string): WikiPage | null {
+export function pageOf(filePath: string, blobId: string): WikiPage | null {
   const ext = path.extname(filePath);
   const format = EXTENSION_FORMATS[ext.slice(1).toLowerCase()];
   const base = path.basename(filePath, ext);

@@ -63,6 +63,8 @@ export function actionName(e: Pick<EventRow, 'action' | 'target_type'>, payload:
     case 'commented': return 'commented on';
     case 'approved': return 'approved';
     default:
+      // A wiki page's creation and change read so (Event#created_wiki_page?, #updated_wiki_page?).
+      if (e.target_type === 'WikiPage::Meta' && (e.action === 'created' || e.action === 'updated')) return e.action;
       // A project's creation has no target (Event#created_project_action?); kiln imports nothing, so never 'imported'.
       return e.action === 'created' && e.target_type === null ? 'created' : 'opened';
   }
@@ -93,6 +95,7 @@ function titleAndIid(e: EventRow, t: EventTargets): { title: string | null; iid:
       return { title: m?.title ?? null, iid: m?.iid ?? id };
     }
     case 'Snippet': return { title: t.snippets.get(id)?.title ?? null, iid: id };
+    case 'WikiPage::Meta': return { title: t.wikiPages.get(id) ?? null, iid: id };
     case 'Note': {
       const note = t.notes.get(id);
       const nid = note?.noteable_id ?? null;

@@ -29,6 +29,7 @@ export const ProjectIntegrationBasicSchema = Type.Object({
   pipeline_events: Type.Boolean(),
   wiki_page_events: Type.Boolean(),
   job_events: Type.Boolean(),
+  deployment_events: Type.Boolean(),
   comment_on_event_enabled: Type.Boolean(),
 }, { title: 'ProjectIntegrationBasic' });
 
@@ -37,11 +38,12 @@ export const ProjectIntegrationSchema = Type.Object({
   properties: Type.Record(Type.String(), Type.Union([Type.String(), Type.Boolean()])),
 }, { title: 'ProjectIntegration' });
 
-/** The column defaults of an integration never saved (migration 2026-11-29T1200_integrations). */
+/** The column defaults of an integration never saved (migrations 2026-11-29T1200_integrations, 2026-11-30T0800). */
 const UNSAVED = {
   id: null, created_at: null, updated_at: null, active: false, commit_events: true, push_events: true, issues_events: true,
   confidential_issues_events: true, merge_requests_events: true, tag_push_events: true, note_events: true,
-  confidential_note_events: true, pipeline_events: false, wiki_page_events: true, job_events: false, comment_on_event_enabled: true,
+  confidential_note_events: true, pipeline_events: false, wiki_page_events: true, job_events: false, deployment_events: false,
+  comment_on_event_enabled: true,
 };
 
 export function presentIntegrationBasic(
@@ -55,7 +57,7 @@ export function presentIntegrationBasic(
     merge_requests_events: row.merge_requests_events === 1, tag_push_events: row.tag_push_events === 1,
     note_events: row.note_events === 1, confidential_note_events: row.confidential_note_events === 1,
     pipeline_events: row.pipeline_events === 1, wiki_page_events: row.wiki_page_events === 1, job_events: row.job_events === 1,
-    comment_on_event_enabled: row.comment_on_event_enabled === 1,
+    deployment_events: row.deployment_events === 1, comment_on_event_enabled: row.comment_on_event_enabled === 1,
   };
 }
 

@@ -17,6 +17,8 @@ import { paginate, paginationParams } from '../../lists/pagination.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { HookSchema, presentHook } from '../../entities/web-hook.ts';
 import { route } from '../../route.ts';
+import { autoDisablingOn } from '../../../domain/web-hooks/auto-disabling.ts';
+import { SYSTEM_HOOKS_TRIGGER } from '../../../domain/web-hooks/web-hook-logs.ts';
 import { HOOK_URL_MAX } from '../projects/hooks.ts';
 
 const hookId = P.integer({ description: 'system hook id' });
@@ -45,7 +47,8 @@ const systemHooks: FastifyPluginAsync = async (app) => {
     schema: { summary: 'The system hooks (administrators)', tags, response: { 200: Type.Array(HookSchema) } },
   }, async ({ request, reply }) => {
     authenticatedAsAdmin(request);
-    return (await paginate(db, request, reply, hooksQuery(db, null))).map(presentHook);
+    const autoDisabling = await autoDisablingOn(db, { project_id: null });
+    return (await paginate(db, request, reply, hooksQuery(db, null))).map((row) => presentHook(row, autoDisabling));
   });
 
   route(app, {
@@ -55,7 +58,7 @@ const systemHooks: FastifyPluginAsync = async (app) => {
     authenticatedAsAdmin(request);
     const hook = await findHook(db, null, input.id);
     if (!hook) throw notFound('System hook');
-    return presentHook(hook);
+    return presentHook(hook, await autoDisablingOn(db, hook));
   });
 
   route(app, {
@@ -71,7 +74,7 @@ const systemHooks: FastifyPluginAsync = async (app) => {
       },
     });
     if (!result.ok) throw validationFailed({ [result.field]: [result.message] });
-    return reply.code(201).send(presentHook(result.row));
+    return reply.code(201).send(presentHook(result.row, await autoDisablingOn(db, result.row)));
   });
 
   route(app, {
@@ -86,7 +89,7 @@ const systemHooks: FastifyPluginAsync = async (app) => {
     if (!hook) throw notFound('System hook');
     // The Service answers with the sample whatever the receiver did (SystemHook#execute's outcome is not read).
     const deps = { db, sealer: () => sealerFor(config.dataDir), externalUrl: config.externalUrl };
-    await executeHook(deps, hook, SYSTEM_HOOK_EVENT, SYSTEM_HOOK_SAMPLE)
+    await executeHook(deps, hook, SYSTEM_HOOK_EVENT, SYSTEM_HOOK_SAMPLE, { trigger: SYSTEM_HOOKS_TRIGGER })
       .catch((err: unknown) => request.log.warn({ err, hookId: hook.id }, 'system hook test delivery failed'));
     return reply.code(201).send(SYSTEM_HOOK_SAMPLE);
   });

@@ -11,6 +11,8 @@ import { sealerFor } from '../../../domain/ci-variables/encryption.ts';
 import { ciEnvFrom } from '../../../domain/pipelines/ci-env.ts';
 import { saveHook, type HookInput } from '../../../domain/web-hooks/manage-hooks.ts';
 import { executeHook } from '../../../domain/web-hooks/run-delivery.ts';
+import { autoDisablingOn } from '../../../domain/web-hooks/auto-disabling.ts';
+import { HOOK_NAMES } from '../../../domain/web-hooks/web-hook-logs.ts';
 import { EVENT_HEADERS } from '../../../domain/web-hooks/hook-events.ts';
 import { testHookData, TEST_TRIGGERS } from '../../../domain/web-hooks/test-hooks.ts';
 import { deleteHook, findHook, hooksQuery, type HookFlag } from '../../../domain/web-hooks/web-hooks.queries.ts';
@@ -79,7 +81,8 @@ const projectHooks: FastifyPluginAsync = async (app) => {
   }, async ({ request, reply, input }) => {
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'admin_project');
-    return (await paginate(db, request, reply, hooksQuery(db, ctx.project.id))).map(presentProjectHook);
+    const autoDisabling = await autoDisablingOn(db, { project_id: ctx.project.id });
+    return (await paginate(db, request, reply, hooksQuery(db, ctx.project.id))).map((row) => presentProjectHook(row, autoDisabling));
   });
 
   route(app, {
@@ -90,7 +93,7 @@ const projectHooks: FastifyPluginAsync = async (app) => {
     authorizeProject(ctx, 'admin_project');
     const hook = await findHook(db, ctx.project.id, input.hook_id);
     if (!hook) throw recordNotFound();
-    return presentProjectHook(hook);
+    return presentProjectHook(hook, await autoDisablingOn(db, hook));
   });
 
   route(app, {
@@ -101,7 +104,7 @@ const projectHooks: FastifyPluginAsync = async (app) => {
     authorizeProject(ctx, 'admin_project');
     const result = await saveHook(db, await sealerFor(config.dataDir), ctx.project.id, null, hookInput(input));
     if (!result.ok) throw saveError(result.field);
-    return reply.code(201).send(presentProjectHook(result.row));
+    return reply.code(201).send(presentProjectHook(result.row, await autoDisablingOn(db, result.row)));
   });
 
   route(app, {
@@ -114,7 +117,7 @@ const projectHooks: FastifyPluginAsync = async (app) => {
     if (!hook) throw recordNotFound();
     const result = await saveHook(db, await sealerFor(config.dataDir), ctx.project.id, hook, hookInput(input));
     if (!result.ok) throw saveError(result.field);
-    return presentProjectHook(result.row);
+    return presentProjectHook(result.row, await autoDisablingOn(db, result.row));
   });
 
   route(app, {
@@ -146,7 +149,7 @@ const projectHooks: FastifyPluginAsync = async (app) => {
     let outcome: { ok: boolean; message: string };
     try {
       const result = await executeHook({ db, sealer: () => sealerFor(config.dataDir), externalUrl: config.externalUrl }, hook,
-        EVENT_HEADERS[input.trigger], test.data);
+        EVENT_HEADERS[input.trigger], test.data, { trigger: HOOK_NAMES[input.trigger] });
       // Only a 2xx answer passes the test (the Service's (200..299).cover?); the message is the answer's body.
       outcome = { ok: result.status >= 200 && result.status < 300, message: result.body || `${result.status}` };
     } catch (err) {

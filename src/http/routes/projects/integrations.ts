@@ -12,9 +12,9 @@ import { sealerFor } from '../../../domain/ci-variables/encryption.ts';
 import { INTEGRATIONS, INTEGRATION_SLUGS, integrationKind, type IntegrationKind } from '../../../domain/integrations/catalog.ts';
 import { activeIntegrations, findIntegration } from '../../../domain/integrations/integrations.queries.ts';
 import {
-  deactivateIntegration, saveIntegration, type IntegrationInput, type SettingValue,
+  deactivateIntegration, saveIntegration, settingsProblem, type IntegrationInput, type SettingValue,
 } from '../../../domain/integrations/manage-integrations.ts';
-import { recordNotFound } from '../../errors.ts';
+import { badRequestMessage, recordNotFound } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { authorizeProject, loadProject } from '../../loaders/containers.ts';
 import {
@@ -90,8 +90,15 @@ const integrations: FastifyPluginAsync = async (app) => {
         const fields = input as Record<string, unknown> & { id: string };
         const ctx = await loadProject(request, fields.id);
         authorizeProject(ctx, 'admin_project');
+        const wanted = inputOf(kind, fields);
+        // A refused save answers as the Service's failed `integration.update`: 400 Bad Request.
+        const problem = await settingsProblem(db, kind, wanted);
+        if (problem) {
+          request.log.info({ integration: kind.slug, problem }, 'integration settings refused');
+          throw badRequestMessage('400 Bad Request');
+        }
         const existing = await findIntegration(db, ctx.project.id, kind.slug);
-        const row = await saveIntegration(db, await sealerFor(config.dataDir), ctx.project.id, kind, existing, inputOf(kind, fields));
+        const row = await saveIntegration(db, await sealerFor(config.dataDir), ctx.project.id, kind, existing, wanted);
         return presentIntegration(kind, row);
       });
     }
