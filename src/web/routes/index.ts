@@ -1,0 +1,9 @@
+/**
+ * The web interface's pages by area (router.ts explains `WebArea`): one folder per area under
+ * src/web/routes/ (dashboard, explore, users, namespaces, projects, repository, ci …), one file
+ * per page or resource, each default-exporting a WebArea. A new page file adds one line here.
+ */
+import type { WebArea } from '../router.ts';
+
+export const WEB_AREAS: WebArea[] = [
+];
