@@ -29,6 +29,7 @@ import { findVisibleGroup, findVisibleProject, type GroupContext, type ProjectCo
 import { findUserByUsername } from '../domain/users/users.queries.ts';
 import { findUserNamespace } from '../domain/namespaces/namespaces.queries.ts';
 import { isStorableText } from '../db/constraints.ts';
+import { createMarkdownRenderer, type MarkdownRenderer } from '../domain/markdown/render-pool.ts';
 import { SafeHtml } from './html.ts';
 import { frame, redirect, sendPage, type Crumb, type SignedIn } from './layout.ts';
 import { currentSession, redirectToSignIn, validSessionCsrf, type WebSession } from './session.ts';
@@ -55,6 +56,8 @@ export interface PageRequest {
   ctx: KilnContext;
   session: WebSession | null;
   signedIn: SignedIn | null;
+  /** Whether a project page of this segment exists (link to pipelines only once their page does). */
+  hasProjectPage(segment: string): boolean;
 }
 
 export interface WebProject extends ProjectContext {
@@ -91,6 +94,8 @@ export type PageResult = SafeHtml | FastifyReply;
 type Handler<P> = (p: P) => Promise<PageResult>;
 
 export interface WebRoutes {
+  /** The Markdown renderer of the API (sanitised; long texts render off the event loop). */
+  markdown: MarkdownRenderer;
   page(method: Method, url: string, handler: Handler<PageRequest>): void;
   project(method: Method, segment: string, handler: Handler<ProjectPageRequest>): void;
   namespace(kind: 'user', handler: Handler<UserPageRequest>): void;
@@ -105,10 +110,12 @@ const NOT_PAGES = new Set(['api', 'oauth', '.well-known', '-', 'uploads', 'asset
 const MAX_PATH = 2048;
 const MAX_SEGMENT = 255;
 
-async function pageRequest(ctx: KilnContext, request: FastifyRequest, reply: FastifyReply): Promise<PageRequest> {
+async function pageRequest(
+  ctx: KilnContext, request: FastifyRequest, reply: FastifyReply, hasProjectPage: (segment: string) => boolean,
+): Promise<PageRequest> {
   const session = await currentSession(ctx, request);
   return {
-    request, reply, ctx, session,
+    request, reply, ctx, session, hasProjectPage,
     signedIn: session ? { username: session.user.username, name: session.user.name, csrfToken: session.csrfToken } : null,
   };
 }
@@ -158,12 +165,16 @@ export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
   const ctx = app.kiln;
   const projectPages = new Map<string, Partial<Record<Method, Handler<ProjectPageRequest>>>>();
   const namespacePages: { user?: Handler<UserPageRequest>; group?: Handler<GroupPageRequest> } = {};
+  const hasPage = (segment: string) => projectPages.get(segment)?.GET !== undefined;
 
+  const markdown = createMarkdownRenderer();
+  app.addHook('onClose', () => markdown.close());
   const routes: WebRoutes = {
+    markdown,
     page(method, url, handler) {
       app.route({
         method, url, config: { web: true }, schema: { hide: true },
-        handler: async (request, reply) => run(method, await pageRequest(ctx, request, reply), handler),
+        handler: async (request, reply) => run(method, await pageRequest(ctx, request, reply, hasPage), handler),
       });
     },
     project(method, segment, handler) {
@@ -177,7 +188,6 @@ export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
     },
   };
   for (const area of areas) area(routes);
-  const hasPage = (segment: string) => projectPages.get(segment)?.GET !== undefined;
 
   function projectRequest(p: PageRequest, found: ProjectContext, rest: string[]): ProjectPageRequest {
     const project: WebProject = {
@@ -205,7 +215,7 @@ export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
     if (NOT_PAGES.has(segments[0]!)) return false;
     // The cookie parser's hook runs for the web's own routes; an unmatched request reads them here.
     request.cookies ??= app.parseCookie(request.headers.cookie ?? '');
-    const p = await pageRequest(ctx, request, reply);
+    const p = await pageRequest(ctx, request, reply, hasPage);
     const dash = segments.indexOf('-');
     const owner = dash < 0 ? segments : segments.slice(0, dash);
     if (owner.length === 0 || !owner.every(storableName)) {

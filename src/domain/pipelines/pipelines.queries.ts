@@ -122,3 +122,9 @@ export async function latestJobCoverages(db: Db, pipelineId: number): Promise<nu
     .where('pipeline_id', '=', pipelineId).where('retried', '=', 0).where('coverage', 'is not', null).execute();
   return rows.map((r) => Number(r.coverage));
 }
+
+/** The newest pipelines of some projects, newest first (the web interface's dashboard). */
+export function recentPipelinesOf(db: Db, projectIds: number[], limit: number): Promise<PipelineRow[]> {
+  if (projectIds.length === 0) return Promise.resolve([]);
+  return db.selectFrom('ci_pipelines').selectAll().where('project_id', 'in', projectIds).orderBy('id', 'desc').limit(limit).execute();
+}
