@@ -6,7 +6,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { createUser } from '../helpers/factories.ts';
 import { signedInBrowser, type Browser } from '../helpers/oauth.ts';
 import { createCiProject, createPipeline, pushFiles, type CiProject } from '../helpers/ci.ts';
 

@@ -24,7 +24,8 @@ const exploreProjects: WebArea = (web) => {
     const page = pageNumber(request);
     const search = queryText(request, 'search');
     const qb = await findProjects(ctx.db, session?.user ?? null, { ...(search ? { search } : {}), archived: false });
-    const rows = await qb.orderBy('last_activity_at', 'desc').orderBy('id', 'desc').limit(PER_PAGE + 1).offset((page - 1) * PER_PAGE).execute();
+    const rows = await qb.orderBy('last_activity_at', 'desc').orderBy('id', 'desc')
+      .limit(PER_PAGE + 1).offset((page - 1) * PER_PAGE).execute();
     const items = await withPaths(ctx.db, rows.slice(0, PER_PAGE));
     return frame({
       title: 'Explore projects', signedIn,
