@@ -8,10 +8,16 @@ import home from './dashboard/home.ts';
 import exploreProjects from './explore/projects.ts';
 import exploreGroups from './explore/groups.ts';
 import projectOverview from './projects/overview.ts';
+import repositoryFiles from './repository/files.ts';
+import repositoryCommits from './repository/commits.ts';
+import repositoryRefs from './repository/refs.ts';
 
 export const WEB_AREAS: WebArea[] = [
   home,
   exploreProjects,
   exploreGroups,
   projectOverview,
+  repositoryFiles,
+  repositoryCommits,
+  repositoryRefs,
 ];
