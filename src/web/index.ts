@@ -1,15 +1,24 @@
-/** The server-rendered pages (CONTRACT §5) outside /oauth: sign-in and /profile/applications. */
+/**
+ * The web interface (issue 33, CONTRACT §5): kiln's static files, sign-in and
+ * /profile/applications (Fastify routes of their own), and the pages declared by the areas of
+ * routes/index.ts through router.ts.
+ */
 import type { FastifyPluginAsync } from 'fastify';
 import fastifyCookie from '@fastify/cookie';
+import assets from './assets.ts';
 import signIn from './routes/sign-in.ts';
 import applications from './routes/applications.ts';
+import { WEB_AREAS } from './routes/index.ts';
+import { installWebRoutes } from './router.ts';
 
 const web: FastifyPluginAsync = async (app) => {
   // Cookies are parsed only for the pages and /oauth: API requests read the session cookie
   // themselves, and only when they carry no token (auth/session-token.ts readCookie).
   await app.register(fastifyCookie);
+  await app.register(assets);
   await app.register(signIn);
   await app.register(applications);
+  installWebRoutes(app, WEB_AREAS);
 };
 
 export default web;

@@ -1,62 +1,110 @@
 /**
  * The frame of every page, and how a page is sent: HTML with the headers that keep it out of
  * frames (RFC 9700 §4.16 clickjacking), out of caches, and from leaking its URL (which may hold
- * an authorization request or code) in Referer headers (RFC 9700 §4.2.4). No external resources
- * are loaded; the style sheet is inline. The policy has no form-action: after the consent form,
- * the browser follows a redirect to the client's redirect URI, which may use any scheme.
+ * an authorization request or code) in Referer headers (RFC 9700 §4.2.4).
+ *
+ * The frame: a top bar (kiln, Explore, the signed-in user's menu or a sign-in link), an optional
+ * sidebar (a project's navigation, web/project-nav.ts) and the page. Styles and scripts come only
+ * from kiln's own static files (web/assets.ts): the policy allows `'self'` and nothing inline, so
+ * text that escaped into markup still could not run. The policy has no form-action: after the
+ * consent form, the browser follows a redirect to the client's redirect URI, which may use any
+ * scheme.
  */
 import type { FastifyReply } from 'fastify';
-import { html, SafeHtml } from './html.ts';
+import { html, type SafeHtml } from './html.ts';
+import { assetUrl } from './assets.ts';
 
-const STYLE = `
-body{font-family:system-ui,sans-serif;margin:0;background:#fafafa;color:#222}
-header{background:#292961;color:#fff;padding:.6rem 1.2rem;display:flex;justify-content:space-between;align-items:center}
-header a,header button{color:#fff}
-main{max-width:44rem;margin:2rem auto;background:#fff;padding:1.5rem 2rem;border:1px solid #ddd;border-radius:6px}
-label{display:block;margin:.8rem 0 .2rem;font-weight:600}
-input[type=text],input[type=password],textarea{width:100%;box-sizing:border-box;padding:.4rem}
-button{padding:.4rem 1rem;margin:.6rem .4rem 0 0;cursor:pointer}
-.alert{background:#fdecea;border:1px solid #f5c2bd;padding:.6rem;margin-bottom:1rem}
-.notice{background:#e8f4ea;border:1px solid #b9dcc0;padding:.6rem;margin-bottom:1rem}
-code{background:#f0f0f0;padding:.1rem .3rem;word-break:break-all}
-table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.3rem;border-bottom:1px solid #eee}
-form.inline{display:inline}
-`;
+/** The form field of every form's CSRF token, as the Service's (Rails' authenticity_token). */
+export const CSRF_FIELD = 'authenticity_token';
 
-export interface PageOptions {
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'", "style-src 'self'", "script-src 'self'", "img-src 'self' data:", "connect-src 'self'",
+  "frame-ancestors 'none'", "base-uri 'none'",
+].join('; ');
+
+/** Who is looking: the signed-in user's name and the CSRF token of their forms. */
+export interface SignedIn { username: string; name?: string; csrfToken: string }
+
+export interface Crumb { text: string; href?: string }
+
+export interface FrameOptions {
   title: string;
   body: SafeHtml;
-  /** The signed-in user's name and the sign-out form's CSRF token. */
-  signedIn?: { username: string; csrfToken: string } | null;
+  signedIn?: SignedIn | null;
+  /** The project's (or another area's) navigation, shown left of the page and above it on a phone. */
+  sidebar?: SafeHtml | null;
+  breadcrumbs?: Crumb[];
+  /** Client scripts of src/web/assets/ by file name, loaded deferred. */
+  scripts?: string[];
+  /** A narrow column (forms, messages) instead of the full width. */
+  narrow?: boolean;
+  /** Whether the title is shown as the page's heading (pages with their own heading say false). */
+  heading?: boolean;
 }
 
-export function page(o: PageOptions): SafeHtml {
+function userMenu(signedIn: SignedIn | null | undefined): SafeHtml {
+  if (!signedIn) return html`<a href="/users/sign_in" id="sign-in-link">Sign in</a>`;
+  return html`<details class="usermenu"><summary id="user-menu">${signedIn.username}</summary>
+<div class="menu">
+<a href="/${signedIn.username}">Profile</a>
+<a href="/profile/applications">Applications</a>
+<form method="post" action="/users/sign_out"><input type="hidden" name="${CSRF_FIELD}" value="${signedIn.csrfToken}"><button type="submit">Sign out</button></form>
+</div></details>`;
+}
+
+export function frame(o: FrameOptions): SafeHtml {
+  const crumbs = o.breadcrumbs?.length
+    ? html`<nav class="breadcrumbs" aria-label="Breadcrumbs">${o.breadcrumbs.map((c, i) => html`${i > 0 ? ' / ' : ''}${c.href ? html`<a href="${c.href}">${c.text}</a>` : c.text}`)}</nav>`
+    : '';
   return html`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<meta name="color-scheme" content="light dark">
 <title>${o.title} · kiln</title>
-<style>${new SafeHtml(STYLE)}</style>
+<link rel="stylesheet" href="${assetUrl('kiln.css')}">
+${(o.scripts ?? []).map((s) => html`<script src="${assetUrl(s)}" defer></script>`)}
 </head>
 <body>
-<header><strong>kiln</strong>${o.signedIn ? html`<span>${o.signedIn.username}
-<form class="inline" method="post" action="/users/sign_out"><input type="hidden" name="authenticity_token" value="${o.signedIn.csrfToken}"><button type="submit">Sign out</button></form></span>` : ''}</header>
-<main>
-<h1>${o.title}</h1>
+<a class="skip" href="#content">Skip to content</a>
+<header class="topbar">
+<a class="brand" href="/">kiln</a>
+<nav aria-label="Main"><a href="/explore/projects">Explore</a></nav>
+${userMenu(o.signedIn)}
+</header>
+<div class="frame">
+${o.sidebar ?? ''}
+<main id="content" class="content${o.narrow ? ' narrow' : ''}">
+${crumbs}
+${o.heading === false ? '' : html`<h1>${o.title}</h1>`}
 ${o.body}
 </main>
+</div>
 </body>
 </html>
 `;
+}
+
+export interface PageOptions {
+  title: string;
+  body: SafeHtml;
+  /** The signed-in user's name and the sign-out form's CSRF token. */
+  signedIn?: SignedIn | null;
+}
+
+/** A page of one narrow column: sign-in, consent, applications, messages. */
+export function page(o: PageOptions): SafeHtml {
+  return frame({ title: o.title, body: o.body, signedIn: o.signedIn ?? null, narrow: true });
 }
 
 export function sendPage(reply: FastifyReply, status: number, content: SafeHtml): FastifyReply {
   return reply.code(status)
     .header('content-type', 'text/html; charset=utf-8')
     .header('x-frame-options', 'DENY')
-    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
+    .header('x-content-type-options', 'nosniff')
+    .header('content-security-policy', CONTENT_SECURITY_POLICY)
     .header('referrer-policy', 'no-referrer')
     .header('cache-control', 'no-store')
     .send(content.value);

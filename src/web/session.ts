@@ -16,10 +16,10 @@ import { digest, generateHexToken } from '../domain/tokens/secret.ts';
 import { findLiveSession } from '../domain/oauth/oauth.queries.ts';
 import { findUserById } from '../domain/users/users.queries.ts';
 import { isBlockedState, isInternal } from '../domain/users/user-kind.ts';
-import { redirect } from './layout.ts';
+import { CSRF_FIELD, redirect } from './layout.ts';
 
 export const PRE_SESSION_COOKIE = '_service_csrf';
-export const CSRF_FIELD = 'authenticity_token';
+export { CSRF_FIELD };
 
 export interface WebSession {
   id: number;

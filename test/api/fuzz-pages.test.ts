@@ -65,6 +65,18 @@ describe(`fuzzing the pages, OAuth and git (FUZZ_SEED=${SEED})`, () => {
       ['POST', `/${repo}.git/git-upload-pack`, { x: 'y' }, { authorization: basic }],
       ['GET', `/${repo}/badges/feature/x/pipeline.svg`, { ignore_skipped: 'true', key_text: 'k', key_width: '80', style: 'flat-square' }, { authorization: basic }],
       ['GET', `/${repo}/badges/main/coverage.svg`, { job: 'test', key_text: 'k', key_width: '80', min_good: '90', min_acceptable: '80', min_medium: '70', style: 'flat' }, { authorization: basic }],
+      // The web interface's pages (issue 33), signed in and not.
+      ['GET', '/', { page: '2' }, { cookie }],
+      ['GET', '/explore/projects', { search: 'x', page: '2' }, {}],
+      ['GET', '/explore/groups', { search: 'x', page: '2' }, { cookie }],
+      ['GET', `/${repo}`, { x: 'y' }, {}],
+      ['GET', `/${repo}/-/tree/main/src`, { x: 'y' }, { cookie }],
+      ['GET', `/${repo}/-/blob/main/.gitlab-ci.yml`, { x: 'y' }, { cookie }],
+      ['GET', `/${repo}/-/raw/main/.gitlab-ci.yml`, { x: 'y' }, { cookie }],
+      ['GET', `/${repo}/-/commits/main`, { page: '2' }, { cookie }],
+      ['GET', `/${repo}/-/commit/main`, { x: 'y' }, { cookie }],
+      ['GET', `/${repo}/-/branches`, { x: 'y' }, { cookie }],
+      ['GET', `/${repo}/-/tags`, { x: 'y' }, { cookie }],
       ['GET', '/api/v4/user', { private_token: rootToken, sudo: '1' }, {}],
       ['GET', '/api/v3/user', { private_token: rootToken }, {}],
     ];

@@ -12,7 +12,7 @@
  */
 import fp from 'fastify-plugin';
 import FindMyWay from 'find-my-way';
-import type { FastifyError, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, internalError, routeNotFound } from '../errors.ts';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -25,7 +25,22 @@ function send(reply: FastifyReply, err: ApiError): FastifyReply {
   return reply.type('application/json').send(JSON.stringify(err.body));
 }
 
+/**
+ * The web interface's pages live at the Service's paths (`/:namespace/:project/-/tree/…`), whose
+ * namespaces nest to any depth: no fixed route shape holds them without catching the API's own
+ * unknown paths. So the web registers one answerer here, asked for a GET, HEAD or POST outside
+ * `/api/` that no route matched; it answers (true) or leaves the request to the API's 404.
+ */
+export type PageFallback = (request: FastifyRequest, reply: FastifyReply) => Promise<boolean>;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    unmatchedPages: { answer: PageFallback | null };
+  }
+}
+
 export default fp(async (app) => {
+  app.decorate('unmatchedPages', { answer: null as PageFallback | null });
   // A mirror of the route table, asked only for OPTIONS on a path no route matched: its `Allow`.
   const mirror = FindMyWay({ ignoreTrailingSlash: false, maxParamLength: 1000 });
   app.addHook('onRoute', (route) => {
@@ -40,8 +55,12 @@ export default fp(async (app) => {
   });
 
   app.setNotFoundHandler(async (request, reply) => {
-    request.server.httpMetrics?.observeUnmatched(request, reply);
     const path = request.url.split('?', 1)[0];
+    const pages = request.server.unmatchedPages.answer;
+    if (pages && (request.method === 'GET' || request.method === 'HEAD' || request.method === 'POST') && !path.startsWith('/api/')) {
+      if (await pages(request, reply)) return reply;
+    }
+    request.server.httpMetrics?.observeUnmatched(request, reply);
     if (request.method === 'OPTIONS' && path.startsWith('/api/')) {
       const allowed = METHODS.filter((m) => m !== 'OPTIONS' && m !== 'HEAD' && mirror.find(m, path) !== null);
       if (allowed.length > 0) {

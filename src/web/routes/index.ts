@@ -1,0 +1,23 @@
+/**
+ * The web interface's pages by area (router.ts explains `WebArea`): one folder per area under
+ * src/web/routes/ (dashboard, explore, namespaces, projects, repository, ci …), one file per page
+ * or resource, each default-exporting a WebArea. A new page file adds one line here.
+ */
+import type { WebArea } from '../router.ts';
+import home from './dashboard/home.ts';
+import exploreProjects from './explore/projects.ts';
+import exploreGroups from './explore/groups.ts';
+import projectOverview from './projects/overview.ts';
+import repositoryFiles from './repository/files.ts';
+import repositoryCommits from './repository/commits.ts';
+import repositoryRefs from './repository/refs.ts';
+
+export const WEB_AREAS: WebArea[] = [
+  home,
+  exploreProjects,
+  exploreGroups,
+  projectOverview,
+  repositoryFiles,
+  repositoryCommits,
+  repositoryRefs,
+];

@@ -1,0 +1,108 @@
+/**
+ * /:namespace/:project, the project's overview (the Service's ProjectsController#show): its name,
+ * description and visibility, the clone URLs (HTTP and SSH, as the API's http_url_to_repo and
+ * ssh_url_to_repo), the default branch's last commit with the status of its latest pipeline, the
+ * repository's languages and its README rendered by the API's Markdown renderer (sanitised).
+ * Code shows to those who may download it (download_code), the pipeline to those who may read
+ * jobs (read_build); the rest of the page to every reader of the project.
+ */
+import { findReadme } from '../../../domain/repositories/repositories.ts';
+import { projectRepository } from '../../../domain/repositories/project-repository.ts';
+import { entryAt, readBlob, readCommit, resolveCommit } from '../../../domain/repositories/git-read.ts';
+import { repositoryLanguages } from '../../../domain/repositories/languages.ts';
+import { latestPipelineFor } from '../../../domain/pipelines/latest-pipeline.ts';
+import { visibilityName } from '../../../domain/permissions/access.ts';
+import { sshUrlToRepo } from '../../../http/entities/project.ts';
+import { html, SafeHtml } from '../../html.ts';
+import type { ProjectPageRequest, WebArea } from '../../router.ts';
+import { pathHref } from '../../components/lists.ts';
+import { commitLine } from '../../components/commits.ts';
+import { statusBadge } from '../../components/status.ts';
+import type { MarkdownRenderer } from '../../../domain/markdown/render-pool.ts';
+
+/** READMEs larger than this are not rendered on the page; the file page shows them. */
+export const MAX_README_BYTES = 512 * 1024;
+const MARKDOWN_README = /\.(md|markdown|mdown|mkd|mkdn)$/i;
+
+/**
+ * The renderer's heading anchors are empty links hidden from assistive technology (the Service's
+ * markup, which the API answers as it is); on a page they also leave the tab order, so that a
+ * keyboard never lands on a link a screen reader does not announce (WCAG 4.1.2).
+ */
+export function keyboardSafe(rendered: string): string {
+  return rendered.replaceAll(' aria-hidden="true"></a>', ' aria-hidden="true" tabindex="-1"></a>');
+}
+
+async function readmeSection(p: ProjectPageRequest, markdown: MarkdownRenderer, gitDir: string, commit: string): Promise<SafeHtml> {
+  const branch = p.project.project.default_branch!;
+  const name = await findReadme(gitDir, branch);
+  if (!name) return html``;
+  const entry = await entryAt(gitDir, commit, name);
+  if (!entry || entry.type !== 'blob') return html``;
+  const base = pathHref(p.project.fullPath);
+  const link = `${base}/-/blob/${encodeURIComponent(branch)}/${encodeURIComponent(name)}`;
+  const header = html`<div class="file-header"><a href="${link}">${name}</a></div>`;
+  const blob = await readBlob(gitDir, entry.id, MAX_README_BYTES + 1);
+  if (blob.length > MAX_README_BYTES) {
+    return html`<section id="readme">${header}<div class="panel"><p>The README is too large to show here. <a href="${link}">Open the file</a>.</p></div></section>`;
+  }
+  const text = blob.toString('utf8');
+  // The renderer's output is sanitised HTML (domain/markdown/sanitize.ts): the one place kiln
+  // puts generated markup into a page as it is.
+  const body = MARKDOWN_README.test(name)
+    ? html`<div class="markdown">${new SafeHtml(keyboardSafe(await markdown.render(text, { gfm: true, ownHost: new URL(p.ctx.config.externalUrl).host })))}</div>`
+    : html`<pre>${text}</pre>`;
+  return html`<section id="readme">${header}<div class="panel">${body}</div></section>`;
+}
+
+const overview: WebArea = (web) => {
+  web.project('GET', '', async (p) => {
+    const { project: row, fullPath } = p.project;
+    const { externalUrl, sshPort } = p.ctx.config;
+    const base = pathHref(fullPath);
+    const parts: SafeHtml[] = [];
+    const head = html`<p class="muted">${row.description ?? ''}</p>
+<p><span class="badge">${visibilityName(row.visibility_level)}</span>${row.archived ? html` <span class="badge">archived</span>` : ''}</p>`;
+
+    if (p.project.can('download_code')) {
+      const httpUrl = `${externalUrl}/${fullPath}.git`;
+      const sshUrl = sshUrlToRepo(externalUrl, sshPort, fullPath);
+      parts.push(html`<section class="panel clone" aria-labelledby="clone-heading"><h2 id="clone-heading">Clone</h2>
+<label for="clone-http">Clone with HTTP</label>
+<input type="text" id="clone-http" value="${httpUrl}" readonly> <button type="button" data-copy="clone-http" hidden>Copy</button>
+${sshPort !== 0 ? html`<label for="clone-ssh">Clone with SSH</label>
+<input type="text" id="clone-ssh" value="${sshUrl}" readonly> <button type="button" data-copy="clone-ssh" hidden>Copy</button>` : ''}
+</section>`);
+      const gitDir = projectRepository(p.ctx.config.storages, row).gitDir;
+      const branch = row.default_branch;
+      const tip = branch && !row.empty_repo ? await resolveCommit(gitDir, `refs/heads/${branch}`) : null;
+      const commit = tip ? await readCommit(gitDir, tip) : null;
+      if (!commit || !branch) {
+        parts.push(html`<section class="panel" id="empty-repository"><h2>The repository is empty</h2>
+<p>Push an existing repository:</p>
+<pre>git remote add origin ${httpUrl}
+git push -u origin --all</pre></section>`);
+      } else {
+        const pipeline = p.project.can('read_build') ? await latestPipelineFor(p.ctx.db, gitDir, row, branch) : undefined;
+        const status = pipeline
+          ? (p.hasProjectPage('pipelines')
+            ? html`<a href="${base}/-/pipelines/${pipeline.id}" aria-label="Pipeline ${pipeline.status}">${statusBadge(pipeline.status)}</a>`
+            : statusBadge(pipeline.status))
+          : '';
+        const languages = await repositoryLanguages(gitDir, commit.id);
+        parts.push(html`<section class="panel" id="last-commit" aria-label="Last commit">
+<p class="muted">Default branch <code>${branch}</code></p>
+${commitLine(commit, base, status)}
+</section>`);
+        if (languages.length > 0) {
+          parts.push(html`<section class="panel" id="languages" aria-labelledby="languages-heading"><h2 id="languages-heading">Languages</h2>
+<ul>${languages.map((l) => html`<li>${l.name} <span class="muted">${l.share.toFixed(1)} %</span></li>`)}</ul></section>`);
+        }
+        parts.push(await readmeSection(p, web.markdown, gitDir, commit.id));
+      }
+    }
+    return p.render({ title: row.name, active: '', body: html`${head}${parts}`, scripts: ['copy.js'] });
+  });
+};
+
+export default overview;

@@ -1,0 +1,110 @@
+/**
+ * The repository's files: /-/tree/:ref/*path (a directory), /-/blob/:ref/*path (a file, syntax
+ * highlighted on the server) and /-/raw/:ref/*path (the file's bytes). Files past the page's
+ * limit, and binary files, are not put into the page: it links to the raw file instead, as the
+ * Service's blob viewer does for large files. The raw answer is plain text or octets, never HTML
+ * the browser would run (nosniff, and a sandboxing policy for any browser that renders it).
+ */
+import { entryAt, listTree, readBlob, type TreeEntry } from '../../../domain/repositories/git-read.ts';
+import { html, type SafeHtml } from '../../html.ts';
+import { pageError, type ProjectPageRequest, type WebArea } from '../../router.ts';
+import { codeView, isBinary } from '../../components/code.ts';
+import { encodePath, refAndPath, repositoryOf, type RefAndPath, type RepositoryPage } from './repository-page.ts';
+
+/** Files larger than this are not shown in a page (the raw link serves them). */
+export const MAX_PAGE_BLOB_BYTES = 1024 * 1024;
+/** The largest file /-/raw serves (the API's own limit for a file's content, routes/repository/files.ts). */
+export const MAX_RAW_BYTES = 25 * 1024 * 1024;
+
+function crumbs(repo: RepositoryPage, at: RefAndPath): SafeHtml {
+  const parts = at.path === '' ? [] : at.path.split('/');
+  const root = `${repo.base}/-/tree/${encodePath(at.ref)}`;
+  return html`<nav class="breadcrumbs" aria-label="Path"><code>${at.ref}</code> · <a href="${root}">${'/'}</a>${parts.map((name, i) => {
+    const href = `${root}/${encodePath(parts.slice(0, i + 1).join('/'))}`;
+    return html` <a href="${href}">${name}</a>${i < parts.length - 1 ? ' /' : ''}`;
+  })}</nav>`;
+}
+
+async function locate(p: ProjectPageRequest): Promise<{ repo: RepositoryPage; at: RefAndPath }> {
+  const repo = repositoryOf(p);
+  const at = await refAndPath(repo.gitDir, p.rest);
+  if (!at) throw pageError(404);
+  return { repo, at };
+}
+
+function sortEntries(entries: TreeEntry[]): TreeEntry[] {
+  const rank = (e: TreeEntry) => (e.type === 'tree' ? 0 : e.type === 'commit' ? 1 : 2);
+  return [...entries].sort((a, b) => rank(a) - rank(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+const files: WebArea = (web) => {
+  web.project('GET', 'tree', async (p) => {
+    if (p.rest.length === 0) {
+      const branch = p.project.project.default_branch;
+      if (!branch) throw pageError(404);
+      return p.reply.redirect(`${repositoryOf(p).base}/-/tree/${encodePath(branch)}`, 302);
+    }
+    const { repo, at } = await locate(p);
+    if (at.path !== '') {
+      const entry = await entryAt(repo.gitDir, at.commit, at.path);
+      if (!entry) throw pageError(404);
+      if (entry.type === 'blob') return p.reply.redirect(`${repo.base}/-/blob/${encodePath(at.ref)}/${encodePath(at.path)}`, 302);
+    }
+    const entries = sortEntries(await listTree(repo.gitDir, at.commit, at.path, false));
+    const ref = encodePath(at.ref);
+    const rows = entries.map((e) => {
+      const href = e.type === 'tree' ? `${repo.base}/-/tree/${ref}/${encodePath(e.path)}`
+        : e.type === 'blob' ? `${repo.base}/-/blob/${ref}/${encodePath(e.path)}` : null;
+      const kind = e.type === 'tree' ? 'Directory' : e.type === 'commit' ? 'Submodule' : 'File';
+      return html`<tr><td class="name">${href ? html`<a href="${href}">${e.name}${e.type === 'tree' ? '/' : ''}</a>` : e.name}</td>
+<td class="muted">${kind}</td><td class="muted">${e.size === null ? '' : `${e.size} bytes`}</td></tr>`;
+    });
+    return p.render({
+      title: at.path === '' ? `Files · ${p.project.project.name}` : at.path, active: 'tree',
+      body: html`${crumbs(repo, at)}
+<table class="tree" id="tree"><thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Size</th></tr></thead>
+<tbody>${rows}</tbody></table>${entries.length === 0 ? html`<p class="muted">This directory is empty.</p>` : ''}`,
+    });
+  });
+
+  web.project('GET', 'blob', async (p) => {
+    const { repo, at } = await locate(p);
+    const entry = at.path === '' ? null : await entryAt(repo.gitDir, at.commit, at.path);
+    if (!entry) throw pageError(404);
+    if (entry.type !== 'blob') return p.reply.redirect(`${repo.base}/-/tree/${encodePath(at.ref)}/${encodePath(at.path)}`, 302);
+    const raw = `${repo.base}/-/raw/${encodePath(at.ref)}/${encodePath(at.path)}`;
+    let content: SafeHtml;
+    if ((entry.size ?? 0) > MAX_PAGE_BLOB_BYTES) {
+      content = html`<div class="panel" id="too-large"><p>The file is too large to show here (${entry.size} bytes). <a href="${raw}">View raw</a></p></div>`;
+    } else {
+      const bytes = await readBlob(repo.gitDir, entry.id, MAX_PAGE_BLOB_BYTES + 1);
+      content = isBinary(bytes)
+        ? html`<div class="panel" id="binary"><p>This file is binary. <a href="${raw}">Download it</a></p></div>`
+        : codeView(bytes.toString('utf8'), entry.name);
+    }
+    return p.render({
+      title: entry.name, active: 'blob',
+      body: html`${crumbs(repo, at)}
+<div class="file-header"><span>${entry.name} <span class="muted">${entry.size} bytes</span></span>
+<span><a href="${raw}" id="raw-link">Raw</a></span></div>
+${content}`,
+    });
+  });
+
+  web.project('GET', 'raw', async (p) => {
+    const { repo, at } = await locate(p);
+    const entry = at.path === '' ? null : await entryAt(repo.gitDir, at.commit, at.path);
+    if (!entry || entry.type !== 'blob') throw pageError(404);
+    if ((entry.size ?? 0) > MAX_RAW_BYTES) throw pageError(404);
+    const bytes = await readBlob(repo.gitDir, entry.id, MAX_RAW_BYTES);
+    return p.reply.code(200)
+      .type(isBinary(bytes) ? 'application/octet-stream' : 'text/plain; charset=utf-8')
+      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', "default-src 'none'; sandbox")
+      .header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(entry.name)}`)
+      .header('cache-control', 'private, no-store')
+      .send(bytes);
+  });
+};
+
+export default files;

@@ -1,0 +1,40 @@
+/**
+ * /-/branches and /-/tags: every branch (the default one first) and every tag (newest first), each
+ * with the commit it names, read in one git process (listRefs, then readCommits for all tips).
+ */
+import { listRefs, readCommits, type RefEntry } from '../../../domain/repositories/git-read.ts';
+import { html } from '../../html.ts';
+import { pageError, type WebArea } from '../../router.ts';
+import { commitLine } from '../../components/commits.ts';
+import { encodePath, repositoryOf } from './repository-page.ts';
+
+/** Refs shown on one page; a repository with more lists the most recently updated. */
+const MAX_REFS = 200;
+
+const refs: WebArea = (web) => {
+  for (const kind of ['branches', 'tags'] as const) {
+    web.project('GET', kind, async (p) => {
+      if (p.rest.length > 0) throw pageError(404);
+      const repo = repositoryOf(p);
+      const all: RefEntry[] = await listRefs(repo.gitDir, kind === 'branches' ? 'refs/heads/' : 'refs/tags/');
+      const def = p.project.project.default_branch;
+      const sorted = [...all].sort((a, b) => (kind === 'branches' ? Number(b.name === def) - Number(a.name === def) : 0)
+        || (a.committedDate < b.committedDate ? 1 : a.committedDate > b.committedDate ? -1 : 0)).slice(0, MAX_REFS);
+      const commits = await readCommits(repo.gitDir, [...new Set(sorted.map((r) => r.commitId))]);
+      const items = sorted.map((r) => {
+        const c = commits.get(r.commitId);
+        return html`<li><a class="item-title" href="${repo.base}/-/tree/${encodePath(r.name)}">${r.name}</a>${r.name === def && kind === 'branches'
+          ? html` <span class="badge">default</span>` : ''}
+${r.tagMessage ? html`<div class="muted">${r.tagMessage}</div>` : ''}
+${c ? commitLine(c, repo.base) : ''}</li>`;
+      });
+      const title = kind === 'branches' ? 'Branches' : 'Tags';
+      return p.render({
+        title, active: kind,
+        body: items.length === 0 ? html`<p class="muted" id="${kind}">No ${kind} yet.</p>` : html`<ul class="list" id="${kind}">${items}</ul>`,
+      });
+    });
+  }
+};
+
+export default refs;
