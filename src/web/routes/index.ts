@@ -4,6 +4,12 @@
  * per page or resource, each default-exporting a WebArea. A new page file adds one line here.
  */
 import type { WebArea } from '../router.ts';
+import ciPipelines from './ci/pipelines.ts';
+import ciJobs from './ci/jobs.ts';
+import ciLint from './ci/lint.ts';
 
 export const WEB_AREAS: WebArea[] = [
+  ciPipelines,
+  ciJobs,
+  ciLint,
 ];
