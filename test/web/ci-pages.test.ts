@@ -231,6 +231,55 @@ describe('CI pages', () => {
     assert.equal((await get(`${base()}/-/ci/lint`, strangerCookie)).statusCode, 404);
   });
 
+  it('manages variables, the registration token and triggers on the CI/CD settings page, for maintainers', async () => {
+    const settings = `${base()}/-/settings/ci_cd`;
+    assert.equal((await get(`${base()}/-/settings`)).headers.location, settings);
+    const page = await get(settings);
+    assert.equal(page.statusCode, 200, page.body);
+    const token = csrfOf(page);
+    assert.match(page.body, new RegExp(`#${runner.id} test runner`));
+    const oldToken = /id="registration-token">([^<]+)</.exec(page.body)![1];
+    assert.equal((await get(settings, reporterCookie)).statusCode, 403);
+    assert.equal((await get(settings, strangerCookie)).statusCode, 404);
+
+    const add = await postForm(t, `${settings}/variables`, {
+      authenticity_token: token, key: 'DEPLOY_SECRET', value: 'hunter2-value', protected: 'true', masked: 'true', environment_scope: '*',
+    }, { cookie });
+    assert.equal(add.statusCode, 303, add.body);
+    const withVar = await get(settings);
+    assert.match(withVar.body, /<code>DEPLOY_SECRET<\/code>/);
+    assert.ok(!withVar.body.includes('hunter2-value'), 'values are never on the page');
+    const api = await t.request({ method: 'GET', url: `/api/v4/projects/${p.project.id}/variables/DEPLOY_SECRET`, token: p.ownerToken });
+    assert.equal(api.json().value, 'hunter2-value');
+    assert.equal(api.json().masked, true);
+    const dup = await postForm(t, `${settings}/variables`, { authenticity_token: token, key: 'DEPLOY_SECRET', value: 'x'.repeat(8) }, { cookie });
+    assert.equal(dup.statusCode, 400);
+    assert.match(dup.body, /has already been taken/);
+    const short = await postForm(t, `${settings}/variables`, { authenticity_token: token, key: 'SHORT', value: 'abc', masked: 'true' }, { cookie });
+    assert.equal(short.statusCode, 400, 'a masked value follows the API\'s rules');
+    const varId = (await t.db.selectFrom('ci_variables').select('id').where('key', '=', 'DEPLOY_SECRET').executeTakeFirstOrThrow()).id;
+    const del = await postForm(t, `${settings}/variables/${varId}/delete`, { authenticity_token: token }, { cookie });
+    assert.equal(del.statusCode, 303);
+    assert.equal((await t.request({ method: 'GET', url: `/api/v4/projects/${p.project.id}/variables/DEPLOY_SECRET`, token: p.ownerToken })).statusCode, 404);
+
+    const reset = await postForm(t, `${settings}/reset_registration_token`, { authenticity_token: token }, { cookie });
+    assert.equal(reset.statusCode, 303);
+    const newToken = /id="registration-token">([^<]+)</.exec((await get(settings)).body)![1];
+    assert.notEqual(newToken, oldToken);
+
+    const trig = await postForm(t, `${settings}/triggers`, { authenticity_token: token, description: 'deploy <hook>' }, { cookie });
+    assert.equal(trig.statusCode, 200);
+    const shown = /id="new-trigger-token">(glptt-[0-9a-f]+)</.exec(trig.body)![1];
+    const run = await t.request({ method: 'POST', url: `/api/v4/projects/${p.project.id}/trigger/pipeline`, payload: { token: shown, ref: 'main' } });
+    assert.equal(run.statusCode, 201, run.body);
+    const later = await get(settings);
+    assert.ok(!later.body.includes(shown), 'the token is shown once');
+    assert.match(later.body, /deploy &lt;hook&gt;/);
+    const trigId = Number(/triggers\/(\d+)\/delete/.exec(later.body)![1]);
+    assert.equal((await postForm(t, `${settings}/triggers/${trigId}/delete`, { authenticity_token: token }, { cookie })).statusCode, 303);
+    assert.equal((await postForm(t, `${settings}/triggers/${trigId}/delete`, { authenticity_token: token }, { cookie })).statusCode, 404);
+  });
+
   it('streams a 4 MiB log', async () => {
     const job = await (async () => {
       await createPipeline(t, p);
@@ -274,6 +323,14 @@ describe('CI pages', () => {
       await assertAccessible(page);
       await screenshot(page, 'ci-pipeline-graph');
       await page.goto(`${t.url}/${p.fullPath}/-/pipelines`);
+      await assertAccessible(page);
+      await page.goto(`${t.url}/${p.fullPath}/-/settings/ci_cd`);
+      await assertAccessible(page);
+      await screenshot(page, 'ci-settings');
+      await page.goto(`${t.url}/${p.fullPath}/-/ci/lint`);
+      await page.fill('#lint-content', CI);
+      await page.click('button:has-text("Validate")');
+      await page.waitForSelector('text=Syntax is correct.');
       await assertAccessible(page);
       assertCleanConsole(page);
     } finally {

@@ -7,9 +7,11 @@ import type { WebArea } from '../router.ts';
 import ciPipelines from './ci/pipelines.ts';
 import ciJobs from './ci/jobs.ts';
 import ciLint from './ci/lint.ts';
+import ciSettings from './ci/settings.ts';
 
 export const WEB_AREAS: WebArea[] = [
   ciPipelines,
   ciJobs,
   ciLint,
+  ciSettings,
 ];

@@ -5,7 +5,7 @@
  * It takes update_build (Developer), as that route does.
  */
 import { html, type SafeHtml } from '../../html.ts';
-import { CSRF_FIELD } from '../../layout.ts';
+import { CSRF_FIELD, sendPage } from '../../layout.ts';
 import type { ProjectPageRequest, WebArea } from '../../router.ts';
 import { pageError } from '../../router.ts';
 import { ciEnvFrom } from '../../../domain/pipelines/ci-env.ts';
@@ -48,18 +48,19 @@ const lint: WebArea = (web) => {
     const body = (p.request.body ?? {}) as Record<string, unknown>;
     const content = typeof body.content === 'string' ? body.content : '';
     const dryRun = body.dry_run === 'true';
-    let outcome: SafeHtml;
+    const page = (outcome: SafeHtml) => p.render({ title: 'Validate your CI configuration', active: 'pipelines', body: html`${outcome}${form(p, content, dryRun)}` });
     if (content.length > MAX_CONTENT || content.includes('\u0000')) {
-      p.reply.code(400);
-      outcome = html`<div class="alert" role="alert">The configuration must be text of at most 1 MiB.</div>`;
-    } else if (content.trim() === '') {
+      return sendPage(p.reply, 400, page(html`<div class="alert" role="alert">The configuration must be text of at most 1 MiB.</div>`));
+    }
+    let outcome: SafeHtml;
+    if (content.trim() === '') {
       outcome = result({ valid: false, errors: ['Please provide content of .gitlab-ci.yml'], warnings: [], merged_yaml: null });
     } else {
       outcome = result(await lintConfig(ciEnvFrom(p.ctx.db, p.ctx.config), {
         project: p.project.project, content, userId: p.session!.user.id, dryRun, includeJobs: true,
       }));
     }
-    return p.render({ title: 'Validate your CI configuration', active: 'pipelines', body: html`${outcome}${form(p, content, dryRun)}` });
+    return page(outcome);
   });
 };
 
