@@ -10,6 +10,7 @@
  * consent form, the browser follows a redirect to the client's redirect URI, which may use any
  * scheme.
  */
+import type { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { html, type SafeHtml } from './html.ts';
 import { assetUrl } from './assets.ts';
@@ -64,6 +65,7 @@ export function frame(o: FrameOptions): SafeHtml {
 <meta name="referrer" content="no-referrer">
 <meta name="color-scheme" content="light dark">
 <title>${o.title} · kiln</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${assetUrl('kiln.css')}">
 ${(o.scripts ?? []).map((s) => html`<script src="${assetUrl(s)}" defer></script>`)}
 </head>
@@ -100,14 +102,22 @@ export function page(o: PageOptions): SafeHtml {
 }
 
 export function sendPage(reply: FastifyReply, status: number, content: SafeHtml): FastifyReply {
-  return reply.code(status)
+  return pageHeaders(reply.code(status)).send(content.value);
+}
+
+/** A page sent as it is produced (a job's log streamed from disk), with every page's headers. */
+export function sendPageParts(reply: FastifyReply, status: number, parts: Readable): FastifyReply {
+  return pageHeaders(reply.code(status)).send(parts);
+}
+
+function pageHeaders(reply: FastifyReply): FastifyReply {
+  return reply
     .header('content-type', 'text/html; charset=utf-8')
     .header('x-frame-options', 'DENY')
     .header('x-content-type-options', 'nosniff')
     .header('content-security-policy', CONTENT_SECURITY_POLICY)
     .header('referrer-policy', 'no-referrer')
-    .header('cache-control', 'no-store')
-    .send(content.value);
+    .header('cache-control', 'no-store');
 }
 
 /** 302 after a GET, 303 after a POST: never 307, which would resend credentials (RFC 9700 §4.12). */

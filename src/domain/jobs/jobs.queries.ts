@@ -188,3 +188,11 @@ export function projectArtifactsBatch(
   return db.selectFrom('ci_job_artifacts').selectAll().where('project_id', '=', projectId).where('id', '>', afterId)
     .where('created_at', '<', before).orderBy('id').limit(limit).execute();
 }
+
+/** What the pipelines page shows of each pipeline's jobs: the latest try of each, by stage. */
+export function pipelineJobSummaries(db: Db, pipelineIds: number[]) {
+  if (pipelineIds.length === 0) return Promise.resolve([]);
+  return db.selectFrom('ci_builds').select(['id', 'pipeline_id', 'name', 'stage', 'stage_idx', 'status', 'allow_failure'])
+    .where('pipeline_id', 'in', pipelineIds).where('retried', '=', 0).orderBy('pipeline_id').orderBy('stage_idx').orderBy('id')
+    .execute();
+}

@@ -20,4 +20,14 @@ export const WEB_AREAS: WebArea[] = [
   repositoryFiles,
   repositoryCommits,
   repositoryRefs,
+import ciPipelines from './ci/pipelines.ts';
+import ciJobs from './ci/jobs.ts';
+import ciLint from './ci/lint.ts';
+import ciSettings from './ci/settings.ts';
+
+export const WEB_AREAS: WebArea[] = [
+  ciPipelines,
+  ciJobs,
+  ciLint,
+  ciSettings,
 ];
