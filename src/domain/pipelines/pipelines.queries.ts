@@ -136,6 +136,8 @@ export function redundantPipelineCandidates(
     .where('status', 'in', ['created', 'waiting_for_resource', 'preparing', 'pending', 'running'])
     .where('auto_cancel_on_new_commit', 'in', ['conservative', 'interruptible'])
     .orderBy('id', 'desc').limit(100).execute();
+}
+
 /** The newest pipelines of some projects, newest first (the web interface's dashboard). */
 export function recentPipelinesOf(db: Db, projectIds: number[], limit: number): Promise<PipelineRow[]> {
   if (projectIds.length === 0) return Promise.resolve([]);

@@ -11,6 +11,10 @@ import projectOverview from './projects/overview.ts';
 import repositoryFiles from './repository/files.ts';
 import repositoryCommits from './repository/commits.ts';
 import repositoryRefs from './repository/refs.ts';
+import ciPipelines from './ci/pipelines.ts';
+import ciJobs from './ci/jobs.ts';
+import ciLint from './ci/lint.ts';
+import ciSettings from './ci/settings.ts';
 
 export const WEB_AREAS: WebArea[] = [
   home,
@@ -20,12 +24,6 @@ export const WEB_AREAS: WebArea[] = [
   repositoryFiles,
   repositoryCommits,
   repositoryRefs,
-import ciPipelines from './ci/pipelines.ts';
-import ciJobs from './ci/jobs.ts';
-import ciLint from './ci/lint.ts';
-import ciSettings from './ci/settings.ts';
-
-export const WEB_AREAS: WebArea[] = [
   ciPipelines,
   ciJobs,
   ciLint,
