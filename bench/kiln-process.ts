@@ -15,7 +15,11 @@ export interface KilnProcess {
 
 /** `root`: the checkout whose src/main.ts runs (default: this one; bench/compare.ts passes another). */
 export async function startKiln(
-  opts: { dataDir: string; databaseUrl: string | null; nodeFlags?: string[]; env?: Record<string, string>; root?: string },
+  opts: {
+    dataDir: string; databaseUrl: string | null; nodeFlags?: string[]; env?: Record<string, string>; root?: string;
+    /** How long boot may take (default 30 s; a busy machine boots slower). */
+    readyTimeoutMs?: number;
+  },
 ): Promise<KilnProcess> {
   const port = 20000 + Math.floor(Math.random() * 20000);
   const base = `http://127.0.0.1:${port}`;
@@ -31,9 +35,17 @@ export async function startKiln(
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  for (let i = 0; ; i++) {
+  const until = Date.now() + (opts.readyTimeoutMs ?? 30_000);
+  for (;;) {
     if (await fetch(`${base}/-/readiness`).then((r) => r.ok, () => false)) break;
-    if (i > 300 || child.exitCode !== null) throw new Error('kiln never answered /-/readiness');
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`kiln exited (${child.exitCode ?? child.signalCode}) before answering /-/readiness`);
+    }
+    if (Date.now() > until) {
+      // Not left running behind the caller, who gets no handle to stop it.
+      child.kill('SIGKILL');
+      throw new Error(`kiln did not answer /-/readiness within ${Math.round((opts.readyTimeoutMs ?? 30_000) / 1000)} s`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return {

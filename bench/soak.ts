@@ -223,6 +223,7 @@ async function main(): Promise<void> {
   try {
     kiln = await startKiln({
       dataDir: path.join(dir, 'data'), databaseUrl: database.url, nodeFlags: ['--max-semi-space-size=16', '--expose-gc'],
+      readyTimeoutMs: 180_000,
       env: { KILN_ROOT_TOKEN: TOKEN, KILN_ROOT_PASSWORD: PASSWORD, KILN_RUNNER_REGISTRATION_TOKEN: REGISTRATION, LOG_LEVEL: 'error' },
     });
     const pid = kiln.child.pid!;
