@@ -242,7 +242,10 @@ describe('instance administration', () => {
     it('sets, lists and unsets gates; the definitions are the flags kiln reads', async () => {
       const defs = await t.request({ method: 'GET', url: '/api/v4/features/definitions', token: ROOT_TOKEN });
       assert.equal(defs.statusCode, 200);
-      assert.deepEqual(defs.json().map((d: { name: string }) => d.name), ['project_daily_fetch_statistics', 'project_statistics_refresh']);
+      assert.deepEqual(defs.json().map((d: { name: string }) => d.name), [
+        'project_daily_fetch_statistics', 'project_statistics_refresh', 'import_project_from_remote_file',
+        'import_project_from_remote_file_s3',
+      ]);
 
       const pct = await t.request({ method: 'POST', url: '/api/v4/features/foo', token: ROOT_TOKEN, payload: { value: '30' } });
       assert.equal(pct.statusCode, 201, pct.body);
