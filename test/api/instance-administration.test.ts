@@ -246,6 +246,10 @@ describe('instance administration', () => {
         defs.json().map((d: { name: string }) => d.name),
         ['project_daily_fetch_statistics', 'project_statistics_refresh', 'web_hooks_disable_failed'],
       );
+      assert.deepEqual(defs.json().map((d: { name: string }) => d.name), [
+        'project_daily_fetch_statistics', 'project_statistics_refresh', 'import_project_from_remote_file',
+        'import_project_from_remote_file_s3',
+      ]);
 
       const pct = await t.request({ method: 'POST', url: '/api/v4/features/foo', token: ROOT_TOKEN, payload: { value: '30' } });
       assert.equal(pct.statusCode, 201, pct.body);
