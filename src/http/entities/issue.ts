@@ -21,6 +21,7 @@ import { taskCompletion } from '../../domain/issues/task-list.ts';
 import { presentUserBasic, UserBasicSchema, type UserBasicRow } from './user.ts';
 import { LabelBasicSchema, presentLabelBasic } from './label.ts';
 import { MilestoneSchema, presentMilestone } from './milestone.ts';
+import { flat } from './serializers.ts';
 import { projectsCountingClosingRequests } from '../../domain/merge-requests/closing-issues.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
@@ -133,11 +134,12 @@ export function milestoneOwnerUrl(m: MilestoneRow, externalUrl: string, paths: M
 
 /** `#iid`, relative to where the issue is shown from, and the full `group/project#iid` (Issue#to_reference). */
 function references(issue: IssueRow, p: IssueProjectPath, from: ReferenceContext) {
-  const short = `#${issue.iid}`;
-  const full = `${p.fullPath}${short}`;
+  // Flat strings (serializers.ts flat): a list's answer is written by JSON.stringify.
+  const short = flat('#', issue.iid);
+  const full = flat(p.fullPath, short);
   let relative = full;
   if (from && 'project' in from && from.project === issue.project_id) relative = short;
-  else if (from && 'group' in from && from.group === p.namespaceId) relative = `${p.path}${short}`;
+  else if (from && 'group' in from && from.group === p.namespaceId) relative = flat(p.path, short);
   return { short, relative, full };
 }
 
@@ -165,7 +167,7 @@ export async function presentIssues(db: Kysely<DB>, rows: readonly IssueRow[], o
   const milestonePaths = await milestonePathsOf(db, [...milestones.values()], o.projects);
   const userOpts = { externalUrl: o.externalUrl, canReadProfile: false };
   const basic = (u: UserBasicRow | undefined) => (u ? presentUserBasic(u, {}, userOpts) : null);
-  const api = `${o.externalUrl}/api/v4`;
+  const api = flat(o.externalUrl, '/api/v4');
 
   return rows.map((r) => {
     const p = o.projects.get(r.project_id)!;
@@ -192,7 +194,7 @@ export async function presentIssues(db: Kysely<DB>, rows: readonly IssueRow[], o
       confidential: r.confidential === 1,
       discussion_locked: r.discussion_locked === null ? null : r.discussion_locked === 1,
       issue_type: r.issue_type,
-      web_url: `${o.externalUrl}/${p.fullPath}/-/issues/${r.iid}`,
+      web_url: flat(o.externalUrl, '/', p.fullPath, '/-/issues/', r.iid),
       time_stats: {
         time_estimate: r.time_estimate, total_time_spent: c.total_time_spent,
         human_time_estimate: formatDuration(r.time_estimate), human_total_time_spent: formatDuration(c.total_time_spent),
@@ -201,10 +203,10 @@ export async function presentIssues(db: Kysely<DB>, rows: readonly IssueRow[], o
       blocking_issues_count: c.blocking_issues_count,
       has_tasks: tasks.count > 0,
       _links: {
-        self: `${api}/projects/${r.project_id}/issues/${r.iid}`,
-        notes: `${api}/projects/${r.project_id}/issues/${r.iid}/notes`,
-        award_emoji: `${api}/projects/${r.project_id}/issues/${r.iid}/award_emoji`,
-        project: `${api}/projects/${r.project_id}`,
+        self: flat(api, '/projects/', r.project_id, '/issues/', r.iid),
+        notes: flat(api, '/projects/', r.project_id, '/issues/', r.iid, '/notes'),
+        award_emoji: flat(api, '/projects/', r.project_id, '/issues/', r.iid, '/award_emoji'),
+        project: flat(api, '/projects/', r.project_id),
         closed_as_duplicate_of: null,
       },
       references: references(r, p, o.from),
@@ -212,7 +214,9 @@ export async function presentIssues(db: Kysely<DB>, rows: readonly IssueRow[], o
       moved_to_id: r.moved_to_id,
       service_desk_reply_to: null,
     };
-    if (tasks.count > 0) issue.task_status = `${tasks.completed} of ${tasks.count} ${tasks.count === 1 ? 'task' : 'tasks'} completed`;
+    if (tasks.count > 0) {
+      issue.task_status = flat(tasks.completed, ' of ', tasks.count, tasks.count === 1 ? ' task' : ' tasks', ' completed');
+    }
     // Subscribable#subscribed? answers false for an anonymous reader.
     if (o.includeSubscribed) issue.subscribed = subscribed?.has(r.id) ?? false;
     return issue;

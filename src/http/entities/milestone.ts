@@ -6,6 +6,7 @@
 import { Type, type Static } from 'typebox';
 import type { MilestoneRow } from '../../db/tables/labels.ts';
 import { todayDate } from '../../domain/clock.ts';
+import { flat } from './serializers.ts';
 
 const NString = Type.Union([Type.String(), Type.Null()]);
 
@@ -43,6 +44,6 @@ export function presentMilestone(row: MilestoneRow, ownerWebUrl: string): Milest
   e.due_date = row.due_date;
   e.start_date = row.start_date;
   e.expired = row.due_date !== null && row.due_date < todayDate();
-  e.web_url = `${ownerWebUrl}/-/milestones/${row.iid}`;
+  e.web_url = flat(ownerWebUrl, '/-/milestones/', row.iid);
   return e;
 }
