@@ -89,3 +89,39 @@ export function rememberAnswer(db: Kysely<DB>, key: string, value: unknown, epoc
   store.answers.set(key, { value, epoch, at: now, bytes });
   store.answerBytes += bytes;
 }
+
+/**
+ * Rows by id, each remembered on its own as cachedRead remembers one (until the next write, TTL_MS
+ * at most), the ids not remembered read together by `read`: for what many pages name again and
+ * again (the people beside a project's issues, the project's own settings), each page reads only
+ * what no page before it read since the last write. Rows come back in no particular order; an id
+ * without a row is read again next time.
+ */
+export async function cachedRowsByIds<T extends { id: number }>(
+  db: Kysely<DB>, kind: string, ids: readonly number[], read: (missing: number[]) => Promise<T[]>, now = Date.now(),
+): Promise<T[]> {
+  const store = stores.get(db);
+  if (!store) return read([...new Set(ids)]);
+  const epoch = store.writes.value;
+  const out: T[] = [];
+  const missing: number[] = [];
+  const seen = new Set<number>();
+  for (const id of ids) {
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const hit = store.entries.get(`${kind}:${id}`);
+    if (hit && hit.epoch === epoch && now - hit.at < TTL_MS) out.push(hit.value as T);
+    else missing.push(id);
+  }
+  if (missing.length === 0) return out;
+  const rows = await read(missing);
+  // A write that overlapped the read moved the epoch: its rows are used but not kept.
+  const keep = epoch === store.writes.value;
+  for (const row of rows) {
+    out.push(row);
+    if (!keep) continue;
+    if (store.entries.size >= MAX_ENTRIES) store.entries.clear();
+    store.entries.set(`${kind}:${row.id}`, { value: row, epoch, at: now });
+  }
+  return out;
+}

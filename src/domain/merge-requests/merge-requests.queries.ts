@@ -8,6 +8,7 @@ import type {
   MergeRequestDiffRow, MergeRequestRow, MergeRequestsTable,
 } from '../../db/tables/merge-requests.ts';
 import { ByIds } from '../../db/query-shape.ts';
+import { cachedRowsByIds } from '../../db/read-cache.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 export type PeopleTable = 'merge_request_assignees' | 'merge_request_reviewers' | 'approvals';
@@ -48,7 +49,8 @@ const mergeRulesById = new ByIds((db, ids) => db.selectFrom('projects')
 
 /** The merge rules the entity's detailed merge status reads, of each project. */
 export function mergeRulesOfProjects(db: Kysely<DB>, projectIds: readonly number[]) {
-  return mergeRulesById.all(db, projectIds);
+  // Remembered until the next write: every page of a project's requests reads its one project.
+  return cachedRowsByIds(db, 'merge-rules', projectIds, (missing) => mergeRulesById.all(db, missing));
 }
 
 /** Each request's newest diff version (merge_request_diffs_request_head). */

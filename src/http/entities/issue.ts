@@ -10,7 +10,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { IssueRow } from '../../db/tables/issues.ts';
 import type { MilestoneRow } from '../../db/tables/labels.ts';
-import { findUserBasicsByIds } from '../../domain/users/users-batch.queries.ts';
+import { rememberedUserBasicsByIds } from '../../domain/users/users-batch.queries.ts';
 import { namespacePathsById } from '../../domain/namespaces/namespaces.queries.ts';
 import { findProjectsByIds } from '../../domain/projects/projects-batch.queries.ts';
 import {
@@ -18,7 +18,7 @@ import {
 } from '../../domain/issues/issues.queries.ts';
 import { formatDuration } from '../../domain/issues/time-tracking.ts';
 import { taskCompletion } from '../../domain/issues/task-list.ts';
-import { presentUserBasic, UserBasicSchema, type UserBasicRow } from './user.ts';
+import { presentUserBasic, UserBasicSchema, type UserBasic, type UserBasicRow } from './user.ts';
 import { LabelBasicSchema, presentLabelBasic } from './label.ts';
 import { MilestoneSchema, presentMilestone } from './milestone.ts';
 import { flat } from './serializers.ts';
@@ -160,13 +160,23 @@ export async function presentIssues(db: Kysely<DB>, rows: readonly IssueRow[], o
     if (r.closed_by_id !== null) userIds.add(r.closed_by_id);
     for (const a of assignees.get(r.id) ?? []) userIds.add(a);
   }
-  const users = new Map((await findUserBasicsByIds(db, [...userIds])).map((u) => [u.id, u]));
+  const users = new Map((await rememberedUserBasicsByIds(db, [...userIds])).map((u) => [u.id, u]));
   // Most pages have no closing request at all: the viewer's access is read only for those that do.
   const closingProjects = await projectsCountingClosingRequests(db,
     [...new Set(rows.filter((r) => counts.get(r.id)!.closing_merge_requests_count > 0).map((r) => r.project_id))], o.viewerId);
   const milestonePaths = await milestonePathsOf(db, [...milestones.values()], o.projects);
   const userOpts = { externalUrl: o.externalUrl, canReadProfile: false };
-  const basic = (u: UserBasicRow | undefined) => (u ? presentUserBasic(u, {}, userOpts) : null);
+  // Each person presented once for the page: the same few appear on most of its rows.
+  const presented = new Map<number, UserBasic>();
+  const basic = (u: UserBasicRow | undefined) => {
+    if (!u) return null;
+    let e = presented.get(u.id);
+    if (!e) {
+      e = presentUserBasic(u, {}, userOpts);
+      presented.set(u.id, e);
+    }
+    return e;
+  };
   const api = flat(o.externalUrl, '/api/v4');
 
   return rows.map((r) => {

@@ -16,7 +16,7 @@ import { Type, type Static } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { MergeRequestDiffRow, MergeRequestRow } from '../../db/tables/merge-requests.ts';
-import { findUserBasicsByIds } from '../../domain/users/users-batch.queries.ts';
+import { rememberedUserBasicsByIds } from '../../domain/users/users-batch.queries.ts';
 import { labelsOfTargets, milestonesByIds } from '../../domain/issues/issues.queries.ts';
 import { formatDuration } from '../../domain/issues/time-tracking.ts';
 import { taskCompletion } from '../../domain/issues/task-list.ts';
@@ -24,7 +24,7 @@ import {
   latestDiffsOf, mergeRequestCounts, mergeRulesOfProjects, peopleOf, subscribedMergeRequestIds,
 } from '../../domain/merge-requests/merge-requests.queries.ts';
 import { ffPossibleOf } from '../../domain/merge-requests/merge-status.ts';
-import { presentUserBasic, UserBasicSchema, type UserBasicRow } from './user.ts';
+import { presentUserBasic, UserBasicSchema, type UserBasic, type UserBasicRow } from './user.ts';
 import { flat } from './serializers.ts';
 import { LabelBasicSchema, presentLabelBasic } from './label.ts';
 import { MilestoneSchema, presentMilestone } from './milestone.ts';
@@ -200,10 +200,20 @@ export async function presentMergeRequests(
     for (const id of [r.author_id, r.closed_by_id, r.merged_by_id, r.merge_user_id]) if (id !== null) userIds.add(id);
     for (const a of [...(assignees.get(r.id) ?? []), ...(reviewers.get(r.id) ?? [])]) userIds.add(a);
   }
-  const users = new Map((await findUserBasicsByIds(db, [...userIds])).map((u) => [u.id, u]));
+  const users = new Map((await rememberedUserBasicsByIds(db, [...userIds])).map((u) => [u.id, u]));
   const milestonePaths = await milestonePathsOf(db, [...milestones.values()], o.projects);
   const userOpts = { externalUrl: o.externalUrl, canReadProfile: false };
-  const basic = (u: UserBasicRow | undefined) => (u ? presentUserBasic(u, {}, userOpts) : null);
+  // Each person presented once for the page: the same few appear on most of its rows.
+  const presented = new Map<number, UserBasic>();
+  const basic = (u: UserBasicRow | undefined) => {
+    if (!u) return null;
+    let e = presented.get(u.id);
+    if (!e) {
+      e = presentUserBasic(u, {}, userOpts);
+      presented.set(u.id, e);
+    }
+    return e;
+  };
   const people = (list: number[] | undefined) => (list ?? []).flatMap((id) => { const u = basic(users.get(id)); return u ? [u] : []; });
 
   return rows.map((r) => {
