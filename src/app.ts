@@ -100,6 +100,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     routerOptions: {
       querystringParser: parseQueryString,
       maxParamLength: 1000,
+      // The Service's router squeezes repeated slashes out of a path before matching it (Grape's
+      // and Rails' normalize_path), and clients rely on it: python-gitlab 3.12 sets a feature
+      // flag at `/api/v4/features//<name>`.
+      ignoreDuplicateSlashes: true,
     },
     frameworkErrors: answerUnroutable,
     bodyLimit: 12 * 1024 * 1024,

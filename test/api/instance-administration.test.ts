@@ -242,13 +242,9 @@ describe('instance administration', () => {
     it('sets, lists and unsets gates; the definitions are the flags kiln reads', async () => {
       const defs = await t.request({ method: 'GET', url: '/api/v4/features/definitions', token: ROOT_TOKEN });
       assert.equal(defs.statusCode, 200);
-      assert.deepEqual(
-        defs.json().map((d: { name: string }) => d.name),
-        ['project_daily_fetch_statistics', 'project_statistics_refresh', 'web_hooks_disable_failed'],
-      );
       assert.deepEqual(defs.json().map((d: { name: string }) => d.name), [
         'project_daily_fetch_statistics', 'project_statistics_refresh', 'import_project_from_remote_file',
-        'import_project_from_remote_file_s3',
+        'import_project_from_remote_file_s3', 'web_hooks_disable_failed',
       ]);
 
       const pct = await t.request({ method: 'POST', url: '/api/v4/features/foo', token: ROOT_TOKEN, payload: { value: '30' } });
@@ -256,6 +252,11 @@ describe('instance administration', () => {
       assert.deepEqual(pct.json(), { name: 'foo', state: 'conditional', gates: [{ key: 'percentage_of_time', value: 30 }], definition: null });
       const list = await t.request({ method: 'GET', url: '/api/v4/features', token: ROOT_TOKEN });
       assert.deepEqual(list.json().map((f: { name: string }) => f.name), ['foo']);
+      // Repeated slashes are squeezed before routing, as the Service's router does (python-gitlab
+      // 3.12 sets flags at /api/v4/features//<name>).
+      const doubled = await t.request({ method: 'POST', url: '/api/v4/features//foo', token: ROOT_TOKEN, payload: { value: '30' } });
+      assert.equal(doubled.statusCode, 201, doubled.body);
+      assert.equal(doubled.json().name, 'foo');
 
       const actors = await t.request({
         method: 'POST', url: '/api/v4/features/project_daily_fetch_statistics', token: ROOT_TOKEN,
