@@ -70,6 +70,12 @@ describe('web interface in a real browser', () => {
     // The copy button is shown only where the separate script runs: the policy let it load.
     assert.ok(await overview.isVisible('button[data-copy="clone-http"]'));
     await overview.close();
+    for (const [path, name] of [[`/${p.fullPath}/-/tree/main`, 'tree'], [`/${p.fullPath}/-/blob/main/src/app.ts`, 'blob'],
+      [`/${p.fullPath}/-/commits/main`, 'commits'], [`/${p.fullPath}/-/commit/main`, 'commit'], [`/${p.fullPath}/-/branches`, 'branches'],
+      [`/${p.fullPath}/-/tags`, 'tags'], [`/${p.owner.username}`, 'user-profile']] as const) {
+      const page = await visit(path, name);
+      await page.close();
+    }
   });
 
   it('is usable on a phone and in dark mode', async () => {

@@ -153,4 +153,29 @@ describe('web interface: frame, paths and permissions', () => {
     assert.doesNotMatch(groups.body, /Private group/);
     assert.match((await get('/explore/groups', { cookie: (await signedInBrowser(t, await t.db.selectFrom('users').selectAll().where('id', '=', 1).executeTakeFirstOrThrow())).cookie, csrf: '' })).body, /Private group/);
   });
+
+  it('/:user and /:group (with sub-groups) list what the viewer may see; a private group is the 404 page', async () => {
+    const profile = await get(`/${owner.username}`, strangerBrowser);
+    assert.equal(profile.statusCode, 200);
+    assert.match(profile.body, /@page-owner/);
+    assert.match(profile.body, /open-things/);
+    assert.doesNotMatch(profile.body, /hidden-things/);
+    assert.match((await get(`/${owner.username}`, ownerBrowser)).body, /hidden-things/);
+
+    const parent = await t.request({ method: 'POST', url: '/api/v4/groups', token: ROOT_TOKEN, payload: { name: 'Top', path: 'top-web', visibility: 'public' } });
+    const parentId = (parent.json() as { id: number }).id;
+    const child = await t.request({ method: 'POST', url: '/api/v4/groups', token: ROOT_TOKEN, payload: { name: 'Child', path: 'child-web', parent_id: parentId, visibility: 'public' } });
+    assert.equal(child.statusCode, 201, child.body);
+    const hiddenChild = await t.request({ method: 'POST', url: '/api/v4/groups', token: ROOT_TOKEN, payload: { name: 'Hidden child', path: 'hidden-child', parent_id: parentId, visibility: 'private' } });
+    assert.equal(hiddenChild.statusCode, 201, hiddenChild.body);
+    const top = await get('/top-web');
+    assert.equal(top.statusCode, 200);
+    assert.match(top.body, /href="\/top-web\/child-web"/);
+    assert.doesNotMatch(top.body, /Hidden child/);
+    const sub = await get('/top-web/child-web');
+    assert.equal(sub.statusCode, 200);
+    assert.match(sub.body, /<h1>Child<\/h1>/);
+    const hidden = await get('/top-web/hidden-child', strangerBrowser);
+    assert.equal(hidden.statusCode, 404);
+  });
 });

@@ -7,6 +7,7 @@ import type { WebArea } from '../router.ts';
 import home from './dashboard/home.ts';
 import exploreProjects from './explore/projects.ts';
 import exploreGroups from './explore/groups.ts';
+import profiles from './namespaces/profiles.ts';
 import projectOverview from './projects/overview.ts';
 import repositoryFiles from './repository/files.ts';
 import repositoryCommits from './repository/commits.ts';
@@ -20,6 +21,7 @@ export const WEB_AREAS: WebArea[] = [
   home,
   exploreProjects,
   exploreGroups,
+  profiles,
   projectOverview,
   repositoryFiles,
   repositoryCommits,
