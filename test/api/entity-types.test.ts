@@ -236,6 +236,8 @@ const Pipeline: Table = {
   duration: 'int|null', queued_duration: 'int|null',
   // Ci::Pipeline#coverage is `'%.2f' % mean` (go-gitlab: string).
   coverage: 'string|null',
+  // workflow:name (issue 28 item 4; the Service's Pipeline entity gained `name` with the keyword).
+  name: 'string|null',
   detailed_status: {
     icon: 'string', text: 'string', label: 'string', group: 'string', tooltip: 'string', has_details: 'bool', details_path: 'string',
     illustration: 'null|object', favicon: 'string',

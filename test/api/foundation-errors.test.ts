@@ -34,13 +34,18 @@ describe('errors and response conventions', () => {
   before(async () => { t = await startTestApp({ KILN_MAX_QUERY_STRING: '300' }, { plugins: [failing] }); });
   after(async () => { await t.close(); });
 
-  it('answers an unknown route 404 {"error":"404 Not Found"}, inside and outside the API', async () => {
-    for (const url of ['/api/v4/no-such-thing', '/api/v4/users/1/no-such-thing', '/nowhere']) {
+  it('answers an unknown route 404 {"error":"404 Not Found"} inside the API, and the 404 page outside it', async () => {
+    for (const url of ['/api/v4/no-such-thing', '/api/v4/users/1/no-such-thing']) {
       const res = await t.request({ url, token: ROOT_TOKEN });
       assert.equal(res.statusCode, 404, url);
       assert.deepEqual(res.json(), { error: '404 Not Found' }, url);
       assertServiceHeaders(res.headers, url);
     }
+    // Outside the API a path names a page (a user, group or project): the web interface's 404
+    // page when there is none, as the Service's (issue 33).
+    const page = await t.request({ url: '/nowhere', token: ROOT_TOKEN });
+    assert.equal(page.statusCode, 404);
+    assert.match(page.headers['content-type'] as string, /^text\/html/);
   });
 
   it('answers a non-numeric :id on /users/:id with the route 404, before authentication', async () => {
