@@ -8,10 +8,12 @@ import ciPipelines from './ci/pipelines.ts';
 import ciJobs from './ci/jobs.ts';
 import ciLint from './ci/lint.ts';
 import ciSettings from './ci/settings.ts';
+import profileKeys from './profile/keys.ts';
 
 export const WEB_AREAS: WebArea[] = [
   ciPipelines,
   ciJobs,
   ciLint,
   ciSettings,
+  profileKeys,
 ];
