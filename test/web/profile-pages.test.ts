@@ -102,6 +102,69 @@ describe('profile pages', () => {
     });
   });
 
+  describe('/-/profile/personal_access_tokens', () => {
+    const URL = '/-/profile/personal_access_tokens';
+    const create = (fields: Record<string, string | string[]>, c = cookie) => {
+      const body = new URLSearchParams();
+      for (const [k, v] of Object.entries(fields)) for (const one of [v].flat()) body.append(k, one);
+      return t.request({ method: 'POST', url: URL, payload: body.toString(), headers: { cookie: c, 'content-type': 'application/x-www-form-urlencoded' } });
+    };
+
+    it('sends anonymous browsers to sign in', async () => {
+      assert.equal((await get(URL, '')).statusCode, 302);
+    });
+
+    it('creates a token shown once that authenticates with its scopes, storing only its digest', async () => {
+      const res = await create({ authenticity_token: csrf, name: 'ci <bot>', expires_at: '2999-12-31', 'scopes[]': ['read_api', 'read_user'] });
+      assert.equal(res.statusCode, 201, res.body);
+      const secret = /id="created-personal-access-token">([^<]+)</.exec(res.body)![1]!;
+      const self = await t.request({ url: '/api/v4/personal_access_tokens/self', token: secret });
+      assert.equal(self.statusCode, 200);
+      const body = self.json() as { id: number; name: string; scopes: string[]; expires_at: string };
+      assert.equal(body.name, 'ci <bot>');
+      assert.deepEqual(body.scopes, ['read_api', 'read_user']);
+      assert.equal(body.expires_at, '2999-12-31');
+      const rows = await t.db.selectFrom('personal_access_tokens').selectAll().where('id', '=', body.id).execute();
+      assert.ok(!JSON.stringify(rows).includes(secret));
+      const events = await t.request({ url: `/api/v4/audit_events?entity_type=User&entity_id=${user.id}`, token: await createToken(t.db, await createUser(t.db, { admin: 1 }), { scopes: ['api'] }) });
+      assert.ok(JSON.stringify(events.json()).includes(`Created personal access token with id ${body.id}`));
+      const page = await get(URL);
+      assert.ok(page.body.includes('ci &lt;bot&gt;'));
+      assert.ok(!page.body.includes(secret));
+    });
+
+    it('answers 400 with the API\'s messages: no name, no scopes, a scope the user may not have', async () => {
+      const res = await create({ authenticity_token: csrf, name: '' });
+      assert.equal(res.statusCode, 400);
+      assert.match(res.body, /name can&#39;t be blank/);
+      assert.match(res.body, /scopes can&#39;t be blank/);
+      const sudo = await create({ authenticity_token: csrf, name: 'kept', 'scopes[]': 'sudo' });
+      assert.equal(sudo.statusCode, 400);
+      assert.match(sudo.body, /scopes can only contain available scopes/);
+      assert.ok(sudo.body.includes('value="kept"'));
+      assert.ok(!sudo.body.includes('value="sudo"'), 'admin scopes are not offered to users');
+      const date = await create({ authenticity_token: csrf, name: 'x', 'scopes[]': 'api', expires_at: '2024-02-30' });
+      assert.equal(date.statusCode, 400);
+      assert.match(date.body, /expires_at is invalid/);
+      assert.equal((await create({ name: 'forged', 'scopes[]': 'api' })).statusCode, 422);
+    });
+
+    it('revokes own tokens only; a revoked token stops authenticating and is listed as inactive', async () => {
+      const mine = await createToken(t.db, user, { scopes: ['api'], name: 'to revoke' });
+      const row = (await t.request({ url: '/api/v4/personal_access_tokens/self', token: mine })).json() as { id: number };
+      const stranger = await signIn(await createUser(t.db));
+      assert.equal((await post(`${URL}/${row.id}/revoke`, { authenticity_token: stranger.csrf }, stranger.cookie)).statusCode, 404);
+      assert.equal((await post(`${URL}/${row.id}/revoke`, {})).statusCode, 422);
+      assert.equal((await t.request({ url: '/api/v4/user', token: mine })).statusCode, 200);
+      const res = await post(`${URL}/${row.id}/revoke`, { authenticity_token: csrf });
+      assert.equal(res.statusCode, 303);
+      assert.equal((await t.request({ url: '/api/v4/user', token: mine })).statusCode, 401);
+      const page = await get(URL);
+      assert.match(page.body, /Inactive personal access tokens \(1\)/);
+      assert.ok(!page.body.includes(`${URL}/${row.id}/revoke`));
+    });
+  });
+
   it('is usable in a real browser, accessibly', { skip: !hasChromium() }, async () => {
     const browser = await launchBrowser();
     try {
@@ -114,6 +177,13 @@ describe('profile pages', () => {
       await page.waitForSelector('td:has-text("Added in a browser")');
       await assertAccessible(page);
       await screenshot(page, 'profile-keys');
+      await page.goto(`${t.url}/-/profile/personal_access_tokens`);
+      await page.fill('#token-name', 'Made in a browser');
+      await page.check('input[value="read_repository"]');
+      await page.click('button:has-text("Create personal access token")');
+      await page.waitForSelector('#created-personal-access-token');
+      await assertAccessible(page);
+      await screenshot(page, 'profile-personal-access-tokens');
       assertCleanConsole(page);
     } finally {
       await browser.close();

@@ -9,6 +9,7 @@ import ciJobs from './ci/jobs.ts';
 import ciLint from './ci/lint.ts';
 import ciSettings from './ci/settings.ts';
 import profileKeys from './profile/keys.ts';
+import profileTokens from './profile/personal-access-tokens.ts';
 
 export const WEB_AREAS: WebArea[] = [
   ciPipelines,
@@ -16,4 +17,5 @@ export const WEB_AREAS: WebArea[] = [
   ciLint,
   ciSettings,
   profileKeys,
+  profileTokens,
 ];

@@ -13,7 +13,7 @@ import { redirect, sendPage } from '../../layout.ts';
 import { pageError, type PageRequest, type WebArea } from '../../router.ts';
 import { timeTag } from '../../ci-view.ts';
 import {
-  csrfInput, field, flashOf, formOf, ID, messages, profileFrame, profileUser, type Flash, type Form,
+  csrfInput, dateField, field, flashOf, formOf, ID, messages, profileFrame, profileUser, type Flash, type Form,
 } from './profile-view.ts';
 
 const MAX_ROWS = 200;
@@ -22,7 +22,6 @@ const USAGE_TYPES: { value: KeyUsageType; label: string }[] = [
   { value: 'auth', label: 'Authentication' },
   { value: 'signing', label: 'Signing' },
 ];
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const BACK = '/-/profile/keys';
 
 async function render(p: PageRequest, user: UserRow, flash: Flash = {}, typed: Form = {}): Promise<SafeHtml> {
@@ -61,8 +60,8 @@ const keys: WebArea = (web) => {
     const expires = field(f, 'expires_at') ?? '';
     const errors: string[] = [];
     if (!USAGE_TYPES.some((u) => u.value === usage)) errors.push('usage_type does not have a valid value');
-    const expiresAt = expires === '' ? null : DATE.test(expires) && !Number.isNaN(Date.parse(`${expires}T00:00:00Z`))
-      ? new Date(`${expires}T00:00:00Z`).toISOString() : undefined;
+    const day = dateField(expires);
+    const expiresAt = day ? `${day}T00:00:00.000Z` : day;
     if (expiresAt === undefined) errors.push('expires_at is invalid');
     if (errors.length > 0) return sendPage(p.reply, 400, await render(p, user, { errors }, f));
     const result = await createKey(p.ctx.db, {

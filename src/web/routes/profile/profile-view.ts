@@ -4,6 +4,7 @@
  * do), the profile's navigation, and the messages of a form that failed.
  */
 import type { UserRow } from '../../../db/types.ts';
+import { recordAuditEvent } from '../../../domain/audit-events/record-audit-event.ts';
 import { html, type SafeHtml } from '../../html.ts';
 import { CSRF_FIELD, frame } from '../../layout.ts';
 import type { PageRequest } from '../../router.ts';
@@ -13,6 +14,7 @@ export interface Flash { notice?: SafeHtml | string; errors?: string[] }
 
 const ENTRIES: { segment: string; href: string; label: string }[] = [
   { segment: 'keys', href: '/-/profile/keys', label: 'SSH keys' },
+  { segment: 'personal_access_tokens', href: '/-/profile/personal_access_tokens', label: 'Access tokens' },
   { segment: 'applications', href: '/profile/applications', label: 'Applications' },
 ];
 
@@ -51,5 +53,23 @@ export function profileFrame(p: PageRequest, o: { title: string; active: string;
   return frame({
     title: o.title, body: o.body, signedIn: p.signedIn, sidebar,
     breadcrumbs: [{ text: 'User settings' }, { text: o.title }],
+  });
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A form's `<input type="date">`: '' is none, a real calendar date is kept, anything else is undefined (invalid). */
+export function dateField(value: string | undefined): string | null | undefined {
+  if (value === undefined || value === '') return null;
+  if (!DATE.test(value)) return undefined;
+  const d = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(value) ? value : undefined;
+}
+
+/** An audit event about the signed-in user, as the API's routes record about a user (http/audit.ts auditUser). */
+export function auditOwn(p: PageRequest, user: UserRow, message: string): Promise<void> {
+  return recordAuditEvent(p.ctx.db, { id: user.id, name: user.name }, p.request.ip, {
+    entityType: 'User', entityId: user.id, entityPath: user.username,
+    target: { id: user.id, type: 'User', details: user.username }, message,
   });
 }
