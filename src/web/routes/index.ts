@@ -10,6 +10,7 @@ import ciLint from './ci/lint.ts';
 import ciSettings from './ci/settings.ts';
 import profileKeys from './profile/keys.ts';
 import profileTokens from './profile/personal-access-tokens.ts';
+import adminUsers from './admin/users.ts';
 
 export const WEB_AREAS: WebArea[] = [
   ciPipelines,
@@ -18,4 +19,5 @@ export const WEB_AREAS: WebArea[] = [
   ciSettings,
   profileKeys,
   profileTokens,
+  adminUsers,
 ];
