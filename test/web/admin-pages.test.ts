@@ -8,6 +8,7 @@ import { startListeningApp, type ListeningTestApp } from '../helpers/listen.ts';
 import { createAdmin, createSession, createToken, createUser } from '../helpers/factories.ts';
 import { postForm } from '../helpers/oauth.ts';
 import { assertAccessible, assertCleanConsole, hasChromium, launchBrowser, openPage, screenshot, signInAs } from '../helpers/browser.ts';
+import { REGISTRATION_TOKEN, TestRunner } from '../helpers/test-runner.ts';
 import type { UserRow } from '../../src/db/types.ts';
 
 describe('admin pages', () => {
@@ -27,7 +28,7 @@ describe('admin pages', () => {
   const apiUser = async (id: number) => (await t.request({ url: `/api/v4/users/${id}`, token: adminToken })).json() as { state: string };
 
   before(async () => {
-    t = await startListeningApp();
+    t = await startListeningApp({ KILN_RUNNER_REGISTRATION_TOKEN: REGISTRATION_TOKEN });
     admin = await createAdmin(t.db);
     ({ cookie, csrf } = await signIn(admin));
     adminToken = await createToken(t.db, admin, { scopes: ['api'] });
@@ -97,6 +98,29 @@ describe('admin pages', () => {
     });
   });
 
+  describe('/admin/runners', () => {
+    it('lists, pauses, resumes and deletes runners as the API does; others get the 404 page', async () => {
+      const runner = await TestRunner.register(t);
+      const id = runner.id;
+      const apiRunner = async () => t.request({ url: `/api/v4/runners/${id}`, token: adminToken });
+      const user = await signIn(await createUser(t.db));
+      assert.equal((await get('/admin/runners', user.cookie)).statusCode, 404);
+      assert.equal((await post(`/admin/runners/${id}/delete`, { authenticity_token: user.csrf }, user.cookie)).statusCode, 404);
+      const list = await get('/admin/runners');
+      assert.equal(list.statusCode, 200);
+      assert.match(list.body, new RegExp(`id="runner-status-${id}">not_connected<`));
+      assert.equal((await post(`/admin/runners/${id}/pause`, { authenticity_token: csrf })).statusCode, 303);
+      assert.equal(((await apiRunner()).json() as { paused: boolean }).paused, true);
+      assert.match((await get('/admin/runners')).body, new RegExp(`id="runner-status-${id}">paused<`));
+      assert.equal((await post(`/admin/runners/${id}/resume`, { authenticity_token: csrf })).statusCode, 303);
+      assert.equal(((await apiRunner()).json() as { paused: boolean }).paused, false);
+      assert.equal((await post(`/admin/runners/${id}/delete`, {})).statusCode, 422);
+      assert.equal((await post(`/admin/runners/${id}/nonsense`, { authenticity_token: csrf })).statusCode, 404);
+      assert.equal((await post(`/admin/runners/${id}/delete`, { authenticity_token: csrf })).statusCode, 303);
+      assert.equal((await apiRunner()).statusCode, 404);
+    });
+  });
+
   it('is usable in a real browser, accessibly', { skip: !hasChromium() }, async () => {
     const browser = await launchBrowser();
     try {
@@ -105,6 +129,8 @@ describe('admin pages', () => {
       await page.goto(`${t.url}/admin/users?filter=all`);
       await assertAccessible(page);
       await screenshot(page, 'admin-users');
+      await page.goto(`${t.url}/admin/runners`);
+      await assertAccessible(page);
       assertCleanConsole(page);
     } finally {
       await browser.close();

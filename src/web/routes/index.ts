@@ -11,6 +11,7 @@ import ciSettings from './ci/settings.ts';
 import profileKeys from './profile/keys.ts';
 import profileTokens from './profile/personal-access-tokens.ts';
 import adminUsers from './admin/users.ts';
+import adminRunners from './admin/runners.ts';
 
 export const WEB_AREAS: WebArea[] = [
   ciPipelines,
@@ -20,4 +21,5 @@ export const WEB_AREAS: WebArea[] = [
   profileKeys,
   profileTokens,
   adminUsers,
+  adminRunners,
 ];

@@ -57,7 +57,7 @@ function offered(user: UserRow): Operation[] {
 }
 
 /** The signed-in administrator; 404 for anyone else, a sign-in redirect (null) for anonymous GETs. */
-function admin(p: PageRequest): UserRow | null {
+export function admin(p: PageRequest): UserRow | null {
   if (!p.session) {
     redirectToSignIn(p.request, p.reply);
     return null;
