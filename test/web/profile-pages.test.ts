@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { startListeningApp, type ListeningTestApp } from '../helpers/listen.ts';
 import { createSession, createToken, createUser } from '../helpers/factories.ts';
 import { postForm } from '../helpers/oauth.ts';
-import { sshFingerprints, sshPublicKey } from '../helpers/keys.ts';
+import { gpgPublicKey, sshFingerprints, sshPublicKey } from '../helpers/keys.ts';
 import {
   assertAccessible, assertCleanConsole, hasChromium, launchBrowser, openPage, screenshot, signInAs,
 } from '../helpers/browser.ts';
@@ -102,6 +102,34 @@ describe('profile pages', () => {
     });
   });
 
+  describe('/-/profile/gpg_keys', () => {
+    const URL = '/-/profile/gpg_keys';
+    it('adds a key the API lists, refuses what the API refuses, removes only own keys', async () => {
+      assert.equal((await get(URL, '')).statusCode, 302);
+      const gpg = await gpgPublicKey([user.email]);
+      const res = await post(URL, { authenticity_token: csrf, key: gpg.armored });
+      assert.equal(res.statusCode, 303, res.body);
+      const [key] = (await t.request({ url: '/api/v4/user/gpg_keys', token })).json() as { id: number }[];
+      assert.ok(key);
+      const page = await get(URL);
+      assert.equal(page.statusCode, 200);
+      assert.ok(page.body.includes(gpg.fingerprint));
+      const again = await post(URL, { authenticity_token: csrf, key: gpg.armored });
+      const api = await t.request({ method: 'POST', url: '/api/v4/user/gpg_keys', token, payload: { key: gpg.armored } });
+      assert.equal(api.statusCode, 400);
+      assert.equal(again.statusCode, 400);
+      assert.match(again.body, /has already been taken/);
+      const bad = await post(URL, { authenticity_token: csrf, key: 'not a key' });
+      assert.equal(bad.statusCode, 400);
+      assert.ok(bad.body.includes('>not a key</textarea>'));
+      assert.equal((await post(URL, { key: gpg.armored })).statusCode, 422);
+      const stranger = await signIn(await createUser(t.db));
+      assert.equal((await post(`${URL}/${key.id}/delete`, { authenticity_token: stranger.csrf }, stranger.cookie)).statusCode, 404);
+      assert.equal((await post(`${URL}/${key.id}/delete`, { authenticity_token: csrf })).statusCode, 303);
+      assert.equal((await t.request({ url: `/api/v4/user/gpg_keys/${key.id}`, token })).statusCode, 404);
+    });
+  });
+
   describe('/-/profile/personal_access_tokens', () => {
     const URL = '/-/profile/personal_access_tokens';
     const create = (fields: Record<string, string | string[]>, c = cookie) => {
@@ -177,6 +205,8 @@ describe('profile pages', () => {
       await page.waitForSelector('td:has-text("Added in a browser")');
       await assertAccessible(page);
       await screenshot(page, 'profile-keys');
+      await page.goto(`${t.url}/-/profile/gpg_keys`);
+      await assertAccessible(page);
       await page.goto(`${t.url}/-/profile/personal_access_tokens`);
       await page.fill('#token-name', 'Made in a browser');
       await page.check('input[value="read_repository"]');

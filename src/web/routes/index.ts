@@ -9,6 +9,7 @@ import ciJobs from './ci/jobs.ts';
 import ciLint from './ci/lint.ts';
 import ciSettings from './ci/settings.ts';
 import profileKeys from './profile/keys.ts';
+import profileGpgKeys from './profile/gpg-keys.ts';
 import profileTokens from './profile/personal-access-tokens.ts';
 import adminUsers from './admin/users.ts';
 import adminRunners from './admin/runners.ts';
@@ -19,6 +20,7 @@ export const WEB_AREAS: WebArea[] = [
   ciLint,
   ciSettings,
   profileKeys,
+  profileGpgKeys,
   profileTokens,
   adminUsers,
   adminRunners,

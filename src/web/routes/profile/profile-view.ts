@@ -14,6 +14,7 @@ export interface Flash { notice?: SafeHtml | string; errors?: string[] }
 
 const ENTRIES: { segment: string; href: string; label: string }[] = [
   { segment: 'keys', href: '/-/profile/keys', label: 'SSH keys' },
+  { segment: 'gpg_keys', href: '/-/profile/gpg_keys', label: 'GPG keys' },
   { segment: 'personal_access_tokens', href: '/-/profile/personal_access_tokens', label: 'Access tokens' },
   { segment: 'applications', href: '/profile/applications', label: 'Applications' },
 ];
