@@ -4,7 +4,9 @@
  * refusal (status and the exact message, some with the "403 Forbidden - " prefix and some
  * without) or an outcome: the event to fire, if any, and the bare JSON literal to answer.
  */
-import type { UserRow } from '../../db/types.ts';
+import type { Kysely } from 'kysely';
+import type { DB, UserRow } from '../../db/types.ts';
+import { changeUserState } from './users.queries.ts';
 import { addDays } from '../clock.ts';
 import { humanStateName, transition, type UserEvent } from './state-machine.ts';
 import { isBlockedState, isInternal } from './user-kind.ts';
@@ -77,3 +79,24 @@ export const DECIDE: Readonly<Record<StateOperation, (user: UserRow, now: Date) 
     return fire('unban');
   },
 };
+
+/**
+ * Fires `event` from the state the caller read; `false` when the event cannot fire from it or a
+ * concurrent change moved the user first (the update is conditional on the state read). Shared by
+ * the API's /users/:id/<operation> routes and the administrators' users page.
+ */
+export async function fireUserEvent(db: Kysely<DB>, user: UserRow, event: UserEvent): Promise<boolean> {
+  const to = transition(user.state, event);
+  if (to === null) return false;
+  return changeUserState(db, user.id, user.state, to);
+}
+
+/** Why a user cannot be approved (Users::ApproveService): 403 for a blocked user, 409 for any other not pending. */
+export const NOT_PENDING_APPROVAL = 'The user you are trying to approve is not pending approval';
+
+/** Approving a user pending approval (reference §0.3): null when done, or the refusal's status. */
+export async function approveUser(db: Kysely<DB>, user: UserRow): Promise<null | 403 | 409> {
+  if (user.state === 'blocked' || user.state === 'ldap_blocked') return 403;
+  if (user.state !== 'blocked_pending_approval' || !(await fireUserEvent(db, user, 'activate'))) return 409;
+  return null;
+}

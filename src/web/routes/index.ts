@@ -16,6 +16,11 @@ import ciPipelines from './ci/pipelines.ts';
 import ciJobs from './ci/jobs.ts';
 import ciLint from './ci/lint.ts';
 import ciSettings from './ci/settings.ts';
+import profileKeys from './profile/keys.ts';
+import profileGpgKeys from './profile/gpg-keys.ts';
+import profileTokens from './profile/personal-access-tokens.ts';
+import adminUsers from './admin/users.ts';
+import adminRunners from './admin/runners.ts';
 
 export const WEB_AREAS: WebArea[] = [
   home,
@@ -30,4 +35,9 @@ export const WEB_AREAS: WebArea[] = [
   ciJobs,
   ciLint,
   ciSettings,
+  profileKeys,
+  profileGpgKeys,
+  profileTokens,
+  adminUsers,
+  adminRunners,
 ];

@@ -9,9 +9,8 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { UserRow } from '../../../db/types.ts';
 import { deleteUser, type LeftoverRepository } from '../../../domain/users/delete-user.ts';
-import { DECIDE, type StateOperation } from '../../../domain/users/state-operations.ts';
-import { transition } from '../../../domain/users/state-machine.ts';
-import { changeUserState, setTwoFactorRequired } from '../../../domain/users/users.queries.ts';
+import { approveUser, DECIDE, fireUserEvent, NOT_PENDING_APPROVAL, type StateOperation } from '../../../domain/users/state-operations.ts';
+import { setTwoFactorRequired } from '../../../domain/users/users.queries.ts';
 import { authenticatedAsAdmin } from '../../auth/admin.ts';
 import { badRequest, conflict, forbidden, forbiddenMessage } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
@@ -62,13 +61,6 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
   const host = new URL(config.externalUrl).hostname;
 
-  /** Fires `event` from the state read; `false` when a concurrent change moved the user first. */
-  async function fireEvent(user: UserRow, event: Parameters<typeof transition>[1]): Promise<boolean> {
-    const to = transition(user.state, event);
-    if (to === null) return false;
-    return changeUserState(db, user.id, user.state, to);
-  }
-
   for (const { path, operation, summary } of STATE_OPERATIONS) {
     route(app, {
       method: 'POST', url: `/users/:id(^\\d+$)/${path}`, auth: 'required', params: idParams,
@@ -79,7 +71,7 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
       const decision = DECIDE[operation](user, new Date());
       if (decision.kind === 'refuse') throw decision.prefixed ? forbidden(decision.message) : forbiddenMessage(decision.message);
       if (decision.event === null) return sendLiteral(reply, decision.body);
-      const changed = await fireEvent(user, decision.event);
+      const changed = await fireUserEvent(db, user, decision.event);
       if (changed) {
         await auditUser(request, user, `${DONE[operation]} user ${user.username}`);
       }
@@ -105,9 +97,8 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
     // The spec's guard table is explicit that a user blocked by an administrator or by LDAP is
     // refused with 403, and a deactivated (or otherwise not pending) user with 409; the text is
     // the Service's one message for a user who is not pending approval (reference §0.3).
-    const notPending = 'The user you are trying to approve is not pending approval';
-    if (user.state === 'blocked' || user.state === 'ldap_blocked') throw forbiddenMessage(notPending);
-    if (user.state !== 'blocked_pending_approval' || !(await fireEvent(user, 'activate'))) throw conflict(notPending);
+    const refused = await approveUser(db, user);
+    if (refused !== null) throw refused === 403 ? forbiddenMessage(NOT_PENDING_APPROVAL) : conflict(NOT_PENDING_APPROVAL);
     await auditUser(request, user, `Approved user ${user.username}`);
     return reply.code(201).send({ message: 'Success' });
   });
