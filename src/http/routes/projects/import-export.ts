@@ -156,6 +156,27 @@ const importExport: FastifyPluginAsync = async (app) => {
     return presentImportStatus(result.project, paths);
   }
 
+  /**
+   * POST /projects/remote-import and …/remote-import-s3: behind their feature flag and the
+   * project_import rate limit, the archive `fetch` reads (within max_import_size, through the
+   * address guard) imported as an uploaded one.
+   */
+  async function importRemote(
+    request: FastifyRequest, user: UserRow,
+    input: { path: string; name?: string; namespace?: string; overwrite?: boolean; override_params?: unknown },
+    flag: string, fetch: (limit: number, allowLocal: boolean) => Promise<Buffer>,
+  ) {
+    await checkImportSource();
+    if (!await featureEnabled(db, flag)) throw notFound();
+    await checkImportExportRateLimit(request, 'project_import', `user:${user.id}`);
+    const settings = await currentSettings(db);
+    const file = await fetch(await importLimit(), settings.allow_local_requests_from_web_hooks_and_services);
+    return importProject(request, user, {
+      path: input.path, name: input.name, namespace: input.namespace, overwrite: input.overwrite ?? false,
+      overrides: overrides(new Map(), input.override_params as Record<string, unknown> | undefined), file,
+    });
+  }
+
   /** Reads a multipart body: its fields and the `file` part, at most `limit` bytes. */
   async function readForm(request: FastifyRequest, limit: number): Promise<{ fields: Map<string, string>; file: Buffer | null }> {
     const fields = new Map<string, string>();
@@ -283,24 +304,18 @@ const importExport: FastifyPluginAsync = async (app) => {
       tags: ['projects'], response: { 201: ProjectImportStatusSchema },
     },
   }, async ({ request, reply, input, caller }) => {
-    await checkImportSource();
-    if (!await featureEnabled(db, 'import_project_from_remote_file')) throw notFound();
-    await checkImportExportRateLimit(request, 'project_import', `user:${caller.user.id}`);
-    // RemoteFile's `validates :file_url, addressable_url: { schemes: %w(https) }`, then the address guard.
-    let url: URL;
-    try {
-      url = new URL(input.url);
-    } catch {
-      throw badRequestMessage('File url is blocked: URI is invalid');
-    }
-    if (url.protocol !== 'https:') throw badRequestMessage('File url is blocked: Only allowed schemes are https');
-    const settings = await currentSettings(db);
-    const problem = urlProblem(input.url, settings.allow_local_requests_from_web_hooks_and_services);
-    if (problem) throw badRequestMessage(`File url is blocked: ${problem}`);
-    const file = await fetchArchive(input.url, await importLimit(), settings.allow_local_requests_from_web_hooks_and_services);
-    const body = await importProject(request, caller.user, {
-      path: input.path, name: input.name, namespace: input.namespace, overwrite: input.overwrite ?? false,
-      overrides: overrides(new Map(), input.override_params as Record<string, unknown> | undefined), file,
+    const body = await importRemote(request, caller.user, input, 'import_project_from_remote_file', async (limit, allowLocal) => {
+      // RemoteFile's `validates :file_url, addressable_url: { schemes: %w(https) }`, then the address guard.
+      let url: URL;
+      try {
+        url = new URL(input.url);
+      } catch {
+        throw badRequestMessage('File url is blocked: URI is invalid');
+      }
+      if (url.protocol !== 'https:') throw badRequestMessage('File url is blocked: Only allowed schemes are https');
+      const problem = urlProblem(input.url, allowLocal);
+      if (problem) throw badRequestMessage(`File url is blocked: ${problem}`);
+      return fetchArchive(input.url, limit, allowLocal);
     });
     reply.code(201);
     return body;
@@ -313,26 +328,19 @@ const importExport: FastifyPluginAsync = async (app) => {
       tags: ['projects'], response: { 201: ProjectImportStatusSchema },
     },
   }, async ({ request, reply, input, caller }) => {
-    await checkImportSource();
-    if (!await featureEnabled(db, 'import_project_from_remote_file_s3')) throw notFound();
-    await checkImportExportRateLimit(request, 'project_import', `user:${caller.user.id}`);
-    // Names S3 accepts only, so that the host the presigned URL names is the bucket's.
-    if (!/^[a-z0-9-]{1,32}$/.test(input.region)) throw invalidParams(['region is invalid']);
-    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(input.bucket_name)) throw invalidParams(['bucket_name is invalid']);
-    const settings = await currentSettings(db);
-    const url = presignedGetUrl({
-      region: input.region, bucket: input.bucket_name, key: input.file_key, accessKeyId: input.access_key_id,
-      secretAccessKey: input.secret_access_key,
-    });
-    // RemoteFileS3#file_exists: any failure to read the object is the Service's one message.
-    const file = await fetchArchive(url, await importLimit(), settings.allow_local_requests_from_web_hooks_and_services)
-      .catch((err: unknown) => {
+    const body = await importRemote(request, caller.user, input, 'import_project_from_remote_file_s3', async (limit, allowLocal) => {
+      // Names S3 accepts only, so that the host the presigned URL names is the bucket's.
+      if (!/^[a-z0-9-]{1,32}$/.test(input.region)) throw invalidParams(['region is invalid']);
+      if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(input.bucket_name)) throw invalidParams(['bucket_name is invalid']);
+      const url = presignedGetUrl({
+        region: input.region, bucket: input.bucket_name, key: input.file_key, accessKeyId: input.access_key_id,
+        secretAccessKey: input.secret_access_key,
+      });
+      // RemoteFileS3#file_exists: any failure to read the object is the Service's one message.
+      return fetchArchive(url, limit, allowLocal).catch((err: unknown) => {
         const reason = err instanceof ApiError ? String((err.body as { message?: unknown }).message ?? '') : '';
         throw badRequestMessage(`Failed to open '${input.file_key}' in '${input.bucket_name}'${reason ? `: ${reason}` : ''}`);
       });
-    const body = await importProject(request, caller.user, {
-      path: input.path, name: input.name, namespace: input.namespace, overwrite: input.overwrite ?? false,
-      overrides: overrides(new Map(), input.override_params as Record<string, unknown> | undefined), file,
     });
     reply.code(201);
     return body;
