@@ -18,7 +18,7 @@ import {
 } from '../../domain/issues/issues.queries.ts';
 import { formatDuration } from '../../domain/issues/time-tracking.ts';
 import { taskCompletion } from '../../domain/issues/task-list.ts';
-import { presentUserBasic, UserBasicSchema, type UserBasic, type UserBasicRow } from './user.ts';
+import { pagePeople, UserBasicSchema } from './user.ts';
 import { LabelBasicSchema, presentLabelBasic } from './label.ts';
 import { MilestoneSchema, presentMilestone } from './milestone.ts';
 import { flat } from './serializers.ts';
@@ -165,35 +165,25 @@ export async function presentIssues(db: Kysely<DB>, rows: readonly IssueRow[], o
   const closingProjects = await projectsCountingClosingRequests(db,
     [...new Set(rows.filter((r) => counts.get(r.id)!.closing_merge_requests_count > 0).map((r) => r.project_id))], o.viewerId);
   const milestonePaths = await milestonePathsOf(db, [...milestones.values()], o.projects);
-  const userOpts = { externalUrl: o.externalUrl, canReadProfile: false };
   // Each person presented once for the page: the same few appear on most of its rows.
-  const presented = new Map<number, UserBasic>();
-  const basic = (u: UserBasicRow | undefined) => {
-    if (!u) return null;
-    let e = presented.get(u.id);
-    if (!e) {
-      e = presentUserBasic(u, {}, userOpts);
-      presented.set(u.id, e);
-    }
-    return e;
-  };
+  const basic = pagePeople(users, o.externalUrl);
   const api = flat(o.externalUrl, '/api/v4');
 
   return rows.map((r) => {
     const p = o.projects.get(r.project_id)!;
     const c = counts.get(r.id)!;
-    const issueAssignees = (assignees.get(r.id) ?? []).flatMap((id) => { const u = basic(users.get(id)); return u ? [u] : []; });
+    const issueAssignees = (assignees.get(r.id) ?? []).flatMap((id) => { const u = basic(id); return u ? [u] : []; });
     const issueLabels = labels.get(r.id) ?? [];
     const milestone = r.milestone_id !== null ? milestones.get(r.milestone_id) : undefined;
     const tasks = taskCompletion(r.description ?? '');
     const issue: Issue = {
       id: r.id, iid: r.iid, project_id: r.project_id, title: r.title, description: r.description, state: r.state,
       created_at: r.created_at, updated_at: r.updated_at, closed_at: r.closed_at,
-      closed_by: r.closed_by_id !== null ? basic(users.get(r.closed_by_id)) : null,
+      closed_by: r.closed_by_id !== null ? basic(r.closed_by_id) : null,
       labels: o.withLabelsDetails ? issueLabels.map(presentLabelBasic) : issueLabels.map((l) => l.title),
       milestone: milestone ? presentMilestone(milestone, milestoneOwnerUrl(milestone, o.externalUrl, milestonePaths)) : null,
       assignees: issueAssignees,
-      author: basic(users.get(r.author_id))!,
+      author: basic(r.author_id)!,
       type: r.issue_type.toUpperCase(),
       assignee: issueAssignees[0] ?? null,
       user_notes_count: c.user_notes_count,

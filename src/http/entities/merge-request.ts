@@ -24,7 +24,7 @@ import {
   latestDiffsOf, mergeRequestCounts, mergeRulesOfProjects, peopleOf, subscribedMergeRequestIds,
 } from '../../domain/merge-requests/merge-requests.queries.ts';
 import { ffPossibleOf } from '../../domain/merge-requests/merge-status.ts';
-import { presentUserBasic, UserBasicSchema, type UserBasic, type UserBasicRow } from './user.ts';
+import { pagePeople, UserBasicSchema } from './user.ts';
 import { flat } from './serializers.ts';
 import { LabelBasicSchema, presentLabelBasic } from './label.ts';
 import { MilestoneSchema, presentMilestone } from './milestone.ts';
@@ -205,19 +205,9 @@ export async function presentMergeRequests(
   }
   const users = new Map((await rememberedUserBasicsByIds(db, [...userIds])).map((u) => [u.id, u]));
   const milestonePaths = await milestonePathsOf(db, [...milestones.values()], o.projects);
-  const userOpts = { externalUrl: o.externalUrl, canReadProfile: false };
   // Each person presented once for the page: the same few appear on most of its rows.
-  const presented = new Map<number, UserBasic>();
-  const basic = (u: UserBasicRow | undefined) => {
-    if (!u) return null;
-    let e = presented.get(u.id);
-    if (!e) {
-      e = presentUserBasic(u, {}, userOpts);
-      presented.set(u.id, e);
-    }
-    return e;
-  };
-  const people = (list: number[] | undefined) => (list ?? []).flatMap((id) => { const u = basic(users.get(id)); return u ? [u] : []; });
+  const basic = pagePeople(users, o.externalUrl);
+  const people = (list: number[] | undefined) => (list ?? []).flatMap((id) => { const u = basic(id); return u ? [u] : []; });
 
   return rows.map((r) => {
     const p = o.projects.get(r.project_id)!;
@@ -233,14 +223,14 @@ export async function presentMergeRequests(
     const entity: MergeRequestBasic = {
       id: r.id, iid: r.iid, project_id: r.project_id, title: r.title, description: r.description, state: r.state,
       created_at: r.created_at, updated_at: r.updated_at,
-      merged_by: r.merged_by_id !== null ? basic(users.get(r.merged_by_id)) : null,
-      merge_user: merger !== null ? basic(users.get(merger)) : null,
+      merged_by: r.merged_by_id !== null ? basic(r.merged_by_id) : null,
+      merge_user: merger !== null ? basic(merger) : null,
       merged_at: r.merged_at,
-      closed_by: r.closed_by_id !== null ? basic(users.get(r.closed_by_id)) : null,
+      closed_by: r.closed_by_id !== null ? basic(r.closed_by_id) : null,
       closed_at: r.closed_at,
       target_branch: r.target_branch, source_branch: r.source_branch,
       user_notes_count: c.user_notes_count, upvotes: c.upvotes, downvotes: c.downvotes,
-      author: basic(users.get(r.author_id))!,
+      author: basic(r.author_id)!,
       assignees: mrAssignees, assignee: mrAssignees[0] ?? null, reviewers: people(reviewers.get(r.id)),
       source_project_id: r.source_project_id, target_project_id: r.project_id,
       // MergeRequestBasic exposes these for a fork's request only (`if: for_fork?`).

@@ -129,6 +129,25 @@ export function presentUserBasic(user: UserBasicRow, extras: UserExtras, o: Pres
 }
 
 /**
+ * The UserBasic of each of a page's people, presented once for the page however many of its rows
+ * name them (issue and merge request lists name the same few on most rows); null for an id not read.
+ */
+export function pagePeople(users: ReadonlyMap<number, UserBasicRow>, externalUrl: string): (id: number | null) => UserBasic | null {
+  const presented = new Map<number, UserBasic>();
+  const o = { externalUrl, canReadProfile: false };
+  return (id) => {
+    const u = id === null ? undefined : users.get(id);
+    if (!u) return null;
+    let e = presented.get(u.id);
+    if (!e) {
+      e = presentUserBasic(u, {}, o);
+      presented.set(u.id, e);
+    }
+    return e;
+  };
+}
+
+/**
  * The columns UserWithAdmin is made of (and so User and UserPublic): an administrator's list of
  * users reads only these, not the password digest, lock state or counters.
  */
