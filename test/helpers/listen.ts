@@ -23,9 +23,18 @@ export function freePort(): Promise<number> {
 }
 
 export async function startListeningApp(env: Record<string, string> = {}, opts: TestAppOptions = {}): Promise<ListeningTestApp> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const t = await startTestApp({ PORT: String(port), KILN_EXTERNAL_URL: url, ...env }, opts);
-  await t.app.listen({ port, host: '127.0.0.1' });
-  return { ...t, url };
+  // The port freePort saw free can be taken by another test process before kiln listens on it
+  // (files run in parallel): then the app is closed and started again on another port.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const t = await startTestApp({ PORT: String(port), KILN_EXTERNAL_URL: url, ...env }, opts);
+    try {
+      await t.app.listen({ port, host: '127.0.0.1' });
+      return { ...t, url };
+    } catch (err) {
+      await t.close();
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 5) throw err;
+    }
+  }
 }
