@@ -98,6 +98,15 @@ export async function getSources(o: SourceOptions): Promise<void> {
     ];
   await run('-c', 'http.userAgent=kiln-runner', '-c', 'gc.auto=0', 'fetch', cleanUrl, '--prune', '--quiet', ...refspecs,
     ...(depth > 0 ? ['--depth', String(depth)] : []));
+  // A shallow fetch of the branch misses the job's commit once the branch has moved on (a newer
+  // push landed before the job started). The commit itself is then fetched: protocol v2 serves any
+  // commit reachable from the server's refs (the Service keeps refs/pipelines/<id> for the same end).
+  const sha = o.job.git_info.sha;
+  const silent = { cwd: o.dir, env: gitEnv, signal: o.signal, onOutput: () => undefined };
+  if (/^[0-9a-f]{40}$/.test(sha) && await git(['cat-file', '-e', `${sha}^{commit}`], silent) !== 0) {
+    await run('-c', 'http.userAgent=kiln-runner', '-c', 'gc.auto=0', '-c', 'protocol.version=2', 'fetch', cleanUrl, '--quiet', sha,
+      ...(depth > 0 ? ['--depth', String(depth)] : []));
+  }
   if ((o.vars.get('GIT_CHECKOUT') ?? 'true').toLowerCase() === 'false') {
     o.notice('Skipping Git checkout');
   } else {

@@ -202,6 +202,31 @@ big-output:
     for (const f of configs) assert.doesNotMatch(await fs.readFile(path.join(home, 'runner', 'builds', f), 'utf8'), /gitlab-ci-token|@127\.0\.0\.1/);
   });
 
+  it('checks out a job\'s commit at GIT_DEPTH 1 after its branch has moved on', async () => {
+    const p = await createCiProject(t);
+    const sha = await pushFiles(t, p, {
+      'a.txt': 'old\n',
+      '.gitlab-ci.yml': `
+stages: [wait, check]
+wait:
+  stage: wait
+  script: [sleep 3]
+check:
+  stage: check
+  variables: {GIT_STRATEGY: clone, GIT_DEPTH: "1"}
+  script: [test "$(git rev-parse HEAD)" = "$CI_COMMIT_SHA", cat a.txt]
+`,
+    });
+    const pipeline = await createPipeline(t, p);
+    // While the first stage runs, a newer commit lands on the branch: a shallow fetch of the
+    // branch alone no longer holds the pipeline's commit.
+    await pushFiles(t, p, { 'a.txt': 'new\n' });
+    assert.equal((await waitForPipeline(t, p, pipeline.id)).status, 'success');
+    const check = await jobTrace(t, p, (await jobsByName(t, p, pipeline.id)).check.id);
+    assert.match(check, new RegExp(`Checking out ${sha.slice(0, 8)}`));
+    assert.match(check, /\nold\n/);
+  });
+
   it('a failing job with allow_failure lets the pipeline go on; on_failure jobs run after a failure', async () => {
     const { p, pipelineId } = await project(t, {
       '.gitlab-ci.yml': `
