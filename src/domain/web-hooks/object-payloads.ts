@@ -16,7 +16,7 @@ import { findSnippetById } from '../snippets/snippets.queries.ts';
 import { assigneeIdsOf, findIssueById, labelsOfTargets } from '../issues/issues.queries.ts';
 import { totalTimeSpent } from '../issues/time-tracking.queries.ts';
 import { formatDuration } from '../issues/time-tracking.ts';
-import { findMergeRequestById, peopleOf } from '../merge-requests/merge-requests.queries.ts';
+import { assigneesAndReviewersOf, findMergeRequestById } from '../merge-requests/merge-requests.queries.ts';
 import type { ObjectHookEvent } from './object-hooks.ts';
 import { findPipeline } from '../pipelines/pipelines.queries.ts';
 import type { CommitData } from '../pipelines/git-source.ts';
@@ -117,8 +117,9 @@ async function mergeRequestAttrs(env: ObjectDataEnv, project: ProjectHookAttrs, 
   const mr = await findMergeRequestById(env.db, mrId);
   if (!mr) return null;
   const labels = (await labelsOfTargets(env.db, 'MergeRequest', [mr.id])).get(mr.id) ?? [];
-  const assigneeIds = (await peopleOf(env.db, 'merge_request_assignees', [mr.id])).get(mr.id) ?? [];
-  const reviewerIds = (await peopleOf(env.db, 'merge_request_reviewers', [mr.id])).get(mr.id) ?? [];
+  const people = await assigneesAndReviewersOf(env.db, [mr.id]);
+  const assigneeIds = people.assignees.get(mr.id) ?? [];
+  const reviewerIds = people.reviewers.get(mr.id) ?? [];
   const source = mr.source_project_id !== null && mr.source_project_id !== mr.project_id
     ? await findProjectById(env.db, mr.source_project_id) : undefined;
   const sourceAttrs = source ? await projectHookAttrs(env.db, env, source) : project;

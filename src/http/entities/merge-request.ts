@@ -21,7 +21,7 @@ import { labelsOfTargets, milestonesByIds } from '../../domain/issues/issues.que
 import { formatDuration } from '../../domain/issues/time-tracking.ts';
 import { taskCompletion } from '../../domain/issues/task-list.ts';
 import {
-  latestDiffsOf, mergeRequestCounts, mergeRulesOfProjects, peopleOf, subscribedMergeRequestIds,
+  assigneesAndReviewersOf, mergeRequestCountsAndLatestDiffs, mergeRulesOfProjects, subscribedMergeRequestIds,
 } from '../../domain/merge-requests/merge-requests.queries.ts';
 import { ffPossibleOf } from '../../domain/merge-requests/merge-status.ts';
 import { pagePeople, UserBasicSchema } from './user.ts';
@@ -180,16 +180,13 @@ export async function presentMergeRequests(
 ): Promise<MergeRequestEntity[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
-  const [assignees, reviewers, labels, milestones, counts, subscribed, diffs] = await Promise.all([
-    peopleOf(db, 'merge_request_assignees', ids),
-    peopleOf(db, 'merge_request_reviewers', ids),
+  const [{ assignees, reviewers }, labels, milestones, { counts, latest }, subscribed] = await Promise.all([
+    assigneesAndReviewersOf(db, ids),
     labelsOfTargets(db, 'MergeRequest', ids),
     milestonesByIds(db, rows.flatMap((r) => (r.milestone_id === null ? [] : [r.milestone_id]))),
-    mergeRequestCounts(db, ids),
+    mergeRequestCountsAndLatestDiffs(db, ids),
     o.full && o.viewerId !== null ? subscribedMergeRequestIds(db, o.viewerId, ids) : Promise.resolve(null),
-    latestDiffsOf(db, ids),
   ]);
-  const latest = new Map(diffs.map((d) => [d.merge_request_id, d]));
   const projectIds = [...new Set(rows.map((r) => r.project_id))];
   const projectRules = new Map((await mergeRulesOfProjects(db, projectIds)).map((p) => [p.id, p]));
   // A list reads head pipelines only for open requests whose project merges after a successful

@@ -14,7 +14,7 @@ import { readCommits, refTarget } from '../../../domain/repositories/git-read.ts
 import { commitIdsBetween, diffFiles, mergeBase, type DiffResult } from '../../../domain/merge-requests/mr-git.ts';
 import { closingIssueIids } from '../../../domain/merge-requests/merge.ts';
 import {
-  commenterIds, diffVersionsOf, issuesByIids, peopleOf, pipelinesOfCommits,
+  assigneesAndReviewersOf, commenterIds, diffVersionsOf, issuesByIids, pipelinesOfCommits,
 } from '../../../domain/merge-requests/merge-requests.queries.ts';
 import { canReadMergeRequest } from '../../../domain/merge-requests/merge-request.policy.ts';
 import { canReadIssue } from '../../../domain/issues/issue.policy.ts';
@@ -205,9 +205,7 @@ const mergeRequestChanges: FastifyPluginAsync = async (app) => {
     schema: { summary: 'Who takes part in a merge request', tags: ['merge_requests'], response: { 200: Type.Array(UserBasicSchema) } },
   }, async ({ request, reply, input }) => {
     const m = await load(request, input);
-    const [assignees, reviewers, commenters] = await Promise.all([
-      peopleOf(db, 'merge_request_assignees', [m.mr.id]), peopleOf(db, 'merge_request_reviewers', [m.mr.id]), commenterIds(db, m.mr.id),
-    ]);
+    const [{ assignees, reviewers }, commenters] = await Promise.all([assigneesAndReviewersOf(db, [m.mr.id]), commenterIds(db, m.mr.id)]);
     const ids = [...new Set([m.mr.author_id, ...(assignees.get(m.mr.id) ?? []), ...(reviewers.get(m.mr.id) ?? []), ...commenters])];
     const users = new Map((await findUsersByIds(db, ids)).map((u) => [u.id, u]));
     // Participable#visible_participants: those who may read the request.
