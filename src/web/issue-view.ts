@@ -36,7 +36,7 @@ export function localPath(webUrl: string): string {
  * an SVG rectangle's `fill` (a presentation attribute, not a style) behind the text, and the text
  * takes the dark or light class the Service's contrast rule picks (labels/color.ts textColorFor).
  */
-export function labelChip(label: { name: string; color: string; description?: string | null }, href?: string): SafeHtml {
+export function labelChip(label: LabelDetail, href?: string): SafeHtml {
   const color = /^#[0-9A-Fa-f]{6}$/.test(label.color) ? label.color : DEFAULT_LABEL_COLOR;
   const tone = textColorFor(color) === '#FFFFFF' ? 'light' : 'dark';
   const inner = html`<svg class="label-fill" aria-hidden="true" focusable="false" viewBox="0 0 1 1" preserveAspectRatio="none"><rect width="1" height="1" fill="${color}"/></svg><span class="label-text">${label.name}</span>`;
@@ -44,6 +44,13 @@ export function labelChip(label: { name: string; color: string; description?: st
   return href
     ? html`<a class="label-chip label-on-${tone}" href="${href}"${title ? html` title="${title}"` : ''}>${inner}</a>`
     : html`<span class="label-chip label-on-${tone}"${title ? html` title="${title}"` : ''}>${inner}</span>`;
+}
+
+export interface LabelDetail { name: string; color: string; description?: string | null }
+
+/** An issue entity's labels presented with their details (with_labels_details), not as titles. */
+export function labelDetails(labels: readonly unknown[]): LabelDetail[] {
+  return labels.filter((l): l is LabelDetail => typeof l === 'object' && l !== null);
 }
 
 export function issueState(state: string): SafeHtml {

@@ -15,7 +15,7 @@ import { orderIssues, type IssueOrder } from '../../../domain/issues/issue-order
 import { issueProjectPaths, presentIssues, type Issue, type ReferenceContext } from '../../../http/entities/issue.ts';
 import { html, type SafeHtml } from '../../html.ts';
 import {
-  issuePath, labelChip, localPath, personLink, queryValue, queryValues, timeTag,
+  issuePath, labelChip, labelDetails, localPath, personLink, queryValue, queryValues, timeTag,
 } from '../../issue-view.ts';
 
 export const PER_PAGE = 20;
@@ -154,7 +154,7 @@ export async function listIssues(
 }
 
 function issueRow(i: Issue, projectPath: string, listBase: string, q: ListQuery, showReference: boolean): SafeHtml {
-  const labels = Array.isArray(i.labels) ? i.labels.filter((l): l is Exclude<typeof l, string> => typeof l !== 'string') : [];
+  const labels = labelDetails(i.labels);
   return html`<li class="issue-row" id="issue-${i.id}">
 <div class="issue-row-title">${i.state === 'closed' ? html`<span class="badge">Closed</span> ` : ''}${
   i.confidential ? html`<span class="badge confidential">Confidential</span> ` : ''}<a class="item-title" href="${issuePath(projectPath, i.iid)}">${i.title}</a>

@@ -35,7 +35,7 @@ import { html, type SafeHtml } from '../../html.ts';
 import { CSRF_FIELD, redirect, sendPage } from '../../layout.ts';
 import { pageError, type ProjectPageRequest } from '../../router.ts';
 import {
-  issuePath, issuesPath, issueState, labelChip, localPath, personLink, renderMarkdown, timeTag, type Form, formText,
+  issuePath, issuesPath, issueState, labelChip, labelDetails, localPath, personLink, renderMarkdown, timeTag, type Form, formText,
 } from '../../issue-view.ts';
 
 /** Notes shown on one page: an issue with more shows its first ones and says so. */
@@ -126,7 +126,7 @@ export async function showIssuePage(p: ProjectPageRequest, markdown: MarkdownRen
       canComment && !first.system ? replyForm(first) : ''}</li>`;
   });
 
-  const labels = Array.isArray(i.labels) ? i.labels.filter((l): l is Exclude<typeof l, string> => typeof l !== 'string') : [];
+  const labels = labelDetails(i.labels);
   const list = issuesPath(p.project.fullPath);
   const details = html`<dl class="issue-details">
 <dt>Assignees</dt><dd>${i.assignees.length > 0 ? i.assignees.map((a, n) => html`${n > 0 ? ', ' : ''}${personLink(a)}`) : 'None'}</dd>

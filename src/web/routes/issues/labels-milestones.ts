@@ -11,6 +11,7 @@ import { milestonesQuery } from '../../../domain/milestones/milestones.queries.t
 import { canOnProject } from '../../../domain/permissions/project.policy.ts';
 import { namespacePathsById } from '../../../domain/namespaces/namespaces.queries.ts';
 import { INT32_MAX } from '../../../http/input/params.ts';
+import type { MarkdownRenderer } from '../../../domain/markdown/render-pool.ts';
 import { html } from '../../html.ts';
 import type { ProjectPageRequest, WebArea } from '../../router.ts';
 import { pageError } from '../../router.ts';
@@ -47,7 +48,7 @@ async function labelsPage(p: ProjectPageRequest) {
   const issues = issuesPath(fullPath);
   const more = (n: number) => `${base}?${new URLSearchParams({ ...(search ? { search } : {}), page: String(n) })}`;
   return p.render({
-    title: 'Labels', active: 'issues',
+    title: 'Labels', active: 'labels',
     body: html`<form method="get" action="${base}" class="filters" role="search"><label for="label-search">Search labels</label>
 <input type="search" id="label-search" name="search" value="${search}" maxlength="255"><button type="submit">Search</button></form>
 ${labels.length === 0 ? html`<p class="muted" id="no-labels">No labels to show.</p>` : html`<ul class="list labels">${labels.map((l) => {
@@ -71,14 +72,14 @@ async function milestonesPage(p: ProjectPageRequest) {
   const groups = await namespacePathsById(db, [...new Set(rows.flatMap((m) => (m.group_id === null ? [] : [m.group_id])))]);
   const base = `/${enc(fullPath)}/-/milestones`;
   return p.render({
-    title: 'Milestones', active: 'issues',
+    title: 'Milestones', active: 'milestones',
     body: milestoneListBody(base, state, rows,
       (m) => (m.group_id === null ? `${base}/${m.iid}` : `${groupPath(groups.get(m.group_id)?.fullPath ?? '')}/-/milestones/${m.iid}`),
       (m) => (m.group_id === null ? '' : `Group milestone · ${groups.get(m.group_id)?.fullName ?? ''}`)),
   });
 }
 
-async function milestonePage(p: ProjectPageRequest, markdown: Parameters<WebArea>[0]['markdown']) {
+async function milestonePage(p: ProjectPageRequest, markdown: MarkdownRenderer) {
   const { db } = p.ctx;
   const { project, actor, fullPath } = p.project;
   const raw = p.rest[0] ?? '';
@@ -97,7 +98,7 @@ async function milestonePage(p: ProjectPageRequest, markdown: Parameters<WebArea
   ]);
   const base = `/${enc(fullPath)}`;
   return p.render({
-    title: milestone.title, active: 'issues',
+    title: milestone.title, active: 'milestones',
     breadcrumbs: [{ text: project.name, href: base }, { text: 'Milestones', href: `${base}/-/milestones` }, { text: milestone.title }],
     body: milestonePageBody(milestone, description, issues, false),
   });
