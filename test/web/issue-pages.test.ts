@@ -187,6 +187,9 @@ describe('issue pages', () => {
     assert.match(body, new RegExp(`<li class="note" id="note_${note.id}">[\\s\\S]*?<strong>strong</strong>`));
     assert.match(body, /<li class="note system-note" id="note_\d+">[\s\S]*?changed the description/);
     assert.match(body, /<button type="submit">Close issue<\/button>/);
+    // Label and milestone changes take their place among the notes, as the Service merges its resource events.
+    assert.match(body, /id="label-event-\d+"[\s\S]*?added <a class="label-chip[\s\S]*?<\/a> labels<\/p>/);
+    assert.match(body, /id="milestone-event-\d+"[\s\S]*?changed milestone to <a href="\/issue-group\/tracker\/-\/milestones\/1">/);
     // The signed-out read it too (public project), with no forms.
     const anonymous = await get(path(issueA.web_url));
     assert.equal(anonymous.statusCode, 200);
@@ -268,6 +271,7 @@ describe('issue pages', () => {
     assert.equal(reopen.statusCode, 303);
     row = await t.db.selectFrom('issues').selectAll().where('id', '=', secret.id).executeTakeFirstOrThrow();
     assert.equal(row.state, 'opened');
+    assert.match((await get(path(secret.web_url), reporterB)).body, /id="state-event-\d+"[\s\S]*?<p>closed<\/p>[\s\S]*?<p>reopened<\/p>/);
     assert.equal((await post(`${path(issueA.web_url)}/explode`, rootB, {})).statusCode, 404);
   });
 

@@ -16,8 +16,9 @@ import { formText, issuePath, issuesPath, type Form } from '../../issue-view.ts'
 const TITLE_MAX = 255;
 /** The API's bound of a description (P.string's 1 MiB, issue 13; the Service's Issuable description limit). */
 const ISSUE_DESCRIPTION_MAX = 1_048_576;
-/** A label field holds a few titles, comma-separated: 50 titles of the longest. */
-const LABELS_MAX = 50 * 256;
+/** Labels one form may give: a few titles, comma-separated, each a label the form may create. */
+const LABELS_COUNT_MAX = 50;
+const LABELS_MAX = LABELS_COUNT_MAX * 256;
 
 interface Draft { title?: string; description?: string; labels?: string; confidential?: boolean }
 
@@ -70,6 +71,7 @@ export async function createIssueFromForm(p: ProjectPageRequest) {
   if (form.labels !== undefined && labels === undefined) errors.push('Labels are too long');
   const titles = labels ? labelTitles([labels]) : [];
   if (titles.some((t) => [...t].length > TITLE_MAX)) errors.push(`Labels may be at most ${TITLE_MAX} characters each`);
+  if (titles.length > LABELS_COUNT_MAX) errors.push(`At most ${LABELS_COUNT_MAX} labels may be given`);
   if (errors.length > 0) return sendPage(p.reply, 400, newIssueForm(p, draft, errors));
   const user = p.session!.user;
   const result = await createIssue(p.ctx.db, {

@@ -29,6 +29,7 @@ import { projectActor } from '../../../domain/permissions/actors.ts';
 import { canOnProject } from '../../../domain/permissions/project.policy.ts';
 import { findUserBasicsByIds } from '../../../domain/users/users-batch.queries.ts';
 import { issueSubject } from '../../../http/loaders/issues.ts';
+import { issueActivity } from './issue-activity.ts';
 import { issueProjectPaths, presentIssues } from '../../../http/entities/issue.ts';
 import type { MarkdownRenderer } from '../../../domain/markdown/render-pool.ts';
 import { html, type SafeHtml } from '../../html.ts';
@@ -79,10 +80,13 @@ export async function showIssuePage(p: ProjectPageRequest, markdown: MarkdownRen
   const { issue, subject, ref } = await loadIssuePage(p);
   const { actor, project } = p.project;
   const viewer = p.session?.user ?? null;
-  const [presented] = await presentIssues(db, [issue], {
-    externalUrl: config.externalUrl, projects: await issueProjectPaths(db, [issue.project_id]), viewerId: viewer?.id ?? null,
-    from: { project: project.id }, withLabelsDetails: true,
-  });
+  const projects = await issueProjectPaths(db, [issue.project_id]);
+  const [[presented], events] = await Promise.all([
+    presentIssues(db, [issue], {
+      externalUrl: config.externalUrl, projects, viewerId: viewer?.id ?? null, from: { project: project.id }, withLabelsDetails: true,
+    }),
+    issueActivity(db, config.externalUrl, issue.id, project.id, projects.get(project.id)!),
+  ]);
   const i = presented!;
   const readsNotes = canOnProject(actor, 'read_note', project);
   const notes = readsNotes
@@ -92,7 +96,7 @@ export async function showIssuePage(p: ProjectPageRequest, markdown: MarkdownRen
     : [];
   const shown = notes.slice(0, MAX_NOTES);
   const [authors, awards, description, bodies] = await Promise.all([
-    findUserBasicsByIds(db, [...new Set(shown.map((n) => n.author_id))]),
+    findUserBasicsByIds(db, [...new Set([...shown.map((n) => n.author_id), ...events.flatMap((e) => (e.userId === null ? [] : [e.userId]))])]),
     awardsQuery(db, { type: 'Issue', id: issue.id }).limit(MAX_AWARDS).execute(),
     issue.description ? renderMarkdown(markdown, p.ctx, viewer, p.project, issue.description) : Promise.resolve(null),
     Promise.all(shown.map((n) => renderMarkdown(markdown, p.ctx, viewer, p.project, n.note))),
@@ -119,12 +123,23 @@ export async function showIssuePage(p: ProjectPageRequest, markdown: MarkdownRen
 <form method="post" action="${self}/notes">${csrf(p)}<input type="hidden" name="discussion_id" value="${first.discussion_id}">
 <label for="reply-${first.id}">Reply to this thread</label><textarea id="reply-${first.id}" name="note" rows="3" maxlength="${NOTE_MAX_LENGTH}" required></textarea>
 <button type="submit">Reply</button></form></details>`;
-  const discussion = [...threads.values()].map((list) => {
+  const threadItems = [...threads.values()].map((list) => {
     const first = list[0]!;
     const isThread = list.length > 1 || first.type === 'DiscussionNote';
-    return html`<li class="thread${isThread ? ' discussion' : ''}"><ul class="notes">${list.map(noteItem)}</ul>${
-      canComment && !first.system ? replyForm(first) : ''}</li>`;
+    return {
+      at: first.created_at,
+      item: html`<li class="thread${isThread ? ' discussion' : ''}"><ul class="notes">${list.map(noteItem)}</ul>${
+        canComment && !first.system ? replyForm(first) : ''}</li>`,
+    };
   });
+  // The label, milestone and state changes in their place among the threads (issue-activity.ts).
+  const eventItems = events.map((e) => ({
+    at: e.at,
+    item: html`<li class="thread"><ul class="notes"><li class="note system-note" id="${e.anchor}">
+<div class="note-head">${personLink(e.userId === null ? undefined : authorById.get(e.userId))} <a class="muted" href="#${e.anchor}">${timeTag(e.at)}</a></div>
+<div class="note-body"><p>${e.text}</p></div></li></ul></li>`,
+  }));
+  const discussion = [...threadItems, ...eventItems].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0)).map((x) => x.item);
 
   const labels = labelDetails(i.labels);
   const list = issuesPath(p.project.fullPath);
@@ -193,7 +208,9 @@ export async function commentOnIssue(p: ProjectPageRequest, markdown: MarkdownRe
   if (body === undefined) {
     return sendPage(p.reply, 400, await showIssuePage(p, markdown, { errors: ['Note is too long or not text'] }));
   }
+  // A thread id is 40 hex characters (discussions.ts bounds it at 255); anything else names no thread.
   const discussionId = formText(form, 'discussion_id', 255);
+  if (form.discussion_id !== undefined && discussionId === undefined) throw pageError(404);
   const scope = { includeInternal: canReadInternalNotes(actor) };
   let internal = form.internal === 'true' && scope.includeInternal;
   let replyTo: string | undefined;
