@@ -164,9 +164,13 @@ describe('issue pages', () => {
     assert.ok(at('First &lt;script') < at('Second issue') && at('Second issue') < at('Secret plan'), 'titles in ascending order');
     assert.match(byTitle, /<option value="title_asc" selected>/);
     assert.match(await q('page=2'), /No issues to show/);
-    for (const bad of ['state=bogus', 'sort=%00', 'page=abc', `search=${'x'.repeat(300)}`, 'label_name[]=%00', 'page=99999999']) {
+    for (const bad of ['state=bogus', 'sort=nope', 'page=abc', `search=${'x'.repeat(300)}`, 'label_name=a&label_name[x]=b', 'page=99999999']) {
       const res = await get(`${base()}/-/issues?${bad}`, rootB);
       assert.equal(res.statusCode, 200, bad);
+    }
+    // A NUL is refused before any page, as the Service's HandleMalformedStrings does, or read as no value.
+    for (const nul of ['sort=%00', 'label_name[]=%00', 'search=a%00b']) {
+      assert.ok([200, 400].includes((await get(`${base()}/-/issues?${nul}`, rootB)).statusCode), nul);
     }
   });
 
