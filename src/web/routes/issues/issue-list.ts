@@ -25,7 +25,10 @@ const MAX_PAGE = 500;
 const STATES = ['opened', 'closed', 'all'] as const;
 type State = (typeof STATES)[number];
 
-/** The Service's sort names of the issue list and the API order each stands for. */
+/**
+ * The sort names of the Service's issue list address (its list's urlSortParams: `created_date`,
+ * `milestone`, `due_date`, `popularity` … ) and the API order each stands for.
+ */
 const SORTS: Record<string, { label: string; order: IssueOrder; dir: 'asc' | 'desc' }> = {
   created_date: { label: 'Created date', order: 'created_at', dir: 'desc' },
   created_asc: { label: 'Oldest created', order: 'created_at', dir: 'asc' },
@@ -38,9 +41,15 @@ const SORTS: Record<string, { label: string; order: IssueOrder; dir: 'asc' | 'de
   due_date: { label: 'Due date', order: 'due_date', dir: 'asc' },
   due_date_desc: { label: 'Due later', order: 'due_date', dir: 'desc' },
   popularity: { label: 'Popularity', order: 'popularity', dir: 'desc' },
+  popularity_asc: { label: 'Least popular', order: 'popularity', dir: 'asc' },
   title_asc: { label: 'Title', order: 'title', dir: 'asc' },
   title_desc: { label: 'Title, descending', order: 'title', dir: 'desc' },
   relative_position: { label: 'Manual', order: 'relative_position', dir: 'asc' },
+};
+
+/** The sort names the Service's helpers also write (sort_value_*), read as the list's own. */
+const SORT_ALIASES: Record<string, string> = {
+  created_desc: 'created_date', milestone_due_asc: 'milestone', due_date_asc: 'due_date', popularity_desc: 'popularity',
 };
 
 /** What the address asks of the list: bounded values, anything else falls back to the defaults. */
@@ -57,7 +66,8 @@ export interface ListQuery {
 
 export function readListQuery(query: Record<string, unknown>): ListQuery {
   const state = STATES.find((s) => s === query.state) ?? 'opened';
-  const sort = typeof query.sort === 'string' && Object.hasOwn(SORTS, query.sort) ? query.sort : 'created_date';
+  const asked = typeof query.sort === 'string' ? (Object.hasOwn(SORT_ALIASES, query.sort) ? SORT_ALIASES[query.sort]! : query.sort) : '';
+  const sort = Object.hasOwn(SORTS, asked) ? asked : 'created_date';
   const rawPage = queryValue(query, 'page', 6);
   const page = /^\d{1,6}$/.test(rawPage) ? Math.min(Math.max(Number(rawPage), 1), MAX_PAGE) : 1;
   return {
