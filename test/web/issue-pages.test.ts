@@ -377,5 +377,21 @@ describe('issue pages', () => {
     } finally {
       await browser.close();
     }
+    // Dark mode and a phone-sized screen, as the other pages are checked.
+    for (const [o, name] of [[{ colorScheme: 'dark' as const }, 'dark'], [{ viewport: { width: 375, height: 740 } }, 'phone']] as const) {
+      const other = await launchBrowser(o);
+      try {
+        await signInAs(t, other.context, t.url, reporter);
+        const page = await openPage(other.context);
+        for (const url of [`${base()}/-/issues`, path(issueA.web_url)]) {
+          assert.equal((await page.goto(`${t.url}${url}`))?.status(), 200);
+          await assertAccessible(page);
+          await screenshot(page, `issue-${name}-${url.endsWith('/-/issues') ? 'list' : 'show'}`);
+        }
+        assertCleanConsole(page);
+      } finally {
+        await other.close();
+      }
+    }
   });
 });
