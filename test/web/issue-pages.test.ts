@@ -45,6 +45,7 @@ describe('issue pages', () => {
   let privateIssue: ApiIssue;
   let milestone: { id: number; iid: number; web_url: string };
   let groupMilestone: { id: number; iid: number; web_url: string };
+  let hostileLabel: string;
 
   const api = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: Record<string, unknown>, token = ROOT_TOKEN) => {
     const res = await t.request({ method, url: `/api/v4${url}`, token, payload });
@@ -86,14 +87,20 @@ describe('issue pages', () => {
     await member(guest.id, 10);
 
     await api('POST', `/projects/${projectId}/labels`, { name: 'bug', color: '#cc0000' });
-    await api('POST', `/projects/${projectId}/labels`, { name: XSS, color: '#ffff00', description: 'yellow <b>label</b>' });
+    // The Service stores a label's title as Sanitize.clean leaves it with entities unescaped, so markup
+    // written as entities becomes markup in the title: what the pages must show as text.
+    const hostile = await api('POST', `/projects/${projectId}/labels`, {
+      name: '&lt;img src=x onerror=alert(9)&gt; &quot;q&quot;', color: '#ffff00', description: 'yellow &lt;b&gt;label&lt;/b&gt;',
+    });
+    hostileLabel = hostile.name;
+    assert.equal(hostileLabel, '<img src=x onerror=alert(9)> "q"');
     milestone = await api('POST', `/projects/${projectId}/milestones`, { title: 'v1 <i>one</i>', description: 'Milestone **one**' });
     groupMilestone = await api('POST', `/groups/${group.id}/milestones`, { title: 'Q4', description: 'group *goal*' });
 
     issueB = await api('POST', `/projects/${projectId}/issues`, { title: 'Second issue' });
     issueA = await api('POST', `/projects/${projectId}/issues`, {
       title: `First ${XSS}`, description: `Some **bold** text, see #${issueB.iid}.\n\n${XSS}\n\n[link](javascript:alert(2))`,
-      labels: `bug,${XSS}`, milestone_id: milestone.id, assignee_ids: [reporter.id], due_date: '2030-01-31',
+      labels: `bug,${hostileLabel}`, milestone_id: milestone.id, assignee_ids: [reporter.id], due_date: '2030-01-31',
     });
     await api('PUT', `/projects/${projectId}/issues/${issueB.iid}`, { milestone_id: groupMilestone.id });
     secret = await api('POST', `/projects/${projectId}/issues`, { title: 'Secret plan', confidential: true }, authorToken);
@@ -316,7 +323,8 @@ describe('issue pages', () => {
     const labels = await get(`${base()}/-/labels`, rootB);
     assert.equal(labels.statusCode, 200);
     assert.match(labels.body, /fill="#cc0000"/);
-    assert.ok(!labels.body.includes('<script>alert') && labels.body.includes('yellow &lt;b&gt;label&lt;/b&gt;'));
+    assert.ok(!labels.body.includes('<img src=x') && labels.body.includes('&lt;img src=x onerror=alert(9)&gt; &quot;q&quot;'));
+    assert.ok(labels.body.includes('yellow &lt;b&gt;label&lt;/b&gt;'));
     assert.match(labels.body, /label_name%5B%5D=bug">2 open issues<\/a>/);
     assert.match((await get(`${base()}/-/labels?search=bug`, rootB)).body, /bug/);
 
