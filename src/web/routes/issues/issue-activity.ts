@@ -46,23 +46,32 @@ export async function issueActivity(
   const list = issuesPath(project.fullPath);
   const out: ActivityEvent[] = [];
 
-  // One person's label changes at one moment are one entry (LabelNote groups them so).
-  const groups = new Map<string, { at: string; userId: number | null; id: number; added: SafeHtml[]; removed: SafeHtml[] }>();
+  // One person's label changes at one moment are one entry, its labels by name (LabelNote groups
+  // them so); labels deleted since are counted: "added ~a + 1 deleted label", "added 2 deleted labels".
+  type Change = { title: string; chip: SafeHtml } | null;
+  const groups = new Map<string, { at: string; userId: number | null; id: number; added: Change[]; removed: Change[] }>();
   for (const e of labelEvents) {
     const label = e.label_id === null ? undefined : labels.get(e.label_id);
-    const chip = label
-      ? labelChip({ name: label.title, color: label.color, description: label.description }, `${list}?${new URLSearchParams({ 'label_name[]': label.title })}`)
-      : html`<span class="muted">a deleted label</span>`;
+    const change: Change = label ? {
+      title: label.title,
+      chip: labelChip({ name: label.title, color: label.color, description: label.description },
+        `${list}?${new URLSearchParams({ 'label_name[]': label.title })}`),
+    } : null;
     const key = `${e.user_id ?? ''}@${e.created_at}`;
     const g = groups.get(key) ?? { at: e.created_at, userId: e.user_id, id: e.id, added: [], removed: [] };
-    (e.action === 'remove' ? g.removed : g.added).push(chip);
+    (e.action === 'remove' ? g.removed : g.added).push(change);
     groups.set(key, g);
   }
+  const labelsText = (verb: string, changes: Change[]) => {
+    if (changes.length === 0) return null;
+    const existing = changes.filter((c): c is NonNullable<Change> => c !== null).sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : 0));
+    const deleted = changes.length - existing.length;
+    const chips = existing.length > 0 ? html`${existing.map((c, i) => html`${i > 0 ? ' ' : ''}${c.chip}`)}` : null;
+    const count = deleted > 0 ? `${deleted} deleted` : null;
+    return html`${verb} ${chips ?? ''}${chips && count ? ' + ' : ''}${count ?? ''} ${plural(deleted > 0 ? deleted : existing.length, 'label')}`;
+  };
   for (const g of groups.values()) {
-    const parts = [
-      g.added.length > 0 ? html`added ${g.added} ${plural(g.added.length, 'label')}` : '',
-      g.removed.length > 0 ? html`removed ${g.removed} ${plural(g.removed.length, 'label')}` : '',
-    ].filter((p) => p !== '');
+    const parts = [labelsText('added', g.added), labelsText('removed', g.removed)].filter((p): p is SafeHtml => p !== null);
     out.push({ at: g.at, userId: g.userId, anchor: `label-event-${g.id}`, text: html`${parts.map((p, i) => html`${i > 0 ? ' and ' : ''}${p}`)}` });
   }
 
