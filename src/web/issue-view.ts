@@ -91,6 +91,14 @@ export function queryValues(query: Record<string, unknown>, name: string, limit 
 }
 
 /**
+ * A task list's boxes are shown, not used (the renderer disables them): each is named, so that a
+ * screen reader says what the checked state belongs to (WCAG 4.1.2; the item's text follows it).
+ */
+function namedTaskBoxes(rendered: string): string {
+  return rendered.replaceAll('<input type="checkbox" class="task-list-item-checkbox"', '<input type="checkbox" class="task-list-item-checkbox" aria-label="Task"');
+}
+
+/**
  * Markdown as the API renders descriptions and notes (GitLab Flavored, sanitised), references
  * linked as `viewer` may see them from `project` (a confidential issue's reference only for those
  * who may read it).
@@ -101,5 +109,5 @@ export async function renderMarkdown(
   const resolveReferences = referenceResolverFor(ctx.db, { externalUrl: ctx.config.externalUrl, viewer, project });
   const rendered = await markdown.render(text, { gfm: true, ownHost: new URL(ctx.config.externalUrl).host, resolveReferences });
   // Sanitised by the renderer (domain/markdown/sanitize.ts): the one kind of markup kiln puts in a page as it is.
-  return new SafeHtml(keyboardSafe(rendered));
+  return new SafeHtml(namedTaskBoxes(keyboardSafe(rendered)));
 }

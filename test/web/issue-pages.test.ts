@@ -363,12 +363,19 @@ describe('issue pages', () => {
   });
 
   it('renders the pages accessibly in a real browser with a clean console, and comments through the form', { skip: !hasChromium() }, async () => {
+    // An issue as people write them: the hostile corpus above has images without text, as its author made them.
+    const written = await api('POST', `/projects/${projectId}/issues`, {
+      title: 'Dark mode for the pages', labels: 'bug', milestone_id: milestone.id, assignee_ids: [reporter.id],
+      description: `## Why\n\nThe pages are **too bright** at night, see #${issueB.iid}.\n\n- [ ] a toggle\n- [x] the colours\n\n\`\`\`ts\nconst dark = true;\n\`\`\``,
+    }) as ApiIssue;
+    await api('POST', `/projects/${projectId}/issues/${written.iid}/notes`, { body: 'Agreed, @root will look.' });
+    await api('POST', `/projects/${projectId}/issues/${written.iid}/award_emoji`, { name: 'tada' });
     const browser = await launchBrowser();
     try {
       await signInAs(t, browser.context, t.url, reporter);
       const page = await openPage(browser.context);
       for (const [url, name] of [
-        [`${base()}/-/issues`, 'issues-list'], [path(issueA.web_url), 'issue-show'], [`${base()}/-/issues/new`, 'issue-new'],
+        [`${base()}/-/issues`, 'issues-list'], [path(written.web_url), 'issue-show'], [`${base()}/-/issues/new`, 'issue-new'],
         [`${base()}/-/labels`, 'labels'], [path(milestone.web_url), 'milestone'], [`/groups/${group.full_path}/-/issues`, 'group-issues'],
       ] as const) {
         const res = await page.goto(`${t.url}${url}`);
@@ -376,7 +383,7 @@ describe('issue pages', () => {
         await assertAccessible(page);
         await screenshot(page, name);
       }
-      await page.goto(`${t.url}${path(issueA.web_url)}`);
+      await page.goto(`${t.url}${path(written.web_url)}`);
       await page.fill('#note-body', 'Typed in a **browser**');
       await page.click('button:has-text("Comment")');
       await page.waitForURL(/#note_\d+$/);
@@ -391,7 +398,7 @@ describe('issue pages', () => {
       try {
         await signInAs(t, other.context, t.url, reporter);
         const page = await openPage(other.context);
-        for (const url of [`${base()}/-/issues`, path(issueA.web_url)]) {
+        for (const url of [`${base()}/-/issues`, path(written.web_url)]) {
           assert.equal((await page.goto(`${t.url}${url}`))?.status(), 200);
           await assertAccessible(page);
           await screenshot(page, `issue-${name}-${url.endsWith('/-/issues') ? 'list' : 'show'}`);

@@ -49,7 +49,9 @@ async function groupAndDescendants(p: PageRequest, group: GroupContext): Promise
   return [group.group.id, ...(await descendantGroupIds(p.ctx.db, [group.group.id])).keys()];
 }
 
-function render(p: PageRequest, group: GroupContext, title: string, body: SafeHtml, crumbs: { text: string; href?: string }[] = []): SafeHtml {
+function render(
+  p: PageRequest, group: GroupContext, title: string, body: SafeHtml, crumbs: { text: string; href?: string }[] = [],
+): SafeHtml {
   return frame({
     title, body, signedIn: p.signedIn,
     breadcrumbs: [{ text: group.fullName, href: `/${enc(group.fullPath)}` }, ...crumbs],
@@ -85,7 +87,8 @@ const groupPages: WebArea = (web) => {
     if (segment === 'milestones' && rest.length === 1) {
       const raw = rest[0]!;
       if (!/^\d{1,10}$/.test(raw) || Number(raw) > INT32_MAX) throw pageError(404);
-      const milestone = await milestonesQuery(db, { projectIds: [], groupIds: [group.group.id] }, { iids: [Number(raw)] }).executeTakeFirst();
+      const milestone = await milestonesQuery(db, { projectIds: [], groupIds: [group.group.id] }, { iids: [Number(raw)] })
+        .executeTakeFirst();
       if (!milestone) throw pageError(404);
       const [description, issues] = await Promise.all([
         // A group's text has no context project: only users' references resolve (the Service's skip_project_check).

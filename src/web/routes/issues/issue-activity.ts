@@ -64,7 +64,8 @@ export async function issueActivity(
   }
   const labelsText = (verb: string, changes: Change[]) => {
     if (changes.length === 0) return null;
-    const existing = changes.filter((c): c is NonNullable<Change> => c !== null).sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : 0));
+    const existing = changes.filter((c): c is NonNullable<Change> => c !== null)
+      .sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : 0));
     const deleted = changes.length - existing.length;
     const chips = existing.length > 0 ? html`${existing.map((c, i) => html`${i > 0 ? ' ' : ''}${c.chip}`)}` : null;
     const count = deleted > 0 ? `${deleted} deleted` : null;

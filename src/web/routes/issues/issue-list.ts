@@ -179,7 +179,9 @@ ${labels.map((l) => labelChip(l, listUrl(listBase, q, { labels: [l.name], page: 
 }
 
 /** The tabs, filter form, rows and pager of a list whose address is `base`. */
-export function issueListBody(base: string, q: ListQuery, listed: ListedIssues, o: { showReference: boolean; newIssueHref?: string }): SafeHtml {
+export function issueListBody(
+  base: string, q: ListQuery, listed: ListedIssues, o: { showReference: boolean; newIssueHref?: string },
+): SafeHtml {
   const all = listed.counts.opened + listed.counts.closed;
   const tab = (state: State, label: string, n: number) =>
     html`<a href="${listUrl(base, q, { state, page: 1 })}"${state === q.state ? html` aria-current="page"` : ''}>${label} <span class="badge">${n}</span></a>`;

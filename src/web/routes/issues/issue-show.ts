@@ -96,7 +96,9 @@ export async function showIssuePage(p: ProjectPageRequest, markdown: MarkdownRen
     : [];
   const shown = notes.slice(0, MAX_NOTES);
   const [authors, awards, description, bodies] = await Promise.all([
-    findUserBasicsByIds(db, [...new Set([...shown.map((n) => n.author_id), ...events.flatMap((e) => (e.userId === null ? [] : [e.userId]))])]),
+    findUserBasicsByIds(db, [...new Set([
+      ...shown.map((n) => n.author_id), ...events.flatMap((e) => (e.userId === null ? [] : [e.userId])),
+    ])]),
     awardsQuery(db, { type: 'Issue', id: issue.id }).limit(MAX_AWARDS).execute(),
     issue.description ? renderMarkdown(markdown, p.ctx, viewer, p.project, issue.description) : Promise.resolve(null),
     Promise.all(shown.map((n) => renderMarkdown(markdown, p.ctx, viewer, p.project, n.note))),

@@ -56,7 +56,7 @@ ${labels.length === 0 ? html`<p class="muted" id="no-labels">No labels to show.<
     return html`<li id="label-${l.id}">${labelChip({ name: l.title, color: l.color, description: l.description })}
 ${l.group_id !== null ? html` <span class="badge">Group label</span>` : ''}
 <span class="muted">${l.description ?? ''}</span>
-<a href="${issues}?${new URLSearchParams({ 'label_name[]': l.title })}">${open} open ${open === 1 ? 'issue' : 'issues'}</a></li>`;
+<a href="${issues}?${new URLSearchParams({ 'label_name[]': l.title }).toString()}">${open} open ${open === 1 ? 'issue' : 'issues'}</a></li>`;
   })}</ul>`}
 ${page > 1 || rows.length > PER_PAGE ? html`<nav class="pagination" aria-label="Pages">${page > 1 ? html`<a href="${more(page - 1)}" rel="prev">Previous</a>` : ''}<span>Page ${page}</span>${
   rows.length > PER_PAGE ? html`<a href="${more(page + 1)}" rel="next">Next</a>` : ''}</nav>` : ''}`,
@@ -68,7 +68,8 @@ async function milestonesPage(p: ProjectPageRequest) {
   const { project, fullPath } = p.project;
   const state = milestoneListState(p.request.query as Record<string, unknown>);
   const groupIds = groupIdsOf(p);
-  const rows = await milestonesQuery(db, { projectIds: [project.id], groupIds }, { state: stateFilter(state) }).limit(MAX_MILESTONES).execute();
+  const rows = await milestonesQuery(db, { projectIds: [project.id], groupIds }, { state: stateFilter(state) })
+    .limit(MAX_MILESTONES).execute();
   const groups = await namespacePathsById(db, [...new Set(rows.flatMap((m) => (m.group_id === null ? [] : [m.group_id])))]);
   const base = `/${enc(fullPath)}/-/milestones`;
   return p.render({
