@@ -95,7 +95,8 @@ export function queryValues(query: Record<string, unknown>, name: string, limit 
  * screen reader says what the checked state belongs to (WCAG 4.1.2; the item's text follows it).
  */
 function namedTaskBoxes(rendered: string): string {
-  return rendered.replaceAll('<input type="checkbox" class="task-list-item-checkbox"', '<input type="checkbox" class="task-list-item-checkbox" aria-label="Task"');
+  const box = '<input type="checkbox" class="task-list-item-checkbox"';
+  return rendered.replaceAll(box, `${box} aria-label="Task"`);
 }
 
 /**
