@@ -1,8 +1,8 @@
 /**
- * A project's sidebar: Overview, Repository (Files, Commits, Branches, Tags), Issues, Merge
- * requests, CI/CD (Pipelines, Jobs), Settings. An entry is shown when its page exists (declared
- * with `web.project`, router.ts) and the viewer holds the ability the page itself demands, so the
- * sidebar never links to a page that would answer 404 or 403.
+ * A project's sidebar: Overview, Repository (Files, Commits, Branches, Tags), Issues (List,
+ * Labels, Milestones), Merge requests, CI/CD (Pipelines, Jobs), Settings. An entry is shown when
+ * its page exists (declared with `web.project`, router.ts) and the viewer holds the ability the
+ * page itself demands, so the sidebar never links to a page that would answer 404 or 403.
  */
 import type { ProjectAction } from '../domain/permissions/project.policy.ts';
 import { html, type SafeHtml } from './html.ts';
@@ -29,7 +29,13 @@ const SECTIONS: Section[] = [
       { segment: 'tags', label: 'Tags', ability: 'download_code', href: (b) => `${b}/-/tags` },
     ],
   },
-  { label: 'Issues', entries: [{ segment: 'issues', label: 'Issues', ability: 'read_issue', href: (b) => `${b}/-/issues` }] },
+  {
+    label: 'Issues', entries: [
+      { segment: 'issues', label: 'List', ability: 'read_issue', href: (b) => `${b}/-/issues` },
+      { segment: 'labels', label: 'Labels', ability: 'read_label', href: (b) => `${b}/-/labels` },
+      { segment: 'milestones', label: 'Milestones', ability: 'read_milestone', href: (b) => `${b}/-/milestones` },
+    ],
+  },
   {
     label: 'Merge requests',
     entries: [{ segment: 'merge_requests', label: 'Merge requests', ability: 'read_merge_request', href: (b) => `${b}/-/merge_requests` }],

@@ -77,6 +77,18 @@ describe(`fuzzing the pages, OAuth and git (FUZZ_SEED=${SEED})`, () => {
       ['GET', `/${repo}/-/commit/main`, { x: 'y' }, { cookie }],
       ['GET', `/${repo}/-/branches`, { x: 'y' }, { cookie }],
       ['GET', `/${repo}/-/tags`, { x: 'y' }, { cookie }],
+      ['GET', `/${repo}/-/issues`, {
+        state: 'all', search: 'x', 'label_name[]': 'bug', milestone_title: 'm', author_username: 'root', assignee_username: 'None', sort: 'title_asc',
+        page: '2',
+      }, { cookie }],
+      ['POST', `/${repo}/-/issues`, { title: 't', description: 'd', labels: 'a,b', confidential: 'true', authenticity_token: csrf }, { cookie }],
+      ['GET', `/${repo}/-/issues/1`, { x: 'y' }, { cookie }],
+      ['POST', `/${repo}/-/issues/1/notes`, { note: 'n', discussion_id: 'd', internal: 'true', authenticity_token: csrf }, { cookie }],
+      ['POST', `/${repo}/-/issues/1/close`, { authenticity_token: csrf }, { cookie }],
+      ['GET', `/${repo}/-/labels`, { search: 'x', page: '2' }, { cookie }],
+      ['GET', `/${repo}/-/milestones`, { state: 'all' }, { cookie }],
+      ['GET', `/${repo}/-/milestones/1`, { x: 'y' }, { cookie }],
+      ['GET', '/groups/nope/-/issues', { search: 'x', sort: 'popularity' }, { cookie }],
       ['GET', '/api/v4/user', { private_token: rootToken, sudo: '1' }, {}],
       ['GET', '/api/v3/user', { private_token: rootToken }, {}],
     ];

@@ -422,6 +422,13 @@ export function filterIssues(shape: IssuesShape, f: IssueFilters, viewer: UserRo
   return shape;
 }
 
+/** Only the issues of one milestone (by id: a project's and a group's milestone may share a title). */
+export function inMilestone(shape: IssuesShape, milestoneId: number): IssuesShape {
+  const id = shape.arg(milestoneId);
+  shape.step('milestone_id', (qb) => qb.where('issues.milestone_id', '=', id));
+  return shape;
+}
+
 /** Opened and closed issues among those the query finds (Gitlab::IssuablesCountForState). */
 export async function countIssuesByState(db: Kysely<DB>, qb: IssuesQuery): Promise<{ opened: number; closed: number }> {
   const inner = qb.clearSelect().clearOrderBy().select('issues.state').as('found');

@@ -21,6 +21,9 @@ import profileGpgKeys from './profile/gpg-keys.ts';
 import profileTokens from './profile/personal-access-tokens.ts';
 import adminUsers from './admin/users.ts';
 import adminRunners from './admin/runners.ts';
+import issues from './issues/issues.ts';
+import issueLabelsAndMilestones from './issues/labels-milestones.ts';
+import issueGroupPages from './issues/group-pages.ts';
 
 export const WEB_AREAS: WebArea[] = [
   home,
@@ -40,4 +43,7 @@ export const WEB_AREAS: WebArea[] = [
   profileTokens,
   adminUsers,
   adminRunners,
+  issues,
+  issueLabelsAndMilestones,
+  issueGroupPages,
 ];

@@ -12,7 +12,7 @@ import type { UserRow } from '../../../db/types.ts';
 import { canOnProject } from '../../../domain/permissions/project.policy.ts';
 import { descendantGroupIds } from '../../../domain/namespaces/namespaces.queries.ts';
 import {
-  filterIssues, issuesShape, type IssueContainer, type IssueFilters, type IssuesShape,
+  filterIssues, inMilestone, issuesShape, type IssueContainer, type IssueFilters, type IssuesShape,
 } from '../../../domain/issues/issues.finder.ts';
 import { orderIssues, type IssueOrder } from '../../../domain/issues/issue-orders.ts';
 import { findMilestoneById } from '../../../domain/issues/issue-writes.queries.ts';
@@ -43,12 +43,6 @@ const IssueList = exactJson(Type.Array(IssueSchema));
 /** The group and every group below it: a group's lists cover their projects. */
 export async function groupAndDescendants(request: FastifyRequest, groupId: number): Promise<number[]> {
   return [groupId, ...(await descendantGroupIds(request.server.kiln.db, [groupId])).keys()];
-}
-
-function milestoneIssues(shape: IssuesShape, milestoneId: number): IssuesShape {
-  const id = shape.arg(milestoneId);
-  shape.step('milestone_id', (qb) => qb.where('issues.milestone_id', '=', id));
-  return shape;
 }
 
 const issueLists: FastifyPluginAsync = async (app) => {
@@ -125,7 +119,7 @@ const issueLists: FastifyPluginAsync = async (app) => {
     const viewer = request.caller?.user ?? null;
     // Issues of the milestone in this project the viewer may see (IssuesFinder with milestone_title).
     const container = projectContainer(ctx);
-    const qb = milestoneIssues(await issuesShape(db, viewer, container, false), milestone.id);
+    const qb = inMilestone(await issuesShape(db, viewer, container, false), milestone.id);
     return page(request, reply, qb, {
       order: 'relative_position', sort: 'asc', from: { project: ctx.project.id }, withLabelsDetails: false, single: contextProjectPath(ctx),
     });
@@ -140,7 +134,7 @@ const issueLists: FastifyPluginAsync = async (app) => {
     if (!milestone || milestone.group_id !== ctx.group.id) throw notFound('Milestone');
     const viewer = request.caller?.user ?? null;
     // The group's and its sub-groups' projects the viewer may read (Milestone#issues_visible_to_user).
-    const qb = milestoneIssues(
+    const qb = inMilestone(
       await issuesShape(db, viewer, { namespaceIds: await groupAndDescendants(request, ctx.group.id) }, false), milestone.id,
     );
     return page(request, reply, qb, { order: 'relative_position', sort: 'asc', from: { group: ctx.group.id }, withLabelsDetails: false });
