@@ -74,11 +74,11 @@ export function findMergeRequestById(db: Db, id: number): Promise<MergeRequestRo
 
 /** The open request of a source branch into a project (the one the partial unique index allows). */
 export function openMergeRequestOfBranch(
-  db: Db, projectId: number, sourceProjectId: number, sourceBranch: string,
+  db: Db, projectId: number, sourceProjectId: number, sourceBranch: string, targetBranch: string,
 ): Promise<MergeRequestRow | undefined> {
   return db.selectFrom('merge_requests').selectAll().where('project_id', '=', projectId)
     .where('source_project_id', '=', sourceProjectId).where('source_branch', '=', sourceBranch)
-    .where('state', 'in', ['opened', 'locked']).executeTakeFirst();
+    .where('target_branch', '=', targetBranch).where('state', 'in', ['opened', 'locked']).executeTakeFirst();
 }
 
 /** Open requests whose source or target is one of these branches of the project (after a push). */
