@@ -98,6 +98,21 @@ export function updateMergeRequestRow(db: Db, id: number, set: Updateable<MergeR
   return db.updateTable('merge_requests').set(set).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }
 
+/**
+ * The open requests between `projectId` and another project (MergeRequest.from_and_to_forks with
+ * .opened): from it into others, and — unless `into` is false — from others into it; none into
+ * `exceptTargets`.
+ */
+export function openForkRequestsOf(db: Db, projectId: number, into: boolean, exceptTargets: number[] = []): Promise<MergeRequestRow[]> {
+  let qb = db.selectFrom('merge_requests').selectAll().where('state', '=', 'opened')
+    .where((eb) => eb.or([
+      eb.and([eb('source_project_id', '=', projectId), eb('project_id', '!=', projectId)]),
+      ...(into ? [eb.and([eb('project_id', '=', projectId), eb('source_project_id', '!=', projectId)])] : []),
+    ]));
+  if (exceptTargets.length > 0) qb = qb.where('project_id', 'not in', exceptTargets);
+  return qb.orderBy('id').execute();
+}
+
 /** Moves the row only while it still has `expected` as its state (a merge racing a close). */
 export function updateMergeRequestIf(
   db: Db, id: number, expected: { state?: string; merge_status_heads?: string | null }, set: Updateable<MergeRequestsTable>,
