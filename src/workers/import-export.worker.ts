@@ -21,8 +21,9 @@ export function registerImportExportJobs(
   queue.registerHandler(PROJECT_EXPORT_JOB, (p: ProjectExportPayload) => runProjectExport(db, shards, dataDir, p), {
     maxAttempts: 3, onGiveUp: (p: ProjectExportPayload, lastError: string) => projectExportGaveUp(db, p, lastError),
   });
-  queue.registerHandler(PROJECT_IMPORT_JOB, (p: ProjectImportPayload) => runProjectImport(db, shards, dataDir, p), {
-    maxAttempts: 3, onGiveUp: (p: ProjectImportPayload, lastError: string) => projectImportGaveUp(db, shards, dataDir, p, lastError),
+  queue.registerHandler(PROJECT_IMPORT_JOB, (p: ProjectImportPayload) => runProjectImport(db, queue, shards, dataDir, p), {
+    maxAttempts: 3,
+    onGiveUp: (p: ProjectImportPayload, lastError: string) => projectImportGaveUp(db, queue, shards, dataDir, p, lastError),
   });
   queue.registerHandler(GROUP_EXPORT_JOB, (p: GroupExportPayload) => runGroupExport(db, dataDir, p), {
     maxAttempts: 3, onGiveUp: (p: GroupExportPayload, lastError: string) => groupExportGaveUp(db, p, lastError),

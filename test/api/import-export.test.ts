@@ -8,6 +8,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
@@ -324,6 +325,130 @@ async function entryOf(tarBuffer: Buffer, name: string): Promise<Buffer> {
   extract.end(tarBuffer);
   return done;
 }
+
+/** A project at root/<path> with a commit, an issue, a member and a star: the one an overwrite aims at. */
+async function projectToOverwrite(pathName: string) {
+  const p = await ok(t, 'POST', '/projects', {
+    name: `Keep ${pathName}`, path: pathName, visibility: 'public', initialize_with_readme: true,
+  });
+  await ok(t, 'POST', `/projects/${p.id}/issues`, { title: 'kept issue' });
+  await ok(t, 'POST', `/projects/${p.id}/members`, { user_id: alice.id, access_level: 40 });
+  await ok(t, 'POST', `/projects/${p.id}/star`, undefined, bobToken);
+  const row = await projectRow(t, p.id);
+  return { id: p.id as number, row, refs: refs(gitDirOf(t, row)) };
+}
+
+/** The temporary project of an overwrite that failed is removed: its import status is gone. */
+async function overwriteGone(id: number) {
+  await waitFor(`import ${id} removed`, async () => {
+    const r = await api(t, 'GET', `/projects/${id}/import`);
+    return r.statusCode === 404 ? true : undefined;
+  }, 30_000);
+}
+
+test('an overwrite import that fails mid-way leaves the project it was to replace as it was', async () => {
+  const old = await projectToOverwrite('keep-failed');
+  const goodTar = zlib.gunzipSync(await exportAndDownload(t, source.id));
+  const entries = ['VERSION', 'project.json', 'repository.bundle'];
+  const bodies = new Map<string, Buffer>();
+  for (const name of entries) bodies.set(name, await entryOf(goodTar, name));
+  // A repository bundle damaged half-way: found when the repository is restored.
+  const bundle = bodies.get('repository.bundle')!;
+  const damagedBundle = await craftArchive(entries.map((name) => ({
+    name, body: name === 'repository.bundle' ? bundle.subarray(0, Math.floor(bundle.length * 0.6)) : bodies.get(name)!,
+  })));
+  // A record that cannot be restored: found after the repository was, in the records' transaction.
+  const doc = JSON.parse(String(bodies.get('project.json')));
+  doc.issues[1].title = 'x'.repeat(300);
+  const damagedRecord = await craftArchive(entries.map((name) => ({
+    name, body: name === 'project.json' ? Buffer.from(JSON.stringify(doc)) : bodies.get(name)!,
+  })));
+  for (const archive of [damagedBundle, damagedRecord]) {
+    const r = await importProject(t, { path: 'keep-failed', overwrite: 'true' }, archive);
+    assert.equal(r.statusCode, 201, r.body);
+    // The import is made beside the project (GitlabProjectsImportService: `<path>-<hex>`).
+    assert.match(r.json().path_with_namespace, /^root\/keep-failed-[0-9a-f]{32}$/);
+    assert.notEqual(r.json().id, old.id);
+    // Meanwhile the old project answers as before.
+    assert.equal((await ok(t, 'GET', '/projects/root%2Fkeep-failed')).id, old.id);
+    await overwriteGone(r.json().id);
+    const shown = await ok(t, 'GET', '/projects/root%2Fkeep-failed');
+    assert.equal(shown.id, old.id);
+    assert.equal(shown.name, 'Keep keep-failed');
+    assert.equal(shown.star_count, 1);
+    assert.deepEqual((await ok(t, 'GET', `/projects/${old.id}/issues`)).map((i: { title: string }) => i.title), ['kept issue']);
+    const members = (await ok(t, 'GET', `/projects/${old.id}/members`)).map((m: { username: string }) => m.username).sort();
+    assert.deepEqual(members, ['alice', 'root']);
+    const row = await projectRow(t, old.id);
+    const place = (r: typeof row) => [
+      r.name, r.path, r.namespace_id, r.repository_storage, r.disk_path, r.pending_delete, r.default_branch,
+    ];
+    assert.deepEqual(place(row), place(old.row));
+    assert.equal(refs(gitDirOf(t, row)), old.refs);
+    git(gitDirOf(t, row), 'fsck', '--no-progress');
+    // Nothing of the temporary project is left: no row, no repository.
+    const temp = await t.db.selectFrom('projects').select('id').where('id', '=', r.json().id).executeTakeFirst();
+    assert.equal(temp, undefined);
+  }
+});
+
+test('an overwrite import that succeeds takes the project\'s place, members, stars and forks', async () => {
+  const old = await projectToOverwrite('keep-replaced');
+  const oldDir = gitDirOf(t, old.row);
+  // A fork of the old project (it borrows the old repository's objects) and an old path that redirects.
+  const fork = await ok(t, 'POST', `/projects/${old.id}/fork`, { namespace: 'alice', path: 'keep-fork', name: 'keep-fork' });
+  await waitFor('the fork', async () => ((await projectRow(t, fork.id)).import_status === 'finished' ? true : undefined), 30_000);
+  await ok(t, 'PUT', `/projects/${old.id}`, { path: 'keep-replaced-2' });
+  await ok(t, 'PUT', `/projects/${old.id}`, { path: 'keep-replaced' });
+  const archive = await exportAndDownload(t, source.id);
+  const r = await importProject(t, { path: 'keep-replaced', overwrite: 'true' }, archive);
+  assert.equal(r.statusCode, 201, r.body);
+  assert.match(r.json().path_with_namespace, /^root\/keep-replaced-[0-9a-f]{32}$/);
+  const newId = r.json().id;
+  const done = await importDone(t, newId);
+  assert.equal(done.import_status, 'finished', done.import_error);
+  // The import lives at the path now, with the old project's name, under its own (new) id.
+  assert.equal(done.path_with_namespace, 'root/keep-replaced');
+  const shown = await ok(t, 'GET', '/projects/root%2Fkeep-replaced');
+  assert.equal(shown.id, newId);
+  assert.equal(shown.name, 'Keep keep-replaced');
+  assert.match(shown.web_url, /\/root\/keep-replaced$/);
+  assert.equal((await api(t, 'GET', `/projects/${old.id}`)).statusCode, 404);
+  assert.deepEqual(await snapshot(t, newId), await snapshot(t, source.id));
+  // What the old project had moves over: its member alice (the archive's alice is a Developer and
+  // wins), bob's star, the fork, and the old path that redirected to it.
+  const members = (await ok(t, 'GET', `/projects/${newId}/members`)) as { username: string; access_level: number }[];
+  assert.deepEqual(members.filter((m) => m.username === 'alice').map((m) => m.access_level), [30]);
+  assert.ok(members.some((m) => m.username === 'root'));
+  assert.equal(shown.star_count, 1);
+  const forkShown = await ok(t, 'GET', `/projects/${fork.id}`);
+  assert.equal(forkShown.forked_from_project.id, newId);
+  assert.deepEqual((await ok(t, 'GET', `/projects/${newId}/forks`)).map((p: { id: number }) => p.id), [fork.id]);
+  assert.equal((await ok(t, 'GET', '/projects/root%2Fkeep-replaced-2')).id, newId);
+  // The old repository goes once the fork has objects of its own; the fork stays complete.
+  await waitFor('the old repository to go', async () => (await fsp.stat(oldDir).then(() => false, () => true)) || undefined, 30_000);
+  const forkRow = await projectRow(t, fork.id);
+  assert.equal(forkRow.objects_from_project_id, null);
+  git(gitDirOf(t, forkRow), 'fsck', '--no-progress');
+  assert.equal(refs(gitDirOf(t, await projectRow(t, newId))), refs(gitDirOf(t, await projectRow(t, source.id))));
+});
+
+test('overwrite without a project at the path is a plain import; only who may administer the namespace overwrites', async () => {
+  const archive = await exportAndDownload(t, source.id);
+  const plain = await importProject(t, { path: 'keep-none', overwrite: 'true' }, archive);
+  assert.equal(plain.statusCode, 201, plain.body);
+  assert.equal(plain.json().path_with_namespace, 'root/keep-none');
+  assert.equal((await importDone(t, plain.json().id)).import_status, 'finished');
+  // alice may create projects in the group as a Maintainer, but only its Owners may overwrite one there.
+  const group = await ok(t, 'POST', '/groups', { name: 'Overwrites', path: 'overwrites' });
+  await ok(t, 'POST', `/groups/${group.id}/members`, { user_id: alice.id, access_level: 40 });
+  const target = await ok(t, 'POST', '/projects', { name: 'Target', path: 'target', namespace_id: group.id, initialize_with_readme: true });
+  const r = await importProject(t, { path: 'target', namespace: 'overwrites', overwrite: 'true' }, archive, aliceToken);
+  assert.equal(r.statusCode, 201, r.body);
+  await overwriteGone(r.json().id);
+  const kept = await ok(t, 'GET', '/projects/overwrites%2Ftarget');
+  assert.equal(kept.id, target.id);
+});
 
 test('an archive over max_import_size is refused before it is stored', async () => {
   await ok(t, 'PUT', '/application/settings', { max_import_size: 1 });

@@ -1,7 +1,8 @@
 /**
  * Forking (the Service's Projects::ForkService and RepositoryForkWorker): the request makes the
  * fork's row — named and placed as asked, no more visible than its source or its group, with its
- * source's settings, the fork relationship and `import_status: scheduled` — and queues the job
+ * source's settings, the fork relationship, membership of the source's fork network and
+ * `import_status: scheduled` — and queues the job
  * that makes its repository. The job creates a bare repository that borrows every object from the
  * source's (borrowed-objects.ts: alternates, never a copy of the objects), copies the source's
  * branches and tags and HEAD, checks it is complete, and marks the import `finished` (or `failed`
@@ -23,7 +24,7 @@ import { createBareRepository, inspectRepository, removeRepository, repositoryEx
 import { repositoryPath } from '../repositories/storage.ts';
 import { runGit } from '../repositories/git-command.ts';
 import { isUniqueViolation } from '../../db/constraints.ts';
-import { findForkRow, insertForkRow, setImportState } from './forks.queries.ts';
+import { findForkRow, insertForkRow, joinForkNetwork, setImportState } from './forks.queries.ts';
 import { lendObjects } from './borrowed-objects.ts';
 
 export const FORK_REPOSITORY_JOB = 'forks.create_repository';
@@ -110,6 +111,7 @@ export async function forkProject(db: Kysely<DB>, jobs: JobQueue, shards: Storag
       }
       await recordEvent(trx, { project_id: row.id, author_id: input.creator.id, action: 'created', target_type: null, target_id: null });
       await insertForkRow(trx, row.id, source.id);
+      await joinForkNetwork(trx, row.id, source.id);
       await jobs.enqueue(FORK_REPOSITORY_JOB, { projectId: row.id } satisfies ForkPayload, { trx });
       return row;
     });

@@ -66,3 +66,59 @@ export async function setImportState(db: Db, projectId: number, status: string, 
   await db.updateTable('projects').set({ import_status: status, import_error: error, updated_at: nowIso() })
     .where('id', '=', projectId).execute();
 }
+
+/** The fork network `projectId` belongs to, if any (ForkNetworkMember). */
+export async function forkNetworkOf(db: Db, projectId: number): Promise<number | undefined> {
+  const row = await db.selectFrom('fork_network_members').select('fork_network_id').where('project_id', '=', projectId).executeTakeFirst();
+  return row?.fork_network_id;
+}
+
+/**
+ * `forkId` joins the network of `sourceId` (ForkService#link_fork_network): a source outside any
+ * network becomes the root of a new one (or of the one it was root of), and a fork that was the
+ * root of a family of its own moves alone, its forks staying where they are.
+ */
+export async function joinForkNetwork(trx: Transaction<DB>, forkId: number, sourceId: number): Promise<number> {
+  const now = nowIso();
+  let network = await forkNetworkOf(trx, sourceId);
+  if (network === undefined) {
+    const rooted = await trx.selectFrom('fork_networks').select('id').where('root_project_id', '=', sourceId).executeTakeFirst();
+    network = rooted?.id ?? (await trx.insertInto('fork_networks').values({ root_project_id: sourceId, created_at: now })
+      .returning('id').executeTakeFirstOrThrow()).id;
+    await trx.insertInto('fork_network_members').values({ project_id: sourceId, fork_network_id: network, created_at: now }).execute();
+  }
+  await trx.deleteFrom('fork_network_members').where('project_id', '=', forkId).execute();
+  await trx.insertInto('fork_network_members').values({ project_id: forkId, fork_network_id: network, created_at: now }).execute();
+  return network;
+}
+
+/**
+ * `projectId` leaves its network (Projects::UnlinkForkService): its membership goes, its direct
+ * forks no longer name it as their source but stay in the network, and a network it was the root
+ * of keeps its members without a root.
+ */
+export async function leaveForkNetwork(trx: Transaction<DB>, projectId: number): Promise<void> {
+  await trx.deleteFrom('fork_network_members').where('project_id', '=', projectId).execute();
+  await trx.updateTable('project_forks').set({ forked_from_project_id: null }).where('forked_from_project_id', '=', projectId).execute();
+  await trx.updateTable('fork_networks').set({ root_project_id: null }).where('root_project_id', '=', projectId).execute();
+}
+
+/** Project#in_fork_network_of?: both are members of one network. */
+export async function inOneForkNetwork(db: Db, a: number, b: number): Promise<boolean> {
+  const rows = await db.selectFrom('fork_network_members').select(['project_id', 'fork_network_id'])
+    .where('project_id', 'in', [a, b]).execute();
+  return rows.length === 2 && rows[0].fork_network_id === rows[1].fork_network_id;
+}
+
+/**
+ * Projects::MoveForksService, as an overwrite (import) has it: `toId` takes `fromId`'s place in
+ * its fork network — its membership, the forks that named it as their source, the network it is
+ * the root of — and its own fork relationship, unless `toId` has one already.
+ */
+export async function moveForkRelations(trx: Transaction<DB>, fromId: number, toId: number): Promise<void> {
+  if (await forkNetworkOf(trx, toId) !== undefined) return;
+  await trx.updateTable('fork_network_members').set({ project_id: toId }).where('project_id', '=', fromId).execute();
+  await trx.updateTable('project_forks').set({ forked_from_project_id: toId }).where('forked_from_project_id', '=', fromId).execute();
+  await trx.updateTable('project_forks').set({ project_id: toId }).where('project_id', '=', fromId).execute();
+  await trx.updateTable('fork_networks').set({ root_project_id: toId }).where('root_project_id', '=', fromId).execute();
+}

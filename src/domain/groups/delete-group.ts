@@ -14,6 +14,8 @@
  * Refused while any of those repositories is read-only for a storage move: the rows are locked
  * (`lockContainers`), as a project's deletion locks its row, so a move cannot be scheduled
  * between the check and the commit, and a removal never pulls a repository from under a copy.
+ * As each project's deletion does, the open requests from those projects into projects that
+ * stay are closed by `actorId` (delete-project.ts).
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/types.ts';
@@ -25,6 +27,7 @@ import { releaseBorrowers } from '../forks/borrowed-objects.ts';
 import { repositoryPath } from '../repositories/storage.ts';
 import { resourceBotIdsOf } from '../tokens/tokens.queries.ts';
 import { deleteGroupsWithProjects, groupTrees } from './groups.queries.ts';
+import { closeForkRequests } from '../merge-requests/close-fork-requests.ts';
 
 /** The background job that removes repositories whose rows are gone. */
 export const REMOVE_REPOSITORIES_JOB = 'repositories.remove';
@@ -43,7 +46,7 @@ export interface RemoveRepositoriesPayload {
 export type DeleteGroupResult = { ok: true; botIds: number[] } | { ok: false; reason: 'read_only' | 'not_found' };
 
 export async function deleteGroup(
-  db: Kysely<DB>, jobs: JobQueue, groupId: number, record?: (trx: Transaction<DB>) => Promise<void>,
+  db: Kysely<DB>, jobs: JobQueue, groupId: number, record?: (trx: Transaction<DB>) => Promise<void>, actorId: number | null = null,
 ): Promise<DeleteGroupResult> {
   const result = await db.transaction().execute(async (trx): Promise<DeleteGroupResult> => {
     const trees = await groupTrees(trx, [groupId]);
@@ -54,6 +57,9 @@ export async function deleteGroup(
     const groupIds = trees.groups.map((g) => g.id);
     const projectIds = trees.projects.map((p) => p.id);
     const bots = [...await resourceBotIdsOf(trx, 'Namespace', groupIds), ...await resourceBotIdsOf(trx, 'Project', projectIds)];
+    // Groups::DestroyService destroys each project with Projects::DestroyService, whose
+    // UnlinkForkService closes the open requests from it into projects that stay.
+    if (actorId !== null) for (const id of projectIds) await closeForkRequests(trx, id, actorId, { into: false, goingToo: projectIds });
     await deleteGroupsWithProjects(trx, groupIds, projectIds);
     const repositories = [
       ...projects.map((c) => ({ storage: c.repository_storage, diskPath: c.disk_path, projectId: c.id })),

@@ -218,3 +218,42 @@ export function findProjectInNamespaceByPath(db: Db, namespaceId: number, path: 
   return db.selectFrom('projects').selectAll().where('namespace_id', '=', namespaceId)
     .where(sql<string>`lower(path)`, '=', path.toLowerCase()).where('pending_delete', '=', 0).executeTakeFirst();
 }
+
+/**
+ * What an overwritten project hands to the project that replaces it (Projects::OverwriteProjectService
+ * with remove_remaining_elements: false: MoveUsersStarProjectsService, MoveAccessService — members
+ * and group links —, MoveDeployKeysProjectsService, MoveNotificationSettingsService): each row of
+ * `fromId` moves to `toId` unless `toId` has that user, group or key already (the imported
+ * members win). Its redirect routes move too, so its old paths keep leading to the project now at
+ * its path. In the caller's transaction.
+ */
+export async function moveOverwrittenRelations(trx: Transaction<DB>, fromId: number, toId: number): Promise<void> {
+  await trx.updateTable('users_star_projects').set({ project_id: toId }).where('project_id', '=', fromId)
+    .where('user_id', 'not in', (eb) => eb.selectFrom('users_star_projects as s').select('s.user_id').where('s.project_id', '=', toId))
+    .execute();
+  await trx.updateTable('members').set({ source_id: toId }).where('source_type', '=', 'Project').where('source_id', '=', fromId)
+    .where('user_id', 'not in', (eb) => eb.selectFrom('members as m').select('m.user_id')
+      .where('m.source_type', '=', 'Project').where('m.source_id', '=', toId))
+    .execute();
+  await trx.updateTable('project_group_links').set({ project_id: toId }).where('project_id', '=', fromId)
+    .where('group_id', 'not in', (eb) => eb.selectFrom('project_group_links as l').select('l.group_id').where('l.project_id', '=', toId))
+    .execute();
+  await trx.updateTable('deploy_keys_projects').set({ project_id: toId }).where('project_id', '=', fromId)
+    .where('deploy_key_id', 'not in', (eb) => eb.selectFrom('deploy_keys_projects as k').select('k.deploy_key_id')
+      .where('k.project_id', '=', toId))
+    .execute();
+  await trx.updateTable('notification_settings').set({ project_id: toId }).where('project_id', '=', fromId)
+    .where('user_id', 'not in', (eb) => eb.selectFrom('notification_settings as n').select('n.user_id').where('n.project_id', '=', toId))
+    .execute();
+  await trx.updateTable('redirect_routes').set({ project_id: toId }).where('project_id', '=', fromId).execute();
+}
+
+/**
+ * The imported project takes the overwritten one's name and path (Projects::UpdateService of the
+ * Service's rename); no old path redirects to where it now lives (Route#delete_conflicting_redirects).
+ */
+export async function takePlace(trx: Transaction<DB>, projectId: number, place: { name: string; path: string; fullPath: string }) {
+  await trx.deleteFrom('redirect_routes').where(sql`lower(path)`, '=', place.fullPath.toLowerCase()).execute();
+  return trx.updateTable('projects').set({ name: place.name, path: place.path, updated_at: nowIso() }).where('id', '=', projectId)
+    .returningAll().executeTakeFirstOrThrow();
+}

@@ -6,7 +6,8 @@
  * from their bundles, and writes every record in one transaction with new ids and the archive's
  * iids. People are mapped by username, then e-mail, to this instance's users, else to the
  * importer (members who cannot be mapped are left out). Any failure leaves no record and an empty
- * repository behind: `import_status: failed` with `import_error`.
+ * repository behind: `import_status: failed` with `import_error`. An import with `overwrite`
+ * replaces the project at its path only once complete (overwrite-project.ts).
  */
 import fsp from 'node:fs/promises';
 import os from 'node:os';
@@ -34,6 +35,10 @@ import {
 import {
   insertPlain, insertRecord, isMember, setProjectImportState, usersByUsernameOrEmail, type Row,
 } from './import-export.queries.ts';
+import type { JobQueue } from '../background-jobs/job-queue.ts';
+import { deleteProject, finishRemoval } from '../projects/delete-project.ts';
+import { removeProjectUploads } from '../uploads/uploads.ts';
+import { overwriteWithImport, OverwriteRefused, planOverwrite } from './overwrite-project.ts';
 
 export const PROJECT_IMPORT_JOB = 'import_export.project_import';
 
@@ -44,6 +49,11 @@ export interface ProjectImportPayload {
   file: string;
   /** Attributes that win over the archive's (`override_params`), checked by the request. */
   overrides: Record<string, unknown>;
+  /**
+   * With `overwrite`: the path of the project this import replaces once complete (the Service's
+   * import_data `original_path`; overwrite-project.ts). The import itself lives beside it.
+   */
+  originalPath?: string;
 }
 
 export function importsDir(dataDir: string): string {
@@ -54,7 +64,7 @@ export function importsDir(dataDir: string): string {
 class ImportRefused extends Error {}
 
 export async function runProjectImport(
-  db: Kysely<DB>, shards: StorageShard[], dataDir: string, payload: ProjectImportPayload,
+  db: Kysely<DB>, jobs: JobQueue, shards: StorageShard[], dataDir: string, payload: ProjectImportPayload,
 ): Promise<void> {
   const project = await findProjectById(db, payload.projectId);
   const file = path.join(importsDir(dataDir), path.basename(payload.file));
@@ -87,27 +97,49 @@ export async function runProjectImport(
     const state = await inspectRepository(gitDir, asked);
     const importer = await db.selectFrom('users').selectAll().where('id', '=', payload.userId).executeTakeFirst();
     if (!importer) throw new ImportRefused('The importer no longer exists');
+    const plan = payload.originalPath === undefined ? undefined
+      : await planOverwrite(db, importer, project.namespace_id, payload.originalPath);
     const sealer = await sealerFor(dataDir);
-    await db.transaction().execute(async (trx) => {
+    // The records, the finished state and, with overwrite, the swap: one transaction, so an
+    // overwritten project is replaced only by a complete import.
+    const overwritten = await db.transaction().execute(async (trx) => {
       await writeRecords(trx, project, importer, doc, sealer.seal(''));
-      await trx.updateTable('projects').set({
+      const finished = await trx.updateTable('projects').set({
         ...carriedAttributes(doc.project, project), ...payload.overrides,
         default_branch: state.defaultBranch, empty_repo: state.empty ? 1 : 0, readme_path: state.readme,
         import_status: 'finished', import_error: null, import_failed_relations: '[]',
-      }).where('id', '=', project.id).execute();
+      }).where('id', '=', project.id).returningAll().executeTakeFirstOrThrow();
+      return plan === undefined ? undefined : overwriteWithImport(trx, jobs, finished, plan, importer);
     });
+    if (overwritten) {
+      await finishRemoval(jobs, shards, overwritten.removal);
+      await removeProjectUploads(dataDir, overwritten.oldId);
+    }
   } catch (err) {
-    const refused = err instanceof ArchiveError || err instanceof ImportRefused || err instanceof RecordError;
+    const refused = err instanceof ArchiveError || err instanceof ImportRefused || err instanceof RecordError
+      || err instanceof OverwriteRefused;
     if (!refused) throw err;
-    await failImport(db, project, gitDir, shards, err.message);
+    await failImport(db, jobs, project, payload, gitDir, shards, err.message);
   } finally {
     await fsp.rm(work, { recursive: true, force: true });
   }
   await fsp.rm(file, { force: true });
 }
 
-/** When the job's runs are given up, or the archive is refused: nothing of it stays. */
-async function failImport(db: Kysely<DB>, project: ProjectRow, gitDir: string, shards: StorageShard[], message: string): Promise<void> {
+/**
+ * When the job's runs are given up, or the archive is refused: nothing of it stays. An import
+ * that was to overwrite a project goes altogether, its temporary project too, and the project it
+ * was to replace stays as it was (it was never touched).
+ */
+async function failImport(
+  db: Kysely<DB>, jobs: JobQueue, project: ProjectRow, payload: ProjectImportPayload, gitDir: string, shards: StorageShard[],
+  message: string,
+): Promise<void> {
+  if (payload.originalPath !== undefined) {
+    const removed = await deleteProject(db, jobs, shards, project.id, null);
+    // A temporary project being moved between storages cannot go now: it stays, failed.
+    if (removed.ok || removed.reason === 'not_found') return;
+  }
   await fsp.rm(wikiRepository(shards, project).gitDir, { recursive: true, force: true });
   await removeRepository(gitDir);
   await createBareRepository(gitDir);
@@ -117,10 +149,12 @@ async function failImport(db: Kysely<DB>, project: ProjectRow, gitDir: string, s
 }
 
 export async function projectImportGaveUp(
-  db: Kysely<DB>, shards: StorageShard[], dataDir: string, payload: ProjectImportPayload, lastError: string,
+  db: Kysely<DB>, jobs: JobQueue, shards: StorageShard[], dataDir: string, payload: ProjectImportPayload, lastError: string,
 ): Promise<void> {
   const project = await findProjectById(db, payload.projectId);
-  if (project) await failImport(db, project, repositoryPath(shards, project.repository_storage, project.disk_path), shards, lastError);
+  if (project) {
+    await failImport(db, jobs, project, payload, repositoryPath(shards, project.repository_storage, project.disk_path), shards, lastError);
+  }
   await fsp.rm(path.join(importsDir(dataDir), path.basename(payload.file)), { force: true });
 }
 

@@ -7,9 +7,8 @@
  * commits, versions, the merge-tree check and the merge itself read only the target's objects,
  * and the request stays readable after the fork or its branch is gone.
  *
- * The fork network (ForkNetwork of the Service) is the set of projects reached through
- * project_forks from one root: two projects are in one network when walking their
- * `forked_from` chains ends at the same project.
+ * The fork network (ForkNetwork of the Service) is kept in its own rows (forks.queries.ts), so
+ * it stays one when the project at its top is deleted.
  */
 import type { Kysely } from 'kysely';
 import type { DB, UserRow } from '../../db/types.ts';
@@ -26,7 +25,7 @@ import { runGit } from '../repositories/git-command.ts';
 import { refTarget } from '../repositories/git-read.ts';
 import { projectRepository, updateRefs } from '../repositories/project-repository.ts';
 import { COMMIT_ID, validRefName, ZERO_ID } from '../repositories/ref-names.ts';
-import { findForkRow } from '../forks/forks.queries.ts';
+import { findForkRow, inOneForkNetwork } from '../forks/forks.queries.ts';
 
 type RequestRef = Pick<MergeRequestRow, 'iid' | 'project_id' | 'source_project_id' | 'source_branch'>;
 
@@ -48,22 +47,12 @@ export function sourceRefOf(mr: RequestRef): string {
   return isForkRequest(mr) ? requestHeadRef(mr.iid) : `refs/heads/${mr.source_branch}`;
 }
 
-/** The projects above `projectId` (itself first), following forked_from; bounded against a damaged chain. */
-async function forkChain(db: Kysely<DB>, projectId: number): Promise<number[]> {
-  const chain = [projectId];
-  for (let i = 0; i < 64; i += 1) {
-    const row = await findForkRow(db, chain[chain.length - 1]);
-    if (!row?.forked_from_project_id || chain.includes(row.forked_from_project_id)) break;
-    chain.push(row.forked_from_project_id);
-  }
-  return chain;
-}
-
-/** Project#in_fork_network_of?: both reach the same root through their forked_from chains. */
+/**
+ * Project#in_fork_network_of?: both are members of one fork network (fork_network_members),
+ * which outlives the projects the forks were made from: two forks of a deleted root still are.
+ */
 export async function inSameForkNetwork(db: Kysely<DB>, a: number, b: number): Promise<boolean> {
-  if (a === b) return true;
-  const [ca, cb] = await Promise.all([forkChain(db, a), forkChain(db, b)]);
-  return ca[ca.length - 1] === cb[cb.length - 1];
+  return a === b || inOneForkNetwork(db, a, b);
 }
 
 /**

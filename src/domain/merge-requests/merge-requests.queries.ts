@@ -95,11 +95,11 @@ export function findMergeRequestById(db: Db, id: number): Promise<MergeRequestRo
 
 /** The open request of a source branch into a project (the one the partial unique index allows). */
 export function openMergeRequestOfBranch(
-  db: Db, projectId: number, sourceProjectId: number, sourceBranch: string,
+  db: Db, projectId: number, sourceProjectId: number, sourceBranch: string, targetBranch: string,
 ): Promise<MergeRequestRow | undefined> {
   return db.selectFrom('merge_requests').selectAll().where('project_id', '=', projectId)
     .where('source_project_id', '=', sourceProjectId).where('source_branch', '=', sourceBranch)
-    .where('state', 'in', ['opened', 'locked']).executeTakeFirst();
+    .where('target_branch', '=', targetBranch).where('state', 'in', ['opened', 'locked']).executeTakeFirst();
 }
 
 /** Open requests whose source or target is one of these branches of the project (after a push). */
@@ -117,6 +117,21 @@ export function insertMergeRequest(trx: Transaction<DB>, values: Insertable<Merg
 
 export function updateMergeRequestRow(db: Db, id: number, set: Updateable<MergeRequestsTable>): Promise<MergeRequestRow> {
   return db.updateTable('merge_requests').set(set).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/**
+ * The open requests between `projectId` and another project (MergeRequest.from_and_to_forks with
+ * .opened): from it into others, and — unless `into` is false — from others into it; none into
+ * `exceptTargets`.
+ */
+export function openForkRequestsOf(db: Db, projectId: number, into: boolean, exceptTargets: number[] = []): Promise<MergeRequestRow[]> {
+  let qb = db.selectFrom('merge_requests').selectAll().where('state', '=', 'opened')
+    .where((eb) => eb.or([
+      eb.and([eb('source_project_id', '=', projectId), eb('project_id', '!=', projectId)]),
+      ...(into ? [eb.and([eb('project_id', '=', projectId), eb('source_project_id', '!=', projectId)])] : []),
+    ]));
+  if (exceptTargets.length > 0) qb = qb.where('project_id', 'not in', exceptTargets);
+  return qb.orderBy('id').execute();
 }
 
 /** Moves the row only while it still has `expected` as its state (a merge racing a close). */

@@ -4,16 +4,17 @@
  *
  * A request names two branches that must exist and, within one project, differ ("You can't use same
  * project/branch for source and target"); its source may be a branch of another project of the fork
- * network (fork-source.ts: its commits fetched into the target). One open request per source branch (the partial unique
- * index of the migration, so two concurrent creations cannot both land: the loser learns the
- * winner's iid, "Another open merge request already exists for this source branch: !N"). A
- * title starting `Draft:`, `[Draft]`, `(Draft)` or `WIP:` marks it a draft (MergeRequest
- * #draft?). Labels, milestone, assignees and reviewers are admin_merge_request's and dropped
- * silently for anyone else (IssuableBaseService#filter_params); the Free tier keeps one assignee
- * and one reviewer. Creating takes the first diff version (MergeRequest after_create
- * create_merge_request_diff) and queues the merge status check (merge-status.ts); everything a
- * write records — label, milestone and state resource events, system notes, the `created`,
- * `closed` and `reopened` events, todos — is one transaction with it.
+ * network (fork-source.ts: its commits fetched into the target). One open request per source
+ * branch and target branch (MergeRequest#validate_branches; the partial unique index of migration
+ * 2026-12-01T0100, so two concurrent creations cannot both land: the loser learns the winner's
+ * iid, "Another open merge request already exists for this source branch: !N"). A title starting
+ * `Draft:`, `[Draft]`, `(Draft)` or `WIP:` marks it a draft (MergeRequest#draft?). Labels,
+ * milestone, assignees and reviewers are admin_merge_request's and dropped silently for anyone
+ * else (IssuableBaseService#filter_params); the Free tier keeps one assignee and one reviewer.
+ * Creating takes the first diff version (MergeRequest after_create create_merge_request_diff)
+ * and queues the merge status check (merge-status.ts); everything a write records — label,
+ * milestone and state resource events, system notes, the `created`, `closed` and `reopened`
+ * events, todos — is one transaction with it.
  */
 import { queueObjectHook } from '../web-hooks/object-hooks.ts';
 import type { Kysely, Transaction } from 'kysely';
@@ -152,7 +153,7 @@ export async function createMergeRequest(
   if (!sourceHead) base.push(`Source branch "${p.sourceBranch}" does not exist`);
   if (!targetHead) base.push(`Target branch "${p.targetBranch}" does not exist`);
   if (base.length > 0) return { ok: false, reason: 'invalid', errors: { base } };
-  const existing = await openMergeRequestOfBranch(db, where.project.id, sourceProject.id, p.sourceBranch);
+  const existing = await openMergeRequestOfBranch(db, where.project.id, sourceProject.id, p.sourceBranch, p.targetBranch);
   if (existing) return { ok: false, reason: 'exists', iid: existing.iid };
   // A fork's commits are copied into the target before anything is computed there (fork-source.ts).
   if (fork) await fetchCommit(c.gitDir, fork.gitDir, sourceHead!);
@@ -208,7 +209,7 @@ export async function createMergeRequest(
     return { ok: true, value: mr };
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
-    const winner = await openMergeRequestOfBranch(db, where.project.id, sourceProject.id, p.sourceBranch);
+    const winner = await openMergeRequestOfBranch(db, where.project.id, sourceProject.id, p.sourceBranch, p.targetBranch);
     if (winner) return { ok: false, reason: 'exists', iid: winner.iid };
     throw err;
   }
@@ -367,7 +368,8 @@ export async function updateMergeRequest(
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
     // A reopen while another request of the branch is open (validate_branches on save).
-    const other = await openMergeRequestOfBranch(db, where.project.id, mr.source_project_id ?? where.project.id, mr.source_branch);
+    const other = await openMergeRequestOfBranch(db, where.project.id, mr.source_project_id ?? where.project.id, mr.source_branch,
+      p.targetBranch ?? mr.target_branch);
     return { ok: false, reason: 'exists', iid: other?.iid ?? mr.iid };
   }
 }

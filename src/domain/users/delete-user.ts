@@ -13,6 +13,7 @@
  * contribution mover for rows that outlive their author.
  */
 import { releaseBorrowers } from '../forks/borrowed-objects.ts';
+import { closeForkRequests } from '../merge-requests/close-fork-requests.ts';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB, UserRow } from '../../db/types.ts';
 import type { StorageShard } from '../../config/schema.ts';
@@ -43,6 +44,12 @@ export interface DeleteOptions {
   dataDir: string;
   /** KILN_STORAGES, where the removed repositories live. */
   shards: StorageShard[];
+  /**
+   * Who deletes: as each project's deletion does (Users::DestroyService destroys the personal
+   * projects with Projects::DestroyService), the open requests from the projects that go into
+   * projects that stay are closed by them (delete-project.ts).
+   */
+  actorId?: number;
 }
 
 type Refusal = { reason: 'forbidden' } | { reason: 'conflict'; message: string };
@@ -121,10 +128,15 @@ async function deleteOwnedContainers(trx: Transaction<DB>, user: UserRow, opts: 
     ...await lockRepositories(trx, 'project', projects.map((p) => p.id)),
     ...await lockRepositories(trx, 'snippet', snippets.map((s) => s.id)),
   ];
+  const trees: Awaited<ReturnType<typeof groupTrees>> = opts.hardDelete
+    ? await groupTrees(trx, await groupsSolelyOwnedBy(trx, user.id)) : { groups: [], projects: [] };
+  const going = [...projects.map((p) => p.id), ...trees.projects.map((p) => p.id)];
+  if (opts.actorId !== undefined) {
+    for (const id of going) await closeForkRequests(trx, id, opts.actorId, { into: false, goingToo: going });
+  }
   // Other users' memberships of the personal projects (the projects go with the namespace).
   await deleteMembersOf(trx, 'Project', projects.map((p) => p.id));
   if (opts.hardDelete) {
-    const trees = await groupTrees(trx, await groupsSolelyOwnedBy(trx, user.id));
     repositories.push(
       ...await lockRepositories(trx, 'project', trees.projects.map((p) => p.id)),
       // Groups with a wiki: the only ones with a repository.

@@ -290,7 +290,7 @@ const groups: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'DELETE', url: '/groups/:id', auth: 'required', params: showParams,
     schema: { summary: 'Delete a group, its sub-groups and projects (repositories removed in the background)', tags: ['groups'] },
-  }, async ({ request, reply, input }) => {
+  }, async ({ request, reply, input, caller }) => {
     const ctx = await loadGroup(request, input.id);
     authorizeGroup(ctx, 'admin_group');
     checkUnmodifiedSince(request, ctx.group.updated_at);
@@ -299,7 +299,7 @@ const groups: FastifyPluginAsync = async (app) => {
     const result = await deleteGroup(db, app.jobs, ctx.group.id, (trx) => audit(request, {
       entityType: 'Group', entityId: ctx.group.id, entityPath: ctx.fullPath,
       target: { id: ctx.group.id, type: 'Group', details: ctx.fullPath }, change: { kind: 'remove', what: 'group' },
-    }, trx));
+    }, trx), caller.user.id);
     if (!result.ok) {
       // A repository of the group is moving to another storage: removing it now would lose
       // the move's copy or pull the source from under it (see delete-group.ts).

@@ -3,7 +3,8 @@
  * caller may create projects in (the row now, the repository by a job: domain/forks/), and the
  * relationship alone between existing projects: `POST /projects/:id/fork/:forked_from_id`
  * (Maintainers of the fork who may fork the source; 409 when it is a fork already) and
- * `DELETE /projects/:id/fork` (Owners; 304 when it is not a fork). The list of forks is
+ * `DELETE /projects/:id/fork` (Owners; 304 when it is not a fork; closes the requests across it:
+ * domain/forks/fork-links.ts). The list of forks is
  * GET /projects/:id/forks (projects.ts, with the project list's filters).
  */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
@@ -18,9 +19,8 @@ import { canOnGroup } from '../../../domain/permissions/group.policy.ts';
 import { canOnProject } from '../../../domain/permissions/project.policy.ts';
 import { ACCESS_LEVELS, VISIBILITIES, visibilityLevel } from '../../../domain/permissions/access.ts';
 import { forkProject } from '../../../domain/forks/fork-project.ts';
-import { deleteForkRow, findForkRow, insertForkRow } from '../../../domain/forks/forks.queries.ts';
+import { linkFork, unlinkFork } from '../../../domain/forks/fork-links.ts';
 import { countProjectsInNamespace, findProjectById } from '../../../domain/projects/projects.queries.ts';
-import { isUniqueViolation } from '../../../db/constraints.ts';
 import { apiError, conflictFields, forbidden, notFound } from '../../errors.ts';
 import { defineParams, P } from '../../input/params.ts';
 import { authorizeProject, loadProject } from '../../loaders/containers.ts';
@@ -129,12 +129,7 @@ const forks: FastifyPluginAsync = async (app) => {
     });
     if (!canOnProject(source.actor, 'fork_project', source.project)) throw forbidden();
     if (source.project.id === ctx.project.id) throw apiError(409, 'Project already forked');
-    try {
-      await insertForkRow(db, ctx.project.id, source.project.id);
-    } catch (err) {
-      if (isUniqueViolation(err)) throw apiError(409, 'Project already forked');
-      throw err;
-    }
+    if (!await linkFork(db, ctx.project.id, source.project.id)) throw apiError(409, 'Project already forked');
     reply.code(201);
     return send(reply, caller.user, (await findProjectById(db, ctx.project.id))!);
   });
@@ -145,13 +140,11 @@ const forks: FastifyPluginAsync = async (app) => {
       summary: 'Remove the forked-from relationship (304 when not a fork)', tags: ['projects'],
       response: { 204: Type.Null(), 304: Type.Null() },
     },
-  }, async ({ request, reply, input }) => {
+  }, async ({ request, reply, input, caller }) => {
     const ctx = await loadProject(request, input.id);
     // remove_fork_project is the Owner's (ProjectPolicy).
     if (!ctx.actor.user?.admin && ctx.actor.accessLevel < ACCESS_LEVELS.owner) throw forbidden();
-    if (!(await findForkRow(db, ctx.project.id))) return reply.code(304).send();
-    // The repository keeps borrowing its objects (objects_from_project_id) until the source goes.
-    const removed = await deleteForkRow(db, ctx.project.id);
+    const removed = await unlinkFork(db, ctx.project.id, caller.user.id);
     return reply.code(removed ? 204 : 304).send();
   });
 };

@@ -494,11 +494,11 @@ const projects: FastifyPluginAsync = async (app) => {
       tags: ['projects'],
       response: { 202: Type.Object({ message: Type.String() }) },
     },
-  }, async ({ request, reply, input }) => {
+  }, async ({ request, reply, input, caller }) => {
     const ctx = await loadProject(request, input.id);
     authorizeProject(ctx, 'delete_project');
     const bots = await resourceBotIds(db, 'Project', ctx.project.id);
-    const result = await deleteProject(db, app.jobs, config.storages, ctx.project.id);
+    const result = await deleteProject(db, app.jobs, config.storages, ctx.project.id, caller.user.id);
     if (!result.ok) throw result.reason === 'not_found' ? notFound('Project') : readOnly();
     // Its Markdown attachments (their rows went with the project; the wiki went with its repository).
     await removeProjectUploads(config.dataDir, ctx.project.id);

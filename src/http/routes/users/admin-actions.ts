@@ -120,7 +120,7 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
   route(app, {
     method: 'DELETE', url: '/users/:id(^\\d+$)', auth: 'required', params: deleteParams,
     schema: { summary: 'Delete a user (administrators)', tags: ['users'], response: { 204: Type.Null() } },
-  }, async ({ request, reply, input }) => {
+  }, async ({ request, reply, input, caller }) => {
     authenticatedAsAdmin(request);
     const user = await userOr404(db, input.id);
     checkUnmodifiedSince(request, user.updated_at);
@@ -129,6 +129,7 @@ const userAdminActions: FastifyPluginAsync = async (app) => {
       host,
       dataDir: config.dataDir,
       shards: config.storages,
+      actorId: caller.user.id,
     });
     if (!result.ok) throw result.reason === 'conflict' ? conflict(result.message) : forbidden();
     logLeftovers(request, result.leftovers);
