@@ -119,7 +119,7 @@ describe("pushes to a fork's branch by the target's mergers (allow_collaboration
   it('lets the target\'s maintainer push the source branch over HTTP and SSH once the request allows it, and nothing else', async () => {
     const mine = await cloneAs('contrib', 'contrib', contribToken);
     await commit(mine, 'collab', 'c.txt', 'origin/main');
-    await commit(mine, 'other', 'o.txt', 'origin/main');
+    const otherHead = await commit(mine, 'other', 'o.txt', 'origin/main');
     assert.equal((await push(mine, 'collab')).code, 0);
     assert.equal((await push(mine, 'other')).code, 0);
     const opened = await api('POST', `/projects/${fork.id}/merge_requests`, contribToken, {
@@ -152,10 +152,11 @@ describe("pushes to a fork's branch by the target's mergers (allow_collaboration
     const target = await upstreamDir();
     await waitFor('the head ref', async () => (rawGit(target, 'rev-parse', `refs/merge-requests/${iid}/head`).trim() === early ? true : undefined), 20_000);
 
-    // Other branches, new branches and tags of the fork stay the fork's own.
-    const elsewhere = await push(theirs, 'HEAD:refs/heads/other');
+    // Other branches (forced, so the server is asked at all), new branches and tags of the fork stay the fork's own.
+    const elsewhere = await push(theirs, '+HEAD:refs/heads/other');
     assert.notEqual(elsewhere.code, 0);
     assert.match(elsewhere.stderr, PUSH_CODE_DENIED);
+    assert.equal(await forkHead('other'), otherHead);
     const created = await push(theirs, 'HEAD:refs/heads/brand-new');
     assert.match(created.stderr, PUSH_CODE_DENIED);
     assert.equal((await run(theirs, ['tag', 'v-collab'])).code, 0);
@@ -163,7 +164,7 @@ describe("pushes to a fork's branch by the target's mergers (allow_collaboration
     assert.match(tag.stderr, PUSH_CODE_DENIED);
     // One refused ref refuses the whole push.
     await commit(theirs, 'collab', 'mixed.txt');
-    const mixed = await run(theirs, ['push', 'origin', 'collab', 'HEAD:refs/heads/other']);
+    const mixed = await run(theirs, ['push', 'origin', 'collab', '+HEAD:refs/heads/other']);
     assert.match(mixed.stderr, PUSH_CODE_DENIED);
     assert.equal(await forkHead('collab'), early);
     assert.equal(await forkHead('brand-new'), '');
@@ -185,8 +186,9 @@ describe("pushes to a fork's branch by the target's mergers (allow_collaboration
     const sshPush = await push(theirs, 'collab', { GIT_SSH_COMMAND: ssh });
     assert.equal(sshPush.code, 0, sshPush.stderr);
     assert.equal(await forkHead('collab'), overSsh);
-    const sshElsewhere = await push(theirs, 'HEAD:refs/heads/other', { GIT_SSH_COMMAND: ssh });
+    const sshElsewhere = await push(theirs, '+HEAD:refs/heads/other', { GIT_SSH_COMMAND: ssh });
     assert.match(sshElsewhere.stderr, PUSH_CODE_DENIED);
+    assert.equal(await forkHead('other'), otherHead);
   });
 
   it('through the commits API on that branch only; the files API stays with the fork\'s pushers', async () => {
@@ -203,6 +205,13 @@ describe("pushes to a fork's branch by the target's mergers (allow_collaboration
       branch: 'collab', commit_message: 'file', content: 'f\n',
     });
     assert.equal(files.statusCode, 403, files.body);
+    // An internal fork has no collaboration path through the API (UserAccess#branch_allows_collaboration_for?).
+    const internal = await api('PUT', `/projects/${fork.id}`, contribToken, { visibility: 'internal' });
+    assert.equal(internal.statusCode, 200, internal.body);
+    const inInternal = await write('collab', 'api3.txt');
+    assert.equal(inInternal.statusCode, 403, inInternal.body);
+    const back = await api('PUT', `/projects/${fork.id}`, contribToken, { visibility: 'public' });
+    assert.equal(back.statusCode, 200, back.body);
   });
 
   it('not to a branch protected in the fork, nor while the request is closed or once it is merged', async () => {

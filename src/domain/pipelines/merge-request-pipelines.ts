@@ -71,7 +71,9 @@ export async function createMergeRequestPipeline(
   if (!project) return { ok: false, error: 'Source project not found', reason: 'no_source' };
   if (o.checkAbility && !target) {
     const user = await findUserById(env.db, userId);
-    if (!user || !await mayCreatePipelineIn(env.db, user, project)) return { ok: false, error: 'Insufficient permissions to create a new pipeline' };
+    if (!user || !await mayCreatePipelineIn(env.db, user, project)) {
+      return { ok: false, error: 'Insufficient permissions to create a new pipeline' };
+    }
   }
   const repo = projectRepository(env.storages, project);
   let ref: string;
