@@ -21,13 +21,14 @@ import { findDeployKeysProject } from '../domain/deploy-keys/deploy-keys.queries
 import type { DeployTokenRow } from '../db/tables/deploy-tokens.ts';
 import { deployTokenReaches } from '../domain/deploy-tokens/deploy-tokens.ts';
 import { findRepositoryTarget, type RepositoryTarget } from './repository-target.ts';
+import { PUSH_CODE_DENIED } from '../domain/protected-refs/ref-rules.ts';
 
 export type GitService = 'git-upload-pack' | 'git-receive-pack' | 'git-upload-archive';
 
 export const MESSAGES = {
   notFound: "The project you were looking for could not be found or you don't have permission to view it.",
   download: 'You are not allowed to download code from this project.',
-  push: 'You are not allowed to push code to this project.',
+  push: PUSH_CODE_DENIED,
   deployKeyPush: 'This deploy key does not have write access to this project.',
   archived: 'You are not allowed to push code to an archived project.',
   readOnly: `You are not allowed to push code to this project. ${READ_ONLY_MESSAGE}`,
@@ -107,7 +108,12 @@ export async function checkGitAccess(
   }
   if (!pushing && !can.download) return refuse(403, MESSAGES.download);
   if (pushing) {
-    if (!can.push) return refuse(403, actor.kind === 'deploy_key' ? MESSAGES.deployKeyPush : MESSAGES.push);
+    // GitAccess#check_change_access! (any change): push_code, or some branch an open merge request
+    // lets the user push to as the target's merger (Project#any_branch_allows_collaboration?); which
+    // branches the push may change is the pre-receive check's (PushCheck, hooks/pre-receive.ts).
+    const collaborating = !can.push && actor.kind === 'user' && target.collaborationBranches
+      ? (await target.collaborationBranches(actor.user)).length > 0 : false;
+    if (!can.push && !collaborating) return refuse(403, actor.kind === 'deploy_key' ? MESSAGES.deployKeyPush : MESSAGES.push);
     if (target.archived) return refuse(403, MESSAGES.archived);
     if (target.readOnly) return refuse(403, MESSAGES.readOnly);
   }

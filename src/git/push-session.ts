@@ -118,6 +118,7 @@ export async function beginPush(
     const [context, rules] = await Promise.all([t.pushContext!(user), protectionRulesFor(db, t.id)]);
     return {
       rules, actor: who.kind === 'deploy_key' ? deployKeyActor(context.actor) : context.actor, defaultBranch: context.defaultBranch,
+      collaborationBranches: who.kind === 'deploy_key' ? [] : context.collaborationBranches,
       // Project#empty_repo?: no branch yet.
       state: { emptyRepo: ![...before.keys()].some((r) => r.startsWith('refs/heads/')) },
       emptyRepoMessage: emptyRepoPushMessage(context.fullPath, `${config.externalUrl}/${context.fullPath}/-/project_members`),

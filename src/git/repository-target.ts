@@ -21,6 +21,7 @@ import { refActorFor } from '../domain/protected-refs/protected-refs.ts';
 import type { RefActor } from '../domain/protected-refs/ref-rules.ts';
 import type { StorageShard } from '../config/schema.ts';
 import { ensureWikiRepository, wikiDiskPath } from '../domain/wikis/wiki-repository.ts';
+import { collaborationBranches } from '../domain/merge-requests/fork-source.ts';
 
 export interface RepositoryTarget {
   kind: 'project' | 'wiki' | 'project_wiki' | 'snippet';
@@ -37,8 +38,15 @@ export interface RepositoryTarget {
   permissions(user: UserRow | null): Promise<{ read: boolean; download: boolean; push: boolean }>;
   /** A project wiki's: creates its repository when it is used for the first time (Wiki#wiki). */
   ensureRepository?(): Promise<void>;
-  /** A project's: who pushes, as its protected branches and tags judge them, and what the checks print. */
-  pushContext?(user: UserRow | null): Promise<{ actor: RefActor | null; defaultBranch: string | null; fullPath: string }>;
+  /**
+   * A project's: who pushes, as its protected branches and tags judge them, what the checks print,
+   * and the branches someone without push_code may push to because a merge request allows collaboration.
+   */
+  pushContext?(user: UserRow | null): Promise<{
+    actor: RefActor | null; defaultBranch: string | null; fullPath: string; collaborationBranches: string[];
+  }>;
+  /** A project's: the branches `user` may push to only as a merge request's collaborator (Project#branch_allows_collaboration?). */
+  collaborationBranches?(user: UserRow): Promise<string[]>;
 }
 
 export async function findRepositoryTarget(db: Kysely<DB>, shards: StorageShard[], fullPath: string): Promise<RepositoryTarget | null> {
@@ -99,9 +107,13 @@ export async function findRepositoryTarget(db: Kysely<DB>, shards: StorageShard[
       };
     },
     pushContext: async (user) => {
-      const actor = await projectActor(db, user, project.id, lineage);
-      return { actor: refActorFor(actor, project), defaultBranch: project.default_branch, fullPath: fullPath.slice(0, -'.git'.length) };
+      const actor = refActorFor(await projectActor(db, user, project.id, lineage), project);
+      return {
+        actor, defaultBranch: project.default_branch, fullPath: fullPath.slice(0, -'.git'.length),
+        collaborationBranches: user && !actor?.canPushCode ? await collaborationBranches(db, user, project) : [],
+      };
     },
+    collaborationBranches: (user) => collaborationBranches(db, user, project),
   };
 }
 

@@ -39,6 +39,14 @@ export const FEATURE_DEFINITIONS: readonly FeatureDefinition[] = [
     name: 'web_hooks_disable_failed', introduced_by_url: null, rollout_issue_url: null, milestone: '13.12',
     log_state_changes: null, type: 'development', group: 'group::integrations', default_enabled: false,
   },
+  // Running a fork's merge request pipelines in its target (domain/pipelines/merge-request-pipelines.ts):
+  // asked per target project; on, they stay in the fork, as the Service's kill switch (off by default).
+  {
+    name: 'ci_disallow_to_create_merge_request_pipelines_in_target_project',
+    introduced_by_url: 'https://gitlab.com/gitlab-org/gitlab/-/merge_requests/40724',
+    rollout_issue_url: 'https://gitlab.com/gitlab-org/gitlab/-/issues/235119', milestone: '13.4',
+    log_state_changes: null, type: 'development', group: 'group::progressive delivery', default_enabled: false,
+  },
 ];
 
 export function featureDefinition(name: string): FeatureDefinition | undefined {

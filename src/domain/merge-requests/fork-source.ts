@@ -20,7 +20,11 @@ import { namespacePathsById } from '../namespaces/namespaces.queries.ts';
 import { projectActor } from '../permissions/actors.ts';
 import { canOnProject } from '../permissions/project.policy.ts';
 import { protectionRulesFor, refActorFor } from '../protected-refs/protected-refs.ts';
-import { canMergeToBranch, canPushToBranch, isProtectedBranch } from '../protected-refs/ref-rules.ts';
+import {
+  canMergeToBranch, canPushToBranch, isProtectedBranch, type ProtectionRules, type RefActor,
+} from '../protected-refs/ref-rules.ts';
+import { VISIBILITY_LEVELS } from '../permissions/access.ts';
+import { collaborationRequestsFrom } from './merge-requests.queries.ts';
 import { runGit } from '../repositories/git-command.ts';
 import { refTarget } from '../repositories/git-read.ts';
 import { projectRepository, updateRefs } from '../repositories/project-repository.ts';
@@ -129,24 +133,99 @@ export async function collaborativePushPossible(
   return !isProtectedBranch(await protectionRulesFor(db, source.id), mr.source_branch);
 }
 
+/** A project's protection rules and `user` as they judge them, remembered for one decision. */
+type RefJudge = Awaited<ReturnType<typeof refActorOn>>;
+
 /**
- * Whether `user` may push to the request's source branch in its source project: as a pusher of
- * the fork (UserAccess#can_push_to_branch?), or — when the request allows collaboration — as
- * someone who may merge it in the target (Project#branch_allows_collaboration?).
+ * Project#fetch_branch_allows_collaboration of the Service 15.2: the source branches of
+ * `project`'s open requests into other projects that allow collaboration (the stored choice:
+ * merge_requests_allowing_collaboration reads the column) and that `user` may merge in their
+ * target (MergeRequest#can_be_merged_by? with skip_collaboration_check: UserAccess#can_update_branch?,
+ * pushing to or merging into the target branch). None for an empty repository. `branch` asks
+ * about that branch only.
  */
-export async function canPushToSourceBranch(
-  db: Kysely<DB>, user: UserRow, mr: RequestRef & Pick<MergeRequestRow, 'allow_collaboration' | 'target_branch' | 'state'>,
+export async function collaborationBranches(
+  db: Kysely<DB>, user: UserRow | null, project: ProjectRow, branch?: string,
+): Promise<string[]> {
+  if (!user || project.empty_repo === 1) return [];
+  const found = new Set<string>();
+  const judges = new Map<number, { target: ProjectRow; judge: RefJudge } | null>();
+  for (const mr of await collaborationRequestsFrom(db, project.id, branch)) {
+    if (found.has(mr.source_branch)) continue;
+    if (!judges.has(mr.project_id)) {
+      const target = await findProjectById(db, mr.project_id);
+      judges.set(mr.project_id, target && target.pending_delete !== 1 ? { target, judge: await refActorOn(db, user, target) } : null);
+    }
+    const j = judges.get(mr.project_id);
+    if (!j) continue;
+    const state = { emptyRepo: j.target.empty_repo === 1 };
+    if (canPushToBranch(j.judge.rules, j.judge.refActor, mr.target_branch, state)
+      || canMergeToBranch(j.judge.rules, j.judge.refActor, mr.target_branch, state)) found.add(mr.source_branch);
+  }
+  return [...found];
+}
+
+/**
+ * Gitlab::UserAccess#can_push_to_branch? of the Service 15.2 on `project`: push_code and the
+ * branch's protection, or, for someone without push_code, a branch an open request allows
+ * collaboration on (can_collaborate?). A protected branch stays closed to a collaborator, as the
+ * protection's levels ask for push_code (ProtectedRefAccess#check_access), and an internal
+ * project has no collaboration path at all (UserAccess#branch_allows_collaboration_for? leaves
+ * internal projects out).
+ */
+export async function canPushToBranchOf(
+  db: Kysely<DB>, user: UserRow | null, project: ProjectRow, branch: string, judge?: { refActor: RefActor | null; rules: ProtectionRules },
 ): Promise<boolean> {
+  if (!user) return false;
+  const { refActor, rules } = judge ?? await refActorOn(db, user, project);
+  const state = { emptyRepo: project.empty_repo === 1 };
+  if (canPushToBranch(rules, refActor, branch, state)) return true;
+  if (refActor?.canPushCode || project.visibility_level === VISIBILITY_LEVELS.internal) return false;
+  if (isProtectedBranch(rules, branch, state)) return false;
+  return (await collaborationBranches(db, user, project, branch)).length > 0;
+}
+
+/**
+ * Whether `user` may push to the request's source branch in its source project (the API's
+ * authorize_push_to_merge_request!: UserAccess#can_push_to_branch? on the source project), as a
+ * pusher of the fork or as a merger of the target of a request that allows collaboration.
+ */
+export async function canPushToSourceBranch(db: Kysely<DB>, user: UserRow, mr: RequestRef): Promise<boolean> {
   if (mr.source_project_id === null) return false;
   const source = await findProjectById(db, mr.source_project_id);
   if (!source || source.pending_delete === 1 || source.archived === 1) return false;
-  const own = await refActorOn(db, user, source);
-  if (canPushToBranch(own.rules, own.refActor, mr.source_branch)) return true;
-  if (mr.allow_collaboration !== 1 || mr.state !== 'opened' || !isForkRequest(mr)) return false;
-  const target = await findProjectById(db, mr.project_id);
-  if (!target || !await collaborativePushPossible(db, mr, source, target)) return false;
-  const their = await refActorOn(db, user, target);
-  return canMergeToBranch(their.rules, their.refActor, mr.target_branch);
+  return canPushToBranchOf(db, user, source, mr.source_branch);
+}
+
+/**
+ * MergeRequest#allow_collaboration of the Service 15.2, what the entity shows: the stored choice,
+ * while a collaborative push is possible at all (collaborative_push_possible?).
+ */
+export async function allowsCollaboration(
+  db: Kysely<DB>, mr: RequestRef & Pick<MergeRequestRow, 'allow_collaboration'>,
+): Promise<boolean> {
+  if (mr.allow_collaboration !== 1 || !isForkRequest(mr) || mr.source_project_id === null) return false;
+  const [source, target] = await Promise.all([findProjectById(db, mr.source_project_id), findProjectById(db, mr.project_id)]);
+  return collaborativePushPossible(db, mr, source, target);
+}
+
+/** `user`'s create_pipeline on `project` (update_build: Developer and up, as Ci::CreatePipelineService's ability check asks). */
+export async function mayCreatePipelineIn(db: Kysely<DB>, user: UserRow, project: ProjectRow): Promise<boolean> {
+  return canOnProject((await refActorOn(db, user, project)).actor, 'update_build', project);
+}
+
+/**
+ * MergeRequests::CreatePipelineService#can_create_pipeline_in_target_project? of the Service 15.2,
+ * for a fork's request: create_pipeline in the target, and UserAccess#can_update_branch? there of
+ * the source branch's full ref name (MergeRequest#source_branch_ref, `refs/heads/<branch>`, which
+ * only a wildcard protection pattern covers): in effect, the target's Developers and up.
+ */
+export async function canCreatePipelineInTarget(db: Kysely<DB>, user: UserRow, target: ProjectRow, sourceBranch: string): Promise<boolean> {
+  const { actor, refActor, rules } = await refActorOn(db, user, target);
+  if (!canOnProject(actor, 'update_build', target)) return false;
+  const ref = `refs/heads/${sourceBranch}`;
+  const state = { emptyRepo: target.empty_repo === 1 };
+  return canPushToBranch(rules, refActor, ref, state) || canMergeToBranch(rules, refActor, ref, state);
 }
 
 /**

@@ -111,6 +111,18 @@ export function openMergeRequestsOfBranches(db: Db, projectId: number, branches:
   ])).orderBy('id').execute();
 }
 
+/**
+ * Project#merge_requests_allowing_collaboration: open requests from `sourceProjectId` into another
+ * project whose author allowed the target's mergers to push (`branch`: that source branch only).
+ * Bounded: a fork with more such requests than this is judged by the first ones.
+ */
+export function collaborationRequestsFrom(db: Db, sourceProjectId: number, branch?: string): Promise<MergeRequestRow[]> {
+  let q = db.selectFrom('merge_requests').selectAll().where('source_project_id', '=', sourceProjectId)
+    .where('project_id', '!=', sourceProjectId).where('state', '=', 'opened').where('allow_collaboration', '=', 1);
+  if (branch !== undefined) q = q.where('source_branch', '=', branch);
+  return q.orderBy('id').limit(100).execute();
+}
+
 export function insertMergeRequest(trx: Transaction<DB>, values: Insertable<MergeRequestsTable>): Promise<MergeRequestRow> {
   return trx.insertInto('merge_requests').values(values).returningAll().executeTakeFirstOrThrow();
 }

@@ -68,6 +68,9 @@ export const TAG_MESSAGES = {
   createProtectedTag: 'You are not allowed to create this tag as it is protected.',
 } as const;
 
+/** GitAccess's push_code refusal, also what a push changing a ref it may not change answers (Gitlab::Checks::PushCheck). */
+export const PUSH_CODE_DENIED = 'You are not allowed to push code to this project.';
+
 /** What the API's commit and file writes answer when the branch refuses the caller (authorize_push_to_branch!). */
 export const PUSH_INTO_BRANCH_DENIED = 'You are not allowed to push into this branch';
 

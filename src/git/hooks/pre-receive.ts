@@ -14,7 +14,7 @@
 import fs from 'node:fs';
 import { execFileSync, spawn } from 'node:child_process';
 import {
-  isProtectedBranch, refChangeRefusal, type ProtectionRules, type RefActor, type RepositoryState,
+  isProtectedBranch, PUSH_CODE_DENIED, refChangeRefusal, type ProtectionRules, type RefActor, type RepositoryState,
 } from '../../domain/protected-refs/ref-rules.ts';
 
 /** What smart-http.ts hands over (pushAccessFile). */
@@ -24,6 +24,19 @@ export interface PushAccess {
   state: RepositoryState;
   defaultBranch: string | null;
   emptyRepoMessage: string;
+  /** The branches a pusher without push_code may change as a merge request's collaborator (Project#branch_allows_collaboration?). */
+  collaborationBranches: string[];
+}
+
+/**
+ * Gitlab::Checks::PushCheck: someone without push_code (let in because a merge request allows
+ * collaboration, git-access.ts) may change only the branches such a request names. kiln refuses
+ * them tags and other refs too, which the Service's check lets through for want of a branch name.
+ */
+function pushCheckRefusal(access: PushAccess, ref: string): string | null {
+  if (access.actor?.canPushCode) return null;
+  const branch = ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : null;
+  return branch !== null && access.collaborationBranches.includes(branch) ? null : PUSH_CODE_DENIED;
 }
 
 function git(args: string[]): string {
@@ -41,7 +54,7 @@ async function main(): Promise<number> {
   for (const line of input.split('\n')) {
     const [oldrev, newrev, ref] = line.trim().split(' ');
     if (!ref) continue;
-    const refusal = await refChangeRefusal(access.rules, access.actor, access.state, {
+    const refusal = pushCheckRefusal(access, ref) ?? await refChangeRefusal(access.rules, access.actor, access.state, {
       ref, oldrev, newrev, protocol: 'http', defaultBranch: access.defaultBranch, emptyRepoMessage: access.emptyRepoMessage,
       // Gitlab::Checks::ForcePush: a commit of the old value that the new one does not contain.
       forced: async () => git(['rev-list', '--max-count=1', oldrev, `^${newrev}`]).trim() !== '',

@@ -30,6 +30,7 @@ import { LabelBasicSchema, presentLabelBasic } from './label.ts';
 import { MilestoneSchema, presentMilestone } from './milestone.ts';
 import { milestoneOwnerUrl, milestonePathsOf, TimeStatsSchema, type IssueProjectPath, type ReferenceContext } from './issue.ts';
 import { PipelineBasicSchema, presentPipelineBasic, PIPELINE_BASIC_COLUMNS } from './pipeline.ts';
+import { allowsCollaboration } from '../../domain/merge-requests/fork-source.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -168,10 +169,13 @@ async function headPipelines(db: Kysely<DB>, rows: readonly MergeRequestRow[], h
   return out;
 }
 
-/** Its source branch's or its own merge request pipelines' newest at the head (MergeRequest#find_actual_head_pipeline). */
+/**
+ * Its source branch's or its own merge request pipelines' newest at the head
+ * (MergeRequest#find_actual_head_pipeline); a fork's request's own may have run in its target.
+ */
 function pipelineAt(db: Kysely<DB>, projectId: number, ref: string, mrId: number, sha: string) {
   return db.selectFrom('ci_pipelines').select([...PIPELINE_BASIC_COLUMNS, 'started_at', 'finished_at'])
-    .where('project_id', '=', projectId).where((eb) => eb.or([eb('ref', '=', ref), eb('merge_request_id', '=', mrId)]))
+    .where((eb) => eb.or([eb.and([eb('project_id', '=', projectId), eb('ref', '=', ref)]), eb('merge_request_id', '=', mrId)]))
     .where('sha', '=', sha).orderBy('id', 'desc').limit(1).executeTakeFirst();
 }
 
@@ -187,6 +191,10 @@ export async function presentMergeRequests(
     mergeRequestCountsAndLatestDiffs(db, ids),
     o.full && o.viewerId !== null ? subscribedMergeRequestIds(db, o.viewerId, ids) : Promise.resolve(null),
   ]);
+  // MergeRequest#allow_collaboration: the stored choice only while a collaborative push is possible
+  // (neither project private, the source branch unprotected); asked only of the rows that chose it.
+  const collaborating = new Set<number>();
+  for (const r of rows) if (r.allow_collaboration === 1 && await allowsCollaboration(db, r)) collaborating.add(r.id);
   const projectIds = [...new Set(rows.map((r) => r.project_id))];
   const projectRules = new Map((await mergeRulesOfProjects(db, projectIds)).map((p) => [p.id, p]));
   // A list reads head pipelines only for open requests whose project merges after a successful
@@ -232,7 +240,7 @@ export async function presentMergeRequests(
       source_project_id: r.source_project_id, target_project_id: r.project_id,
       // MergeRequestBasic exposes these for a fork's request only (`if: for_fork?`).
       ...(r.source_project_id !== r.project_id
-        ? { allow_collaboration: r.allow_collaboration === 1, allow_maintainer_to_push: r.allow_collaboration === 1 } : {}),
+        ? { allow_collaboration: collaborating.has(r.id), allow_maintainer_to_push: collaborating.has(r.id) } : {}),
       labels: o.withLabelsDetails ? mrLabels.map(presentLabelBasic) : mrLabels.map((l) => l.title),
       draft: r.draft === 1, work_in_progress: r.draft === 1,
       milestone: milestone ? presentMilestone(milestone, milestoneOwnerUrl(milestone, o.externalUrl, milestonePaths)) : null,

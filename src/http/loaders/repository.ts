@@ -4,6 +4,7 @@
  * `push_code` to write (403, the Service's `authorize!`), and the repository's location.
  */
 import type { FastifyRequest } from 'fastify';
+import type { UserRow } from '../../db/types.ts';
 import { authorizeProject, loadProject, type ProjectContext } from './containers.ts';
 import { projectRepository, type ProjectRepository } from '../../domain/repositories/project-repository.ts';
 import { readCommit, readCommits, resolveCommit, type CommitInfo } from '../../domain/repositories/git-read.ts';
@@ -13,7 +14,8 @@ import { conflict, forbidden, notFound } from '../errors.ts';
 import { READ_ONLY_MESSAGE } from '../../domain/repositories/repositories.ts';
 import { presentCommit, type Commit } from '../entities/commit.ts';
 import { protectionRulesFor, refActorFor } from '../../domain/protected-refs/protected-refs.ts';
-import { canPushToBranch, PUSH_INTO_BRANCH_DENIED, type ProtectionRules, type RefActor } from '../../domain/protected-refs/ref-rules.ts';
+import { PUSH_INTO_BRANCH_DENIED, type ProtectionRules, type RefActor } from '../../domain/protected-refs/ref-rules.ts';
+import { canPushToBranchOf } from '../../domain/merge-requests/fork-source.ts';
 
 export interface RepositoryContext extends ProjectContext {
   repo: ProjectRepository;
@@ -23,10 +25,13 @@ export interface RepositoryContext extends ProjectContext {
 
 /**
  * `need: 'write'` refuses callers who may not push with 403; `denial` is the reason the Service
- * gives for the route (`You are not allowed to push into this branch` for commits and files).
+ * gives for the route (`You are not allowed to push into this branch` for files). `need: 'branch'`
+ * leaves the decision to authorizePushToBranch, for the routes whose only check is the branch's
+ * (the Service's commits, cherry-pick and revert: authorize_push_to_branch!, where a request's
+ * collaboration also counts).
  */
 export async function loadRepository(
-  request: FastifyRequest, idOrPath: string, need: 'read' | 'write', denial?: string,
+  request: FastifyRequest, idOrPath: string, need: 'read' | 'write' | 'branch', denial?: string,
 ): Promise<RepositoryContext> {
   const ctx = await loadProject(request, idOrPath);
   authorizeProject(ctx, 'download_code');
@@ -34,7 +39,7 @@ export async function loadRepository(
   if (need === 'write' && !canPush) throw forbidden(denial);
   // Refused before any object is written: a move may be copying the repository. The ref update
   // checks again under the row lock (project-repository.ts), which is what makes it safe.
-  if (need === 'write' && ctx.project.read_only === 1) throw repositoryReadOnly();
+  if (need !== 'read' && ctx.project.read_only === 1) throw repositoryReadOnly();
   const { config } = request.server.kiln;
   return {
     ...ctx,
@@ -50,12 +55,16 @@ export function refActorOf(ctx: ProjectContext): RefActor | null {
 }
 
 /**
- * authorize_push_to_branch!: 403 `You are not allowed to push into this branch` when the branch
- * is protected against the caller (or the repository is empty and its default branch protected).
+ * authorize_push_to_branch!: 403 `You are not allowed to push into this branch` unless the caller
+ * may push to the branch (UserAccess#can_push_to_branch?: push_code and the branch's protection,
+ * or an open request from the branch allowing collaboration, fork-source.ts canPushToBranchOf).
  */
-export async function authorizePushToBranch(request: FastifyRequest, ctx: RepositoryContext, branch: string): Promise<ProtectionRules> {
+export async function authorizePushToBranch(
+  request: FastifyRequest, ctx: RepositoryContext, user: UserRow, branch: string,
+): Promise<ProtectionRules> {
   const rules = await protectionRulesFor(request.server.kiln.db, ctx.project.id);
-  if (!canPushToBranch(rules, refActorOf(ctx), branch, { emptyRepo: ctx.project.empty_repo === 1 })) {
+  const judge = { rules, refActor: refActorOf(ctx) };
+  if (!await canPushToBranchOf(request.server.kiln.db, user, ctx.project, branch, judge)) {
     throw forbidden(PUSH_INTO_BRANCH_DENIED);
   }
   return rules;

@@ -35,6 +35,8 @@ import { createMergeRequestPipeline } from '../../../domain/pipelines/merge-requ
 import { ciEnvFrom } from '../../../domain/pipelines/ci-env.ts';
 import { findPipelineInProject } from '../../../domain/pipelines/pipelines.queries.ts';
 import { projectWebUrl } from '../ci/pipelines.ts';
+import { projectFullPath } from '../../../domain/pipelines/pipeline-context.ts';
+import { findProjectById } from '../../../domain/projects/projects.queries.ts';
 import { canOnProject } from '../../../domain/permissions/project.policy.ts';
 import { route } from '../../route.ts';
 import { sourceRefOf } from '../../../domain/merge-requests/fork-source.ts';
@@ -78,6 +80,17 @@ const presentVersion = (v: MergeRequestDiffRow) => ({
 const mergeRequestChanges: FastifyPluginAsync = async (app) => {
   const { db, config } = app.kiln;
   const webUrl = (ctx: ProjectContext) => `${config.externalUrl}/${ctx.namespace.fullPath}/${ctx.project.path}`;
+
+  /** The web URLs of the projects `ids` names (the request's own project from its context, others looked up). */
+  async function projectUrls(ctx: ProjectContext, ids: number[]): Promise<Map<number, string>> {
+    const urls = new Map([[ctx.project.id, webUrl(ctx)]]);
+    for (const id of new Set(ids)) {
+      if (urls.has(id)) continue;
+      const project = await findProjectById(db, id);
+      if (project) urls.set(id, `${config.externalUrl}/${await projectFullPath(ciEnvFrom(db, config), project)}`);
+    }
+    return urls;
+  }
 
   async function load(request: FastifyRequest, input: { id: string; merge_request_iid: number }) {
     const ctx = await loadProject(request, input.id);
@@ -172,7 +185,9 @@ const mergeRequestChanges: FastifyPluginAsync = async (app) => {
     const shas = r && r.base !== r.head ? await commitIdsBetween(m.repo.gitDir, r.base, r.head) : [];
     if (m.mr.source_project_id === null) return paginateArray(request, reply, []);
     const rows = await paginate(db, request, reply, pipelinesOfCommits(db, m.mr.source_project_id, m.mr.source_branch, m.mr.id, shas));
-    return rows.map((p) => presentPipelineBasic(p, webUrl(m.ctx)));
+    // A fork's request lists the fork's pipelines and those run in the target: each links to its own project.
+    const urls = await projectUrls(m.ctx, rows.map((p) => p.project_id));
+    return rows.map((p) => presentPipelineBasic(p, urls.get(p.project_id) ?? webUrl(m.ctx)));
   });
 
   route(app, {
@@ -187,17 +202,20 @@ const mergeRequestChanges: FastifyPluginAsync = async (app) => {
     // Ci::CreatePipelineService's own refusals are the pipeline's base errors (400).
     const latest = (await diffVersionsOf(db, m.mr.id))[0];
     if (!latest || latest.state === 'empty') throw notAllowed();
-    if (!canOnProject(m.ctx.actor, 'update_build', m.ctx.project)) {
-      throw validationFailed({ base: ['Insufficient permissions to create a new pipeline'] });
-    }
-    const result = await createMergeRequestPipeline(ciEnvFrom(db, config), m.mr, caller.user.id, { persistConfigErrors: true });
+    // The pipeline runs in the target or in a fork's source project (CreatePipelineService#pipeline_project),
+    // and create_pipeline is asked of the project it runs in.
+    const result = await createMergeRequestPipeline(ciEnvFrom(db, config), m.mr, caller.user.id, {
+      persistConfigErrors: true, checkAbility: true,
+    });
     if (!result.ok) {
       if ('reason' in result) throw notAllowed();
       throw validationFailed({ base: [result.error] });
     }
     const fresh = (await findPipelineInProject(db, result.pipeline.project_id, result.pipeline.id))!;
+    // A fork's request may have run its pipeline in the fork: its web_url is the fork's.
+    const urls = await projectUrls(m.ctx, [fresh.project_id]);
     // The Service answers 200 here (`status :ok` in API::MergeRequests), not POST's usual 201.
-    return presentPipeline(fresh, projectWebUrl(config.externalUrl, m.ctx), caller.user, config.externalUrl);
+    return presentPipeline(fresh, urls.get(fresh.project_id) ?? projectWebUrl(config.externalUrl, m.ctx), caller.user, config.externalUrl);
   });
 
   route(app, {

@@ -43,8 +43,8 @@ const commitPicks: FastifyPluginAsync = async (app) => {
     // Grape's `allow_blank: false`.
     if (input.branch.trim() === '') throw invalidParams(['branch is empty']);
     // authorize_push_to_branch! comes before the commit and the branch are looked up.
-    const ctx = await loadRepository(request, input.id, 'write', 'You are not allowed to push into this branch');
-    await authorizePushToBranch(request, ctx, input.branch);
+    const ctx = await loadRepository(request, input.id, 'branch');
+    await authorizePushToBranch(request, ctx, caller.user, input.branch);
     const commit = await loadCommit(ctx, input.sha);
     const user = caller.user;
     const result = await pickCommit(db, ctx.repo, {

@@ -23,7 +23,7 @@ import { CommitDetailSchema, CommitSchema, presentCommit, presentCommitDetail } 
 import { presentPipelineBasic } from '../../entities/pipeline.ts';
 import { authorizePushToBranch, loadRepository, repositoryReadOnly, type RepositoryContext } from '../../loaders/repository.ts';
 import {
-  BRANCH_MESSAGES, branchAllowsForcePush, isProtectedBranch, PUSH_INTO_BRANCH_DENIED,
+  BRANCH_MESSAGES, branchAllowsForcePush, isProtectedBranch,
 } from '../../../domain/protected-refs/ref-rules.ts';
 import { decodeContent } from './content.ts';
 import { rejectLongStrings, rejectNulBytes, rejectUnusableGitIdentity } from '../../input/string-guards.ts';
@@ -139,8 +139,8 @@ const commits: FastifyPluginAsync = async (app) => {
     if (Buffer.byteLength(input.commit_message) > MAX_MESSAGE_BYTES) throw invalidParams(['commit_message is too long']);
     // `actions=` (empty) is Grape's nil: no actions at all.
     if (!input.actions || input.actions.length === 0 || input.actions.length > MAX_ACTIONS) throw invalidParams(['actions is invalid']);
-    const ctx = await loadRepository(request, input.id, 'write', PUSH_INTO_BRANCH_DENIED);
-    const rules = await authorizePushToBranch(request, ctx, input.branch);
+    const ctx = await loadRepository(request, input.id, 'branch');
+    const rules = await authorizePushToBranch(request, ctx, caller.user, input.branch);
     // `force` rewrites the branch: on a protected branch only where force pushes are allowed (BranchCheck, from the web).
     if (input.force && isProtectedBranch(rules, input.branch) && !branchAllowsForcePush(rules, input.branch)
       && await refTarget(ctx.repo.gitDir, `refs/heads/${input.branch}`)) {

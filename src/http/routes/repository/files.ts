@@ -181,7 +181,7 @@ const files: FastifyPluginAsync = async (app) => {
     rejectUnusableGitIdentity(input, ['author_name', 'author_email']);
     if (Buffer.byteLength(input.commit_message) > MAX_MESSAGE_BYTES) throw invalidParams(['commit_message is too long']);
     const ctx = await loadRepository(request, input.id, 'write', PUSH_INTO_BRANCH_DENIED);
-    await authorizePushToBranch(request, ctx, input.branch);
+    await authorizePushToBranch(request, ctx, caller.user, input.branch);
     const path = cleanPath(input.file_path);
     const user = caller.user;
     const committer = { name: user.name, email: user.commit_email || user.email };
