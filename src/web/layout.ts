@@ -48,6 +48,7 @@ function userMenu(signedIn: SignedIn | null | undefined): SafeHtml {
   return html`<details class="usermenu"><summary id="user-menu">${signedIn.username}</summary>
 <div class="menu">
 <a href="/${signedIn.username}">Profile</a>
+<a href="/-/profile">Settings</a>
 <a href="/-/profile/keys">SSH keys</a>
 <a href="/-/profile/personal_access_tokens">Access tokens</a>
 <a href="/profile/applications">Applications</a>

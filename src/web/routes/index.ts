@@ -22,6 +22,9 @@ import profileTokens from './profile/personal-access-tokens.ts';
 import adminUsers from './admin/users.ts';
 import adminRunners from './admin/runners.ts';
 import repositoryBlame from './repository/blame.ts';
+import profileOverview from './profile/overview.ts';
+import profileEmails from './profile/emails.ts';
+import profilePreferences from './profile/preferences.ts';
 
 export const WEB_AREAS: WebArea[] = [
   home,
@@ -42,4 +45,7 @@ export const WEB_AREAS: WebArea[] = [
   adminUsers,
   adminRunners,
   repositoryBlame,
+  profileOverview,
+  profileEmails,
+  profilePreferences,
 ];
