@@ -244,7 +244,7 @@ describe('instance administration', () => {
       assert.equal(defs.statusCode, 200);
       assert.deepEqual(defs.json().map((d: { name: string }) => d.name), [
         'project_daily_fetch_statistics', 'project_statistics_refresh', 'import_project_from_remote_file',
-        'import_project_from_remote_file_s3', 'web_hooks_disable_failed',
+        'import_project_from_remote_file_s3', 'web_hooks_disable_failed', 'role_targeted_broadcast_messages',
       ]);
 
       const pct = await t.request({ method: 'POST', url: '/api/v4/features/foo', token: ROOT_TOKEN, payload: { value: '30' } });

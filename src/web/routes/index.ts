@@ -25,6 +25,7 @@ import repositoryBlame from './repository/blame.ts';
 import profileOverview from './profile/overview.ts';
 import profileEmails from './profile/emails.ts';
 import profilePreferences from './profile/preferences.ts';
+import broadcastMessages from './broadcast-messages.ts';
 
 export const WEB_AREAS: WebArea[] = [
   home,
@@ -48,4 +49,5 @@ export const WEB_AREAS: WebArea[] = [
   profileOverview,
   profileEmails,
   profilePreferences,
+  broadcastMessages,
 ];
