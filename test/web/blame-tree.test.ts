@@ -58,7 +58,7 @@ describe('web interface: blame and last commits', () => {
     assert.equal(runs.length, 2, 'three lines of the first commit, then one of the second');
     assert.ok(runs[0]!.includes(`/-/commit/${first}">First &lt;b&gt;commit&lt;/b&gt;</a>`));
     assert.ok(runs[1]!.includes(`/-/commit/${second}">Second &lt;img src=x onerror=alert(1)&gt;</a>`));
-    assert.match(runs[0]!, /id="L1">1<\/a>\n<a href="#L2" id="L2">2<\/a>\n<a href="#L3" id="L3">3<\/a>/);
+    assert.match(runs[0]!, /id="L1">1<\/a><a href="#L2" id="L2">2<\/a><a href="#L3" id="L3">3<\/a>/);
     assert.match(runs[1]!, /id="L4">4</);
     // The comment over two lines is coloured on both, each line's spans closed on that line.
     assert.match(runs[0]!, /<span class="hljs-comment">\/\* a comment<\/span>\n<span class="hljs-comment">   over two lines \*\/<\/span>/);

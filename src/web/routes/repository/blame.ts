@@ -71,7 +71,8 @@ const blamePage: WebArea = (web) => {
           const c = commits.get(r.commitId);
           const first = line;
           line += r.lines.length;
-          const numbers = r.lines.map((_, i) => html`<a href="#L${first + i}" id="L${first + i}">${first + i}</a>\n`);
+          // Each number is a block of its own (kiln.css), so no newline follows it.
+          const numbers = r.lines.map((_, i) => html`<a href="#L${first + i}" id="L${first + i}">${first + i}</a>`);
           const code = r.lines.map((_, i) => html`${lines[first + i - 1] ?? ''}\n`);
           return html`<tr class="blame-run"><td class="blame-commit">${c ? html`<a href="${repo.base}/-/commit/${c.id}">${commitTitle(c)}</a>
 <div class="muted"><span>${c.authorName}</span> · ${timeAgo(c.authoredDate)}</div>` : html`<code>${r.commitId.slice(0, 8)}</code>`}</td>
