@@ -1,5 +1,5 @@
 /**
- * The web interface (issue 33, CONTRACT §5): kiln's static files, sign-in and
+ * The web interface (issue 33, CONTRACT §5): kiln's static files, sign-in, sign-up and
  * /profile/applications (Fastify routes of their own), and the pages declared by the areas of
  * routes/index.ts through router.ts.
  */
@@ -7,6 +7,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import fastifyCookie from '@fastify/cookie';
 import assets from './assets.ts';
 import signIn from './routes/sign-in.ts';
+import signUp from './routes/sign-up.ts';
 import applications from './routes/applications.ts';
 import { WEB_AREAS } from './routes/index.ts';
 import { installWebRoutes } from './router.ts';
@@ -17,6 +18,7 @@ const web: FastifyPluginAsync = async (app) => {
   await app.register(fastifyCookie);
   await app.register(assets);
   await app.register(signIn);
+  await app.register(signUp);
   await app.register(applications);
   installWebRoutes(app, WEB_AREAS);
 };

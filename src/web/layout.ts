@@ -14,6 +14,7 @@ import type { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { html, type SafeHtml } from './html.ts';
 import { assetUrl } from './assets.ts';
+import { broadcastParts } from './broadcast.ts';
 
 /** The form field of every form's CSRF token, as the Service's (Rails' authenticity_token). */
 export const CSRF_FIELD = 'authenticity_token';
@@ -48,6 +49,7 @@ function userMenu(signedIn: SignedIn | null | undefined): SafeHtml {
   return html`<details class="usermenu"><summary id="user-menu">${signedIn.username}</summary>
 <div class="menu">
 <a href="/${signedIn.username}">Profile</a>
+<a href="/-/profile">Settings</a>
 <a href="/-/profile/keys">SSH keys</a>
 <a href="/-/profile/personal_access_tokens">Access tokens</a>
 <a href="/profile/applications">Applications</a>
@@ -56,6 +58,9 @@ function userMenu(signedIn: SignedIn | null | undefined): SafeHtml {
 }
 
 export function frame(o: FrameOptions): SafeHtml {
+  // The page request's broadcast messages (web/broadcast.ts): none outside a page request.
+  const broadcast = broadcastParts();
+  const scripts = broadcast.script ? [...(o.scripts ?? []), 'broadcast.js'] : o.scripts ?? [];
   const crumbs = o.breadcrumbs?.length
     ? html`<nav class="breadcrumbs" aria-label="Breadcrumbs">${o.breadcrumbs.map((c, i) => html`${i > 0 ? ' / ' : ''}${c.href ? html`<a href="${c.href}">${c.text}</a>` : c.text}`)}</nav>`
     : '';
@@ -69,10 +74,12 @@ export function frame(o: FrameOptions): SafeHtml {
 <title>${o.title} · kiln</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${assetUrl('kiln.css')}">
-${(o.scripts ?? []).map((s) => html`<script src="${assetUrl(s)}" defer></script>`)}
+${broadcast.stylesheet ? html`<link rel="stylesheet" href="${broadcast.stylesheet}">` : ''}
+${scripts.map((s) => html`<script src="${assetUrl(s)}" defer></script>`)}
 </head>
 <body>
 <a class="skip" href="#content">Skip to content</a>
+${broadcast.banners}
 <header class="topbar">
 <a class="brand" href="/">kiln</a>
 <nav aria-label="Main"><a href="/explore/projects">Explore</a></nav>
@@ -86,6 +93,7 @@ ${o.heading === false ? '' : html`<h1>${o.title}</h1>`}
 ${o.body}
 </main>
 </div>
+${broadcast.notification}
 </body>
 </html>
 `;

@@ -36,6 +36,7 @@ import { currentSession, redirectToSignIn, validSessionCsrf, type WebSession } f
 import { errorPage } from './pages/errors.ts';
 import { projectSidebar } from './project-nav.ts';
 import { rejectForgedForm } from './routes/sign-in.ts';
+import { broadcastContext, loadBroadcasts, setBroadcastAccessLevel, withBroadcasts, type BroadcastContext } from './broadcast.ts';
 
 export type Method = 'GET' | 'POST';
 
@@ -58,6 +59,8 @@ export interface PageRequest {
   signedIn: SignedIn | null;
   /** Whether a project page of this segment exists (link to pipelines only once their page does). */
   hasProjectPage(segment: string): boolean;
+  /** The broadcast messages this page may show (web/broadcast.ts), read once per write epoch. */
+  broadcasts: BroadcastContext;
 }
 
 export interface WebProject extends ProjectContext {
@@ -112,10 +115,13 @@ const MAX_SEGMENT = 255;
 
 async function pageRequest(
   ctx: KilnContext, request: FastifyRequest, reply: FastifyReply, hasProjectPage: (segment: string) => boolean,
+  markdown: MarkdownRenderer,
 ): Promise<PageRequest> {
   const session = await currentSession(ctx, request);
+  const all = await loadBroadcasts(ctx.db, markdown, new URL(ctx.config.externalUrl).host);
+  const broadcasts = await broadcastContext(ctx.db, all, request.url.split('?', 1)[0]!, request.cookies ?? {}, session !== null);
   return {
-    request, reply, ctx, session, hasProjectPage,
+    request, reply, ctx, session, hasProjectPage, broadcasts,
     signedIn: session ? { username: session.user.username, name: session.user.name, csrfToken: session.csrfToken } : null,
   };
 }
@@ -174,7 +180,10 @@ export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
     page(method, url, handler) {
       app.route({
         method, url, config: { web: true }, schema: { hide: true },
-        handler: async (request, reply) => run(method, await pageRequest(ctx, request, reply, hasPage), handler),
+        handler: async (request, reply) => {
+          const p = await pageRequest(ctx, request, reply, hasPage, markdown);
+          return withBroadcasts(p.broadcasts, () => run(method, p, handler));
+        },
       });
     },
     project(method, segment, handler) {
@@ -190,6 +199,8 @@ export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
   for (const area of areas) area(routes);
 
   function projectRequest(p: PageRequest, found: ProjectContext, rest: string[]): ProjectPageRequest {
+    // A message for some roles shows on a project's pages to its members of those roles.
+    setBroadcastAccessLevel(found.actor.accessLevel);
     const project: WebProject = {
       ...found, fullPath: found.namespace.fullPath === '' ? found.project.path : `${found.namespace.fullPath}/${found.project.path}`,
       can: (action) => canOnProject(found.actor, action, found.project),
@@ -215,7 +226,13 @@ export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
     if (NOT_PAGES.has(segments[0]!)) return false;
     // The cookie parser's hook runs for the web's own routes; an unmatched request reads them here.
     request.cookies ??= app.parseCookie(request.headers.cookie ?? '');
-    const p = await pageRequest(ctx, request, reply, hasPage);
+    const p = await pageRequest(ctx, request, reply, hasPage, markdown);
+    return withBroadcasts(p.broadcasts, () => answerPage(p, request, reply, method, segments));
+  }
+
+  async function answerPage(
+    p: PageRequest, request: FastifyRequest, reply: FastifyReply, method: Method, segments: string[],
+  ): Promise<boolean> {
     const dash = segments.indexOf('-');
     const owner = dash < 0 ? segments : segments.slice(0, dash);
     if (owner.length === 0 || !owner.every(storableName)) {
@@ -262,6 +279,7 @@ export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
       const group = namespacePages.group
         ? await findVisibleGroup(ctx.db, p.session?.user ?? null, owner.join('/'), 'path') : null;
       if (group && namespacePages.group) {
+        setBroadcastAccessLevel(group.actor.accessLevel);
         await run(method, { ...p, group }, namespacePages.group);
         return true;
       }

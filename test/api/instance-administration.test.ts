@@ -245,7 +245,7 @@ describe('instance administration', () => {
       assert.deepEqual(defs.json().map((d: { name: string }) => d.name), [
         'project_daily_fetch_statistics', 'project_statistics_refresh', 'import_project_from_remote_file',
         'import_project_from_remote_file_s3', 'web_hooks_disable_failed',
-        'ci_disallow_to_create_merge_request_pipelines_in_target_project',
+        'ci_disallow_to_create_merge_request_pipelines_in_target_project', 'role_targeted_broadcast_messages',
       ]);
 
       const pct = await t.request({ method: 'POST', url: '/api/v4/features/foo', token: ROOT_TOKEN, payload: { value: '30' } });

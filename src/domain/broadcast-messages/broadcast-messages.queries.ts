@@ -27,3 +27,11 @@ export async function updateBroadcastMessage(db: Db, id: number, values: Updatea
 export async function deleteBroadcastMessage(db: Db, id: number): Promise<void> {
   await db.deleteFrom('broadcast_messages').where('id', '=', id).execute();
 }
+
+/**
+ * BroadcastMessage.current_and_future_messages: the messages that have not ended, oldest first
+ * (order_id_asc), at most `limit` of them (the pages show what is current among these).
+ */
+export function currentAndFutureBroadcastMessages(db: Db, now: string, limit: number): Promise<BroadcastMessageRow[]> {
+  return db.selectFrom('broadcast_messages').selectAll().where('ends_at', '>', now).orderBy('id', 'asc').limit(limit).execute();
+}

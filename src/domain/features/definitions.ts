@@ -47,6 +47,13 @@ export const FEATURE_DEFINITIONS: readonly FeatureDefinition[] = [
     rollout_issue_url: 'https://gitlab.com/gitlab-org/gitlab/-/issues/235119', milestone: '13.4',
     log_state_changes: null, type: 'development', group: 'group::progressive delivery', default_enabled: false,
   },
+  // Broadcast messages for some roles only (web/broadcast.ts): on, a message with
+  // target_access_levels shows on the pages of a project or group where the viewer holds one of
+  // them; off, as in 15.2 (introduced in 14.9, disabled by default), such a message shows nowhere.
+  {
+    name: 'role_targeted_broadcast_messages', introduced_by_url: null, rollout_issue_url: null, milestone: '14.9',
+    log_state_changes: null, type: 'development', group: 'group::activation', default_enabled: false,
+  },
 ];
 
 export function featureDefinition(name: string): FeatureDefinition | undefined {

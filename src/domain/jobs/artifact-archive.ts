@@ -67,3 +67,104 @@ export async function openArchiveEntry(file: string, entryPath: string): Promise
   stream.once('end', () => zip.close());
   return { stream, size: entry.uncompressedSize };
 }
+
+export interface ArchiveListingEntry {
+  /** The entry's name inside its directory. */
+  name: string;
+  /** Its path in the archive, without a trailing slash. */
+  path: string;
+  directory: boolean;
+  /** Uncompressed size of a file; null for a directory. */
+  size: number | null;
+}
+
+export interface ArchiveListing {
+  /** Whether the directory exists in the archive (the root always does). */
+  exists: boolean;
+  /** Directories first, then files, each by name; at most `maxEntries` of them. */
+  entries: ArchiveListingEntry[];
+  /** More entries were there than `maxEntries`, or the archive's directory was not read to its end. */
+  truncated: boolean;
+}
+
+/**
+ * The directory `dir` ('' for the root, no trailing slash) of the zip at `file`, from its central
+ * directory alone (no entry is inflated): its files, and its subdirectories whether the archive
+ * holds an entry for them or only for files below them. At most `maxScan` entries of the
+ * archive are read and at most `maxEntries` children kept; an unreadable archive lists nothing.
+ */
+export async function listArchiveDirectory(file: string, dir: string, maxEntries: number, maxScan: number): Promise<ArchiveListing> {
+  const empty: ArchiveListing = { exists: dir === '', entries: [], truncated: false };
+  if (dir !== '' && !isPlainEntryPath(dir)) return { ...empty, exists: false };
+  let zip: yauzl.ZipFile;
+  try {
+    zip = await openZip(file);
+  } catch {
+    return empty;
+  }
+  const prefix = dir === '' ? '' : `${dir}/`;
+  const children = new Map<string, ArchiveListingEntry>();
+  let exists = dir === '';
+  let truncated = false;
+  let scanned = 0;
+  await new Promise<void>((resolve) => {
+    zip.on('entry', (e: yauzl.Entry) => {
+      scanned += 1;
+      const name = e.fileName;
+      if (name.startsWith(prefix) && name.length > prefix.length) {
+        exists = true;
+        const rest = name.slice(prefix.length);
+        const slash = rest.indexOf('/');
+        const child = slash < 0 ? rest : rest.slice(0, slash);
+        const directory = slash >= 0;
+        if (child !== '' && !children.has(child)) {
+          if (children.size >= maxEntries) truncated = true;
+          else children.set(child, { name: child, path: prefix + child, directory, size: directory ? null : e.uncompressedSize });
+        }
+      }
+      if (scanned >= maxScan) {
+        truncated = true;
+        resolve();
+        return;
+      }
+      zip.readEntry();
+    });
+    zip.once('end', () => resolve());
+    // A malformed archive or a name yauzl refuses: what was read so far is the listing.
+    zip.once('error', () => {
+      truncated = true;
+      resolve();
+    });
+    zip.readEntry();
+  });
+  zip.close();
+  const byName = (a: ArchiveListingEntry, b: ArchiveListingEntry) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  const entries = [...children.values()].sort((a, b) => Number(b.directory) - Number(a.directory) || byName(a, b));
+  return { exists, entries, truncated };
+}
+
+/** The content of the entry named `entryPath`, or null when there is none or it is larger than `maxBytes`. */
+export async function readArchiveEntry(file: string, entryPath: string, maxBytes: number): Promise<Buffer | null> {
+  const entry = await openArchiveEntry(file, entryPath);
+  if (!entry) return null;
+  if (entry.size > maxBytes) {
+    entry.stream.destroy();
+    return null;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of entry.stream) {
+      size += (chunk as Buffer).length;
+      // validateEntrySizes already refuses more than the directory's size; this holds even so.
+      if (size > maxBytes) {
+        entry.stream.destroy();
+        return null;
+      }
+      chunks.push(chunk as Buffer);
+    }
+  } catch {
+    return null;
+  }
+  return Buffer.concat(chunks);
+}

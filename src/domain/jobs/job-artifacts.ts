@@ -87,3 +87,16 @@ export async function deleteProjectArtifacts(env: CiEnv, projectId: number, befo
   }
   return removed;
 }
+
+/**
+ * What reading a job's artifacts takes beyond read_build, from its `artifacts:access` (after
+ * 15.2; `public: false` is `developer`): nothing for `all` (or none given), update_build for
+ * `developer`, admin_build for `maintainer`, and `none` lets no reader have them. The API's
+ * artifact routes and the artifact pages both ask this.
+ */
+export function artifactsReadAbility(job: Pick<BuildRow, 'options'>): 'update_build' | 'admin_build' | 'none' | null {
+  const access = (JSON.parse(job.options) as { artifacts?: { access?: string } | null }).artifacts?.access;
+  if (access === undefined || access === 'all') return null;
+  if (access === 'none') return 'none';
+  return access === 'developer' ? 'update_build' : 'admin_build';
+}

@@ -275,11 +275,18 @@ export interface BlameRange {
   lines: string[];
 }
 
-/** `git blame --porcelain`, as consecutive runs of lines from one commit. */
-export async function blame(gitDir: string, commit: string, path: string): Promise<BlameRange[]> {
+/**
+ * `git blame --porcelain`, as consecutive runs of lines from one commit. `timeoutMs` bounds a
+ * blame over a long history (past it GitTimedOut), `maxBytes` its output (GitOutputTooLarge).
+ */
+export async function blame(
+  gitDir: string, commit: string, path: string, o: { timeoutMs?: number; maxBytes?: number } = {},
+): Promise<BlameRange[]> {
   // `commit` is a resolved commit id here (blame knows no --end-of-options).
   if (!COMMIT_ID.test(commit)) return [];
-  const { stdout } = await runGitBytes(['blame', '--porcelain', commit, '--', path], { gitDir, maxBytes: MAX_LISTING_BYTES });
+  const { stdout } = await runGitBytes(
+    ['blame', '--porcelain', commit, '--', path], { gitDir, maxBytes: o.maxBytes ?? MAX_LISTING_BYTES, timeoutMs: o.timeoutMs },
+  );
   const ranges: BlameRange[] = [];
   let current: string | null = null;
   for (const line of stdout.toString('utf8').split('\n')) {

@@ -39,3 +39,8 @@ export function updatePreferences(db: Db, userId: number, change: PreferencesCha
     .returningAll()
     .executeTakeFirstOrThrow();
 }
+
+/** The user's preferences row, or undefined before the first change (a page reads without writing). */
+export function findPreferences(db: Db, userId: number): Promise<UserPreferencesRow | undefined> {
+  return db.selectFrom('user_preferences').selectAll().where('user_id', '=', userId).executeTakeFirst();
+}

@@ -50,7 +50,7 @@ function matchesInternalRegex(pattern: string | null, email: string): boolean {
 export async function createUser(
   db: Kysely<DB>,
   input: CreateUserInput,
-  opts: { createdById: number; dataDir: string },
+  opts: { createdById: number | null; dataDir: string },
 ): Promise<CreateUserResult> {
   if (await emailTaken(db, input.email, null)) return { ok: false, reason: 'email_taken' };
   if (await usernameTaken(db, input.username, null)) return { ok: false, reason: 'username_taken' };

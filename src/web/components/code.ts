@@ -40,3 +40,34 @@ export function codeView(text: string, fileName: string): SafeHtml {
 export function isBinary(content: Buffer): boolean {
   return content.subarray(0, 8000).includes(0);
 }
+
+const HLJS_TOKEN = /<span class="[^"<>]*">|<\/span>|\n/g;
+
+/**
+ * The file's lines, each highlighted on its own (the blame page shows them in runs per commit):
+ * the whole text is highlighted at once, so a construct over several lines (a comment, a string)
+ * keeps its colour, and the markup is cut at each newline with the spans open there closed at
+ * the line's end and opened again on the next. highlight.js writes only `<span class="…">`,
+ * `</span>` and escaped text, so these three tokens are all the markup there is to follow.
+ */
+export function highlightedLines(text: string, fileName: string): SafeHtml[] {
+  const markup = highlighted(text.endsWith('\n') ? text.slice(0, -1) : text, fileName).value;
+  const lines: SafeHtml[] = [];
+  const open: string[] = [];
+  let current = '';
+  let last = 0;
+  for (const m of markup.matchAll(HLJS_TOKEN)) {
+    current += markup.slice(last, m.index);
+    last = m.index + m[0].length;
+    if (m[0] === '\n') {
+      lines.push(new SafeHtml(current + '</span>'.repeat(open.length)));
+      current = open.join('');
+    } else {
+      if (m[0] === '</span>') open.pop();
+      else open.push(m[0]);
+      current += m[0];
+    }
+  }
+  lines.push(new SafeHtml(current + markup.slice(last) + '</span>'.repeat(open.length)));
+  return lines;
+}

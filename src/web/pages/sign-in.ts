@@ -3,7 +3,9 @@ import { html, type SafeHtml } from '../html.ts';
 import { page } from '../layout.ts';
 import { CSRF_FIELD } from '../session.ts';
 
-export function signInPage(o: { csrfToken: string; returnTo: string | null; login?: string; alert?: string; notice?: string }): SafeHtml {
+export function signInPage(o: {
+  csrfToken: string; returnTo: string | null; login?: string; alert?: string; notice?: string; signUp?: boolean;
+}): SafeHtml {
   return page({
     title: 'Sign in',
     body: html`
@@ -17,6 +19,7 @@ ${o.returnTo ? html`<input type="hidden" name="return_to" value="${o.returnTo}">
 <label for="user_password">Password</label>
 <input type="password" id="user_password" name="user[password]" autocomplete="current-password" required>
 <button type="submit" name="commit" value="Sign in">Sign in</button>
-</form>`,
+</form>
+${o.signUp ? html`<p>Don't have an account yet? <a href="/users/sign_up" id="register-link">Register now</a></p>` : ''}`,
   });
 }

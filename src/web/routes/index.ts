@@ -24,6 +24,11 @@ import adminRunners from './admin/runners.ts';
 import issues from './issues/issues.ts';
 import issueLabelsAndMilestones from './issues/labels-milestones.ts';
 import issueGroupPages from './issues/group-pages.ts';
+import repositoryBlame from './repository/blame.ts';
+import profileOverview from './profile/overview.ts';
+import profileEmails from './profile/emails.ts';
+import profilePreferences from './profile/preferences.ts';
+import broadcastMessages from './broadcast-messages.ts';
 
 export const WEB_AREAS: WebArea[] = [
   home,
@@ -46,4 +51,9 @@ export const WEB_AREAS: WebArea[] = [
   issues,
   issueLabelsAndMilestones,
   issueGroupPages,
+  repositoryBlame,
+  profileOverview,
+  profileEmails,
+  profilePreferences,
+  broadcastMessages,
 ];

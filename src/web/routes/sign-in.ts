@@ -55,7 +55,8 @@ const signIn: FastifyPluginAsync = async (app) => {
   app.get('/users/sign_in', { config: { web: true }, schema: { hide: true } }, async (request, reply) => {
     const returnTo = returnToOf(request, ctx);
     if (await currentSession(ctx, request)) return redirect(reply, 'GET', returnTo ?? DEFAULT_AFTER_SIGN_IN);
-    return sendPage(reply, 200, signInPage({ csrfToken: preSessionCsrfToken(ctx, request, reply), returnTo }));
+    const signUp = (await currentSettings(ctx.db)).signup_enabled;
+    return sendPage(reply, 200, signInPage({ csrfToken: preSessionCsrfToken(ctx, request, reply), returnTo, signUp }));
   });
 
   app.post('/users/sign_in', { config: { web: true }, schema: { hide: true } }, async (request, reply) => {
@@ -63,7 +64,8 @@ const signIn: FastifyPluginAsync = async (app) => {
     const returnTo = returnToOf(request, ctx);
     const { login, password } = userFields(request);
     // With password_authentication_enabled_for_web off no password signs in (nor counts as a failed attempt).
-    const allowed = (await currentSettings(ctx.db)).password_authentication_enabled_for_web;
+    const settings = await currentSettings(ctx.db);
+    const allowed = settings.password_authentication_enabled_for_web;
     const result = allowed && login && password
       ? await authenticateUser(ctx.db, login, password)
       : { ok: false as const, reason: 'invalid' as const };
@@ -72,6 +74,7 @@ const signIn: FastifyPluginAsync = async (app) => {
     if (failure || !result.ok) {
       return sendPage(reply, 401, signInPage({
         csrfToken: preSessionCsrfToken(ctx, request, reply), returnTo, login, alert: SIGN_IN_MESSAGES[failure ?? 'invalid'],
+        signUp: settings.signup_enabled,
       }));
     }
     const { rawSession, expiresAt } = await startSession(ctx.db, result.user.id, request.ip);

@@ -21,7 +21,9 @@ import { ciEnvFrom } from '../../../domain/pipelines/ci-env.ts';
 import { findArtifact, latestSuccessfulBuildForRef } from '../../../domain/jobs/jobs.queries.ts';
 import { fileSize, readStream } from '../../../domain/jobs/job-files.ts';
 import { isPlainEntryPath, openArchiveEntry } from '../../../domain/jobs/artifact-archive.ts';
-import { deleteJobArtifacts, isLive, keepJobArtifacts, PROJECT_ARTIFACTS_DELETE_JOB } from '../../../domain/jobs/job-artifacts.ts';
+import {
+  artifactsReadAbility, deleteJobArtifacts, isLive, keepJobArtifacts, PROJECT_ARTIFACTS_DELETE_JOB,
+} from '../../../domain/jobs/job-artifacts.ts';
 import { nowIso } from '../../../domain/clock.ts';
 import { badRequest, forbidden, recordNotFound } from '../../errors.ts';
 import { canOnProject } from '../../../domain/permissions/project.policy.ts';
@@ -80,10 +82,9 @@ const jobArtifacts: FastifyPluginAsync = async (app) => {
 
   /** `artifacts:access` of the job, for the caller the project context stands for. */
   function checkAccess(ctx: ProjectContext, job: BuildRow): BuildRow {
-    const access = (JSON.parse(job.options) as { artifacts?: { access?: string } | null }).artifacts?.access;
-    if (access === undefined || access === 'all') return job;
-    if (access === 'none') throw forbidden();
-    if (!canOnProject(ctx.actor, access === 'developer' ? 'update_build' : 'admin_build', ctx.project)) throw forbidden();
+    const ability = artifactsReadAbility(job);
+    if (ability === null) return job;
+    if (ability === 'none' || !canOnProject(ctx.actor, ability, ctx.project)) throw forbidden();
     return job;
   }
 

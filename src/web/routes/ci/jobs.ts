@@ -19,6 +19,7 @@ import { cancelJob, eraseJob, isErasable, playJob, retryJob } from '../../../dom
 import { traceRelPath, fileSize } from '../../../domain/jobs/job-files.ts';
 import { findUserBasicsByIds } from '../../../domain/users/users-batch.queries.ts';
 import { LogRenderer } from '../../job-log.ts';
+import { artifactsPage, canReadArtifacts } from './job-artifacts.ts';
 import { enc, formatDuration, jobPath, pipelinePath, secondsBetween, statusBadge, timeTag } from '../../ci-view.ts';
 
 const PER_PAGE = 30;
@@ -162,7 +163,6 @@ async function showPage(p: ProjectPageRequest): Promise<ReturnType<typeof sendPa
   if (signedIn && canErase(p, job) && !active && job.erased_at === null && (length > 0 || artifacts.length > 0)) {
     buttons.push(actionButton(p, job, 'erase', 'Erase log and artifacts'));
   }
-  const apiJob = `/api/v4/projects/${job.project_id}/jobs/${job.id}`;
   const header = html`<div class="panel job-header">${statusBadge(job.status, { allowFailure: job.allow_failure === 1 })}
 <span>Job <strong>#${job.id} ${job.name}</strong> in stage <strong>${job.stage}</strong> of <a href="${pipelinePath(p.project.fullPath, job.pipeline_id)}">pipeline #${job.pipeline_id}</a>
 for <code>${job.ref}</code></span>
@@ -170,7 +170,7 @@ for <code>${job.ref}</code></span>
   job.started_at ? html` · started ${timeTag(job.started_at)}` : ''}${job.finished_at ? html` · took ${formatDuration(secondsBetween(job.started_at, job.finished_at))}` : ''}${
   job.failure_reason ? html` · failure: ${job.failure_reason}` : ''}${job.coverage !== null ? html` · coverage ${job.coverage}%` : ''}</div>
 ${buttons.length > 0 ? html`<div class="actions">${buttons}</div>` : ''}
-${artifacts.length > 0 && job.erased_at === null ? html`<p>Artifacts: <a href="${apiJob}/artifacts" download>download</a>${
+${artifacts.length > 0 && job.erased_at === null && canReadArtifacts(p, job) ? html`<p id="job-artifacts">Artifacts: <a href="${jobPath(p.project.fullPath, job.id)}/artifacts/download">download</a> · <a href="${jobPath(p.project.fullPath, job.id)}/artifacts/browse">browse</a>${
   job.artifacts_expire_at ? html` (expire ${timeTag(job.artifacts_expire_at)})` : ''}</p>` : ''}
 </div>`;
   const out: Rendered = { consumed: 0, nextLine: 1, sections: [] };
@@ -279,6 +279,7 @@ const jobs: WebArea = (web) => {
     if (p.rest.length === 1) return showPage(p);
     if (p.rest.length === 2 && p.rest[1] === 'trace.json') return tracePoll(p);
     if (p.rest.length === 2 && p.rest[1] === 'raw') return rawLog(p);
+    if (p.rest.length >= 3 && p.rest[1] === 'artifacts') return artifactsPage(p, await loadJob(p), p.rest.slice(1));
     throw pageError(404);
   });
   web.project('POST', 'jobs', async (p) => {

@@ -12,7 +12,10 @@ import { redirectToSignIn } from '../../session.ts';
 
 export interface Flash { notice?: SafeHtml | string; errors?: string[] }
 
-const ENTRIES: { segment: string; href: string; label: string }[] = [
+export const ENTRIES: { segment: string; href: string; label: string }[] = [
+  { segment: 'profile', href: '/-/profile', label: 'Profile' },
+  { segment: 'emails', href: '/-/profile/emails', label: 'Emails' },
+  { segment: 'preferences', href: '/-/profile/preferences', label: 'Preferences' },
   { segment: 'keys', href: '/-/profile/keys', label: 'SSH keys' },
   { segment: 'gpg_keys', href: '/-/profile/gpg_keys', label: 'GPG keys' },
   { segment: 'personal_access_tokens', href: '/-/profile/personal_access_tokens', label: 'Access tokens' },

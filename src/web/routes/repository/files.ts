@@ -8,15 +8,22 @@
 import { entryAt, listTree, readBlob, type TreeEntry } from '../../../domain/repositories/git-read.ts';
 import { html, type SafeHtml } from '../../html.ts';
 import { pageError, type ProjectPageRequest, type WebArea } from '../../router.ts';
+import { lastCommitsForEntries, type LastCommit } from '../../../domain/repositories/last-commits.ts';
 import { codeView, isBinary } from '../../components/code.ts';
+import { timeAgo } from '../../components/commits.ts';
 import { encodePath, refAndPath, repositoryOf, type RefAndPath, type RepositoryPage } from './repository-page.ts';
 
 /** Files larger than this are not shown in a page (the raw link serves them). */
 export const MAX_PAGE_BLOB_BYTES = 1024 * 1024;
+/**
+ * The most entries of a directory whose last commit the tree page shows: the first ones in the
+ * page's order, as the Service fills its column a page of entries at a time (logs_tree).
+ */
+export const MAX_LAST_COMMIT_ENTRIES = 100;
 /** The largest file /-/raw serves (the API's own limit for a file's content, routes/repository/files.ts). */
 export const MAX_RAW_BYTES = 25 * 1024 * 1024;
 
-function crumbs(repo: RepositoryPage, at: RefAndPath): SafeHtml {
+export function crumbs(repo: RepositoryPage, at: RefAndPath): SafeHtml {
   const parts = at.path === '' ? [] : at.path.split('/');
   const root = `${repo.base}/-/tree/${encodePath(at.ref)}`;
   return html`<nav class="breadcrumbs" aria-label="Path"><code>${at.ref}</code> · <a href="${root}">${'/'}</a>${parts.map((name, i) => {
@@ -25,7 +32,7 @@ function crumbs(repo: RepositoryPage, at: RefAndPath): SafeHtml {
   })}</nav>`;
 }
 
-async function locate(p: ProjectPageRequest): Promise<{ repo: RepositoryPage; at: RefAndPath }> {
+export async function locate(p: ProjectPageRequest): Promise<{ repo: RepositoryPage; at: RefAndPath }> {
   const repo = repositoryOf(p);
   const at = await refAndPath(repo.gitDir, p.rest);
   if (!at) throw pageError(404);
@@ -35,6 +42,11 @@ async function locate(p: ProjectPageRequest): Promise<{ repo: RepositoryPage; at
 function sortEntries(entries: TreeEntry[]): TreeEntry[] {
   const rank = (e: TreeEntry) => (e.type === 'tree' ? 0 : e.type === 'commit' ? 1 : 2);
   return [...entries].sort((a, b) => rank(a) - rank(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+function lastCommitCell(repo: RepositoryPage, c: LastCommit | undefined): SafeHtml | string {
+  if (!c) return '';
+  return html`<a href="${repo.base}/-/commit/${c.id}">${c.title}</a> <span class="muted">${timeAgo(c.committedDate)}</span>`;
 }
 
 const files: WebArea = (web) => {
@@ -52,17 +64,19 @@ const files: WebArea = (web) => {
     }
     const entries = sortEntries(await listTree(repo.gitDir, at.commit, at.path, false));
     const ref = encodePath(at.ref);
+    const last = await lastCommitsForEntries(repo.gitDir, at.commit, at.path, entries.slice(0, MAX_LAST_COMMIT_ENTRIES).map((e) => e.path));
     const rows = entries.map((e) => {
       const href = e.type === 'tree' ? `${repo.base}/-/tree/${ref}/${encodePath(e.path)}`
         : e.type === 'blob' ? `${repo.base}/-/blob/${ref}/${encodePath(e.path)}` : null;
       const kind = e.type === 'tree' ? 'Directory' : e.type === 'commit' ? 'Submodule' : 'File';
       return html`<tr><td class="name">${href ? html`<a href="${href}">${e.name}${e.type === 'tree' ? '/' : ''}</a>` : e.name}</td>
-<td class="muted">${kind}</td><td class="muted">${e.size === null ? '' : `${e.size} bytes`}</td></tr>`;
+<td class="muted">${kind}</td><td class="muted">${e.size === null ? '' : `${e.size} bytes`}</td>
+<td class="last-commit hide-narrow">${lastCommitCell(repo, last.get(e.path))}</td></tr>`;
     });
     return p.render({
       title: at.path === '' ? `Files · ${p.project.project.name}` : at.path, active: 'tree',
       body: html`${crumbs(repo, at)}
-<table class="tree" id="tree"><thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Size</th></tr></thead>
+<table class="tree" id="tree"><thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Size</th><th scope="col" class="hide-narrow">Last commit</th></tr></thead>
 <tbody>${rows}</tbody></table>${entries.length === 0 ? html`<p class="muted">This directory is empty.</p>` : ''}`,
     });
   });
@@ -86,7 +100,7 @@ const files: WebArea = (web) => {
       title: entry.name, active: 'blob',
       body: html`${crumbs(repo, at)}
 <div class="file-header"><span>${entry.name} <span class="muted">${entry.size} bytes</span></span>
-<span><a href="${raw}" id="raw-link">Raw</a></span></div>
+<span><a href="${repo.base}/-/blame/${encodePath(at.ref)}/${encodePath(at.path)}" id="blame-link">Blame</a> · <a href="${raw}" id="raw-link">Raw</a></span></div>
 ${content}`,
     });
   });
