@@ -21,6 +21,7 @@ import profileGpgKeys from './profile/gpg-keys.ts';
 import profileTokens from './profile/personal-access-tokens.ts';
 import adminUsers from './admin/users.ts';
 import adminRunners from './admin/runners.ts';
+import mergeRequests from './merge-requests/merge-requests.ts';
 
 export const WEB_AREAS: WebArea[] = [
   home,
@@ -40,4 +41,5 @@ export const WEB_AREAS: WebArea[] = [
   profileTokens,
   adminUsers,
   adminRunners,
+  mergeRequests,
 ];
