@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import type { LightMyRequestResponse } from 'fastify';
 import { startListeningApp, type ListeningTestApp } from '../helpers/listen.ts';
-import { createCiProject, pushFiles, type CiProject } from '../helpers/ci.ts';
+import { createCiProject, createPipeline, pushFiles, type CiProject } from '../helpers/ci.ts';
 import { createSession, createToken, createUser } from '../helpers/factories.ts';
 import { postForm } from '../helpers/oauth.ts';
 import {
@@ -341,8 +341,17 @@ describe('merge request pages', () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 1005; i += 1) files[`many/f${String(i).padStart(4, '0')}.txt`] = `file ${i}\n`;
     files['many/0-big.txt'] = Array.from({ length: 3000 }, (_, i) => `line ${i} of a large file`).join('\n');
+    files['.gitlab-ci.yml'] = 'test:\n  script: echo hi\n';
     await pushBranch('many-files', files, 'Many files');
     const mr = await openRequest({ source_branch: 'many-files', target_branch: 'main', title: 'Many files' });
+    // Its head pipeline shows in the list and on its Pipelines tab.
+    const pipeline = await createPipeline(t, p, 'many-files');
+    const pipelineLink = new RegExp(`class="mr-pipeline" href="/${p.fullPath}/-/pipelines/${pipeline.id}" aria-label="Pipeline [a-z_]+"`);
+    assert.match((await get(mrs())).body, pipelineLink);
+    assert.ok((await get(mrs(), reporterCookie)).body.includes('class="mr-pipeline"'), 'reporters read pipelines of a private project');
+    assert.match((await get(`${mrs()}/${mr.iid}`)).body, /<p id="mr-pipeline">Pipeline <a class="mr-pipeline"/);
+    const tab = await get(`${mrs()}/${mr.iid}/pipelines`);
+    assert.match(tab.body, new RegExp(`href="/${p.fullPath}/-/pipelines/${pipeline.id}">#${pipeline.id}</a>`));
     const url = `${mrs()}/${mr.iid}/diffs`;
     const first = await get(url);
     assert.equal(first.statusCode, 200, first.body);
@@ -351,7 +360,7 @@ describe('merge request pages', () => {
     assert.equal((first.body.match(/<section class="diff-file"/g) ?? []).length, 20, 'one page of files is drawn');
     assert.ok(first.body.length < 200_000, `a bounded page (${first.body.length} bytes)`);
     // The large file is collapsed with a link that shows it alone.
-    const link = /<a href="([^"]+diffs\?file=0#diff-0)">Show the changes<\/a>/.exec(first.body);
+    const link = /<a href="([^"]+diffs\?file=(\d+)#diff-\2)">Show the changes<\/a>/.exec(first.body);
     assert.ok(link, 'the large file is collapsed');
     assert.ok(!first.body.includes('line 2999 of a large file'));
     const expanded = await get(link[1]!.split('#')[0]!);
