@@ -6,6 +6,7 @@
  *   web.project('GET', 'tree', async (p) => …)                          /<namespace…>/<project>/-/tree/…
  *   web.project('GET', '', async (p) => …)                              the project's overview
  *   web.namespace('user' | 'group', async (p) => …)                     /<user>, /<group>/<subgroup>
+ *   web.group('GET', 'merge_requests', async (p) => …)                  /<group…>/-/merge_requests/…
  *
  * Every handler gets the signed-in session (or null), and a project page gets its project as
  * the API's `:id` finds it, with the API's permission checks (http/loaders/containers.ts
@@ -91,6 +92,11 @@ export type NamespaceKind = 'user' | 'group';
 
 export interface UserPageRequest extends PageRequest { user: UserRow; namespace: NamespaceRow }
 export interface GroupPageRequest extends PageRequest { group: GroupContext }
+/** A group's page under `/<group>/-/<segment>/…` (also `/groups/<group>/-/…`, the Service's own form). */
+export interface GroupSegmentRequest extends GroupPageRequest {
+  /** The decoded path segments after `/-/<segment>/`. */
+  rest: string[];
+}
 
 export type PageResult = SafeHtml | FastifyReply;
 
@@ -103,6 +109,8 @@ export interface WebRoutes {
   project(method: Method, segment: string, handler: Handler<ProjectPageRequest>): void;
   namespace(kind: 'user', handler: Handler<UserPageRequest>): void;
   namespace(kind: 'group', handler: Handler<GroupPageRequest>): void;
+  /** `/<group>/-/<segment>/…`: a path that names no project with a page of that segment. */
+  group(method: Method, segment: string, handler: Handler<GroupSegmentRequest>): void;
 }
 
 /** A route file's contribution: called once with the app's WebRoutes. */
@@ -171,6 +179,7 @@ export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
   const ctx = app.kiln;
   const projectPages = new Map<string, Partial<Record<Method, Handler<ProjectPageRequest>>>>();
   const namespacePages: { user?: Handler<UserPageRequest>; group?: Handler<GroupPageRequest> } = {};
+  const groupPages = new Map<string, Partial<Record<Method, Handler<GroupSegmentRequest>>>>();
   const hasPage = (segment: string) => projectPages.get(segment)?.GET !== undefined;
 
   const markdown = createMarkdownRenderer();
@@ -194,6 +203,12 @@ export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
     },
     namespace(kind: NamespaceKind, handler: Handler<never>) {
       (namespacePages as Record<NamespaceKind, Handler<never>>)[kind] = handler;
+    },
+    group(method, segment, handler) {
+      const entry = groupPages.get(segment) ?? {};
+      if (entry[method]) throw new Error(`group page ${method} ${segment} declared twice`);
+      entry[method] = handler;
+      groupPages.set(segment, entry);
     },
   };
   for (const area of areas) area(routes);
@@ -245,6 +260,7 @@ export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
       const handler = segment === '' ? undefined : projectPages.get(segment)?.[method];
       const found = owner.length >= 2 ? await findVisibleProject(ctx.db, p.session?.user ?? null, owner.join('/')) : null;
       if (!found || !handler) {
+        if (!found && await answerGroupSegment(p, method, owner, segment, segments.slice(dash + 2))) return true;
         sendError(p, 404);
         return true;
       }
@@ -278,6 +294,14 @@ export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
     if (method === 'GET') {
       const group = namespacePages.group
         ? await findVisibleGroup(ctx.db, p.session?.user ?? null, owner.join('/'), 'path') : null;
+      // `/groups/<group>`: the Service's own address of a group, whose page kiln shows at `/<group>`.
+      if (!group && owner[0] === 'groups' && owner.length > 1) {
+        const named = await findVisibleGroup(ctx.db, p.session?.user ?? null, owner.slice(1).join('/'), 'path');
+        if (named) {
+          redirect(reply, 'GET', `/${named.fullPath.split('/').map(encodeURIComponent).join('/')}`);
+          return true;
+        }
+      }
       if (group && namespacePages.group) {
         setBroadcastAccessLevel(group.actor.accessLevel);
         await run(method, { ...p, group }, namespacePages.group);
@@ -293,6 +317,24 @@ export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
       }
     }
     sendError(p, 404);
+    return true;
+  }
+
+  /**
+   * A group's `/-/<segment>` page, when one is declared and the viewer may read the group (else
+   * the caller's 404, the same as for a group that does not exist). The Service addresses group
+   * pages as `/groups/<group>/-/…`; a leading `groups` that is no group of its own is read so.
+   */
+  async function answerGroupSegment(p: PageRequest, method: Method, owner: string[], segment: string, rest: string[]): Promise<boolean> {
+    const handler = groupPages.get(segment)?.[method];
+    if (!handler) return false;
+    const viewer = p.session?.user ?? null;
+    let group = await findVisibleGroup(ctx.db, viewer, owner.join('/'), 'path');
+    if (!group && owner[0] === 'groups' && owner.length > 1) {
+      group = await findVisibleGroup(ctx.db, viewer, owner.slice(1).join('/'), 'path');
+    }
+    if (!group) return false;
+    await run(method, { ...p, group, rest }, handler);
     return true;
   }
 

@@ -97,6 +97,14 @@ describe(`fuzzing the pages, OAuth and git (FUZZ_SEED=${SEED})`, () => {
       ['POST', '/-/profile/emails', { email: 'fuzz@example.com', authenticity_token: csrf }, { cookie }],
       ['POST', '/-/profile/preferences', { view_diffs_file_by_file: '1', show_whitespace_in_diffs: '1', authenticity_token: csrf }, { cookie }],
       ['GET', '/-/broadcast_messages.css', { v: 'x' }, {}],
+      ['GET', `/${repo}/-/merge_requests`, {
+        state: 'opened', search: 'x', 'label_name[]': 'a', milestone_title: 'm', author_username: 'root', assignee_username: 'root',
+        reviewer_username: 'root', target_branch: 'main', sort: 'title_asc', page: '2',
+      }, { cookie }],
+      ['GET', `/${repo}/-/merge_requests/new`, { source_branch: 'main', target_branch: 'main' }, { cookie }],
+      ['POST', `/${repo}/-/merge_requests/new`, { authenticity_token: csrf, source_branch: 'main', target_branch: 'x', title: 't', description: 'd' }, { cookie }],
+      ['GET', `/${repo}/-/merge_requests/1/diffs`, { page: '2', file: '0' }, { cookie }],
+      ['POST', `/${repo}/-/merge_requests/1/notes`, { authenticity_token: csrf, note: 'n', thread: 'true' }, { cookie }],
       ['GET', '/api/v4/user', { private_token: rootToken, sudo: '1' }, {}],
       ['GET', '/api/v3/user', { private_token: rootToken }, {}],
     ];

@@ -17,7 +17,9 @@ import { projectRepository } from '../repositories/project-repository.ts';
 import { afterRefUpdate } from '../repositories/after-ref-update.ts';
 import { updateIssue } from '../issues/update-issue.ts';
 import { closingIssueIids, mergeMergeRequest, type MergeOptions, type MergeResult } from './merge.ts';
-import { issuesByIids, markIssueClosedBy } from './merge-requests.queries.ts';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/types.ts';
+import { headPipelineOf, issuesByIids, markIssueClosedBy, mergeRequestCounts } from './merge-requests.queries.ts';
 import { removeForkSourceBranch } from './fork-source.ts';
 
 export async function acceptMergeRequest(
@@ -44,4 +46,32 @@ export async function acceptMergeRequest(
     }
   }
   return result;
+}
+
+/** The pipeline of the request's source head (the newest of its branch or its own at `head`), if any. */
+export function requestHeadPipeline(db: Kysely<DB>, mr: MergeRequestRow, head: string | null) {
+  return head && mr.source_project_id !== null
+    ? headPipelineOf(db, mr.source_project_id, mr.source_branch, mr.id, head) : Promise.resolve(undefined);
+}
+
+/**
+ * Whether the checks besides git pass (MergeRequest#mergeable_state?: every thread resolved and
+ * a successful head pipeline, where the project asks for them): the API's PUT …/merge and the
+ * request page's merge button decide alike.
+ */
+export async function ciAndDiscussionsAllow(
+  db: Kysely<DB>, mr: MergeRequestRow,
+  project: Pick<ProjectRow, 'id' | 'only_allow_merge_if_pipeline_succeeds' | 'allow_merge_on_skipped_pipeline'
+    | 'only_allow_merge_if_all_discussions_are_resolved'>,
+  head: string | null,
+): Promise<boolean> {
+  if (project.only_allow_merge_if_all_discussions_are_resolved === 1) {
+    if ((await mergeRequestCounts(db, [mr.id])).get(mr.id)!.unresolved_discussions > 0) return false;
+  }
+  if (project.only_allow_merge_if_pipeline_succeeds === 1) {
+    const pipeline = await requestHeadPipeline(db, mr, head);
+    if (!pipeline) return false;
+    return pipeline.status === 'success' || (pipeline.status === 'skipped' && project.allow_merge_on_skipped_pipeline === 1);
+  }
+  return true;
 }

@@ -6,7 +6,10 @@
  * `404 Issue Not Found`, `404 Snippet Not Found`, `404 Commit Not Found`).
  */
 import type { FastifyRequest } from 'fastify';
-import type { UserRow } from '../../db/types.ts';
+import type { Kysely } from 'kysely';
+import type { DB, UserRow } from '../../db/types.ts';
+import type { StorageShard } from '../../config/schema.ts';
+import type { MergeRequestRow } from '../../db/tables/merge-requests.ts';
 import { isStorableId } from '../../db/constraints.ts';
 import { canCommentOnIssue, canReadIssue } from '../../domain/issues/issue.policy.ts';
 import { canReadProjectSnippet, type NoteableRef } from '../../domain/notes/noteable.ts';
@@ -25,7 +28,9 @@ import { loadProject, type ProjectContext } from './containers.ts';
 import { loadIssue } from './issues.ts';
 import { loadMergeRequest } from './merge-requests.ts';
 import { diffHasLine } from '../../domain/merge-requests/mr-git.ts';
-import { canCommentOnMergeRequest, canReadMergeRequest } from '../../domain/merge-requests/merge-request.policy.ts';
+import {
+  canCommentOnMergeRequest, canReadMergeRequest, type MergeRequestSubject,
+} from '../../domain/merge-requests/merge-request.policy.ts';
 
 export interface DiffNotePosition {
   base_sha: string; start_sha: string; head_sha: string; position_type: 'text';
@@ -82,14 +87,26 @@ export async function loadIssueNoteable(request: FastifyRequest, projectId: stri
 export async function loadMergeRequestNoteable(request: FastifyRequest, projectId: string, iid: number): Promise<NoteableContext> {
   const ctx = await loadProject(request, projectId);
   const { mr, subject } = await loadMergeRequest(request, ctx, iid);
-  if (!readsNotes(ctx.actor, ctx)) throw notFound('Merge Request');
+  const nc = mergeRequestNoteable(request.server.kiln.db, request.server.kiln.config.storages, ctx, mr, subject);
+  if (!nc) throw notFound('Merge Request');
+  return nc;
+}
+
+/**
+ * What the viewer of `ctx` may do with a readable request's notes, or null when they may not read
+ * its notes: the API's notes and discussions routes and the web's request page decide alike.
+ */
+export function mergeRequestNoteable(
+  db: Kysely<DB>, storages: StorageShard[], ctx: ProjectContext, mr: MergeRequestRow, subject: MergeRequestSubject,
+): NoteableContext | null {
+  if (!readsNotes(ctx.actor, ctx)) return null;
   return {
     ctx, resource: 'Merge Request',
     noteable: { type: 'MergeRequest', id: mr.id, commitId: null, projectId: ctx.project.id, iid: mr.iid },
     canComment: canCommentOnMergeRequest(ctx.actor, ctx.project, subject),
     canResolve: canOnProject(ctx.actor, 'push_code', ctx.project) || ctx.actor.user?.id === mr.author_id,
     diffNote: async (p) => {
-      const gitDir = projectRepository(request.server.kiln.config.storages, ctx.project).gitDir;
+      const gitDir = projectRepository(storages, ctx.project).gitDir;
       const oldPath = p.old_path ?? p.new_path;
       const newPath = p.new_path ?? p.old_path;
       const shaOk = [p.base_sha, p.start_sha, p.head_sha].every((s) => /^[0-9a-f]{40}$/.test(s));
@@ -106,7 +123,7 @@ export async function loadMergeRequestNoteable(request: FastifyRequest, projectI
     },
     scope: { includeInternal: canReadInternalNotes(ctx.actor) },
     canUserRead: async (user, internal) => {
-      const actor = await actorOf(request, ctx, user);
+      const actor = await projectActor(db, user, ctx.project.id, ctx.lineage);
       return canReadMergeRequest(actor, ctx.project) && readsNotes(actor, ctx) && (!internal || canReadInternalNotes(actor));
     },
   };

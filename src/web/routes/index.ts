@@ -29,6 +29,7 @@ import profileOverview from './profile/overview.ts';
 import profileEmails from './profile/emails.ts';
 import profilePreferences from './profile/preferences.ts';
 import broadcastMessages from './broadcast-messages.ts';
+import mergeRequests from './merge-requests/merge-requests.ts';
 
 export const WEB_AREAS: WebArea[] = [
   home,
@@ -56,4 +57,5 @@ export const WEB_AREAS: WebArea[] = [
   profileEmails,
   profilePreferences,
   broadcastMessages,
+  mergeRequests,
 ];

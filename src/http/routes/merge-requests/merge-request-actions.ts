@@ -15,11 +15,11 @@ import { ciEnvFrom } from '../../../domain/pipelines/ci-env.ts';
 import { refTarget } from '../../../domain/repositories/git-read.ts';
 import { mergeTree } from '../../../domain/merge-requests/mr-git.ts';
 import { checkMergeStatus } from '../../../domain/merge-requests/merge-status.ts';
-import { acceptMergeRequest } from '../../../domain/merge-requests/accept.ts';
+import { acceptMergeRequest, ciAndDiscussionsAllow, requestHeadPipeline } from '../../../domain/merge-requests/accept.ts';
 import { mergeableState } from '../../../domain/merge-requests/merge.ts';
 import { canMergeMergeRequest, canUpdateMergeRequest } from '../../../domain/merge-requests/merge-request.policy.ts';
 import {
-  findMergeRequestById, headPipelineOf, mergeRequestCounts, peopleOf, setSubscription, subscribedMergeRequestIds,
+  findMergeRequestById, peopleOf, setSubscription, subscribedMergeRequestIds,
   replacePeople, totalTimeSpentOn, updateMergeRequestRow,
 } from '../../../domain/merge-requests/merge-requests.queries.ts';
 import {
@@ -90,22 +90,7 @@ const mergeRequestActions: FastifyPluginAsync = async (app) => {
     return { ctx, ...(await loadMergeRequest(request, ctx, input.merge_request_iid)) };
   }
 
-  const headPipeline = (mr: MergeRequestRow, head: string | null) => (head && mr.source_project_id !== null
-    ? headPipelineOf(db, mr.source_project_id, mr.source_branch, mr.id, head) : Promise.resolve(undefined));
-
-  /** Whether the checks besides git pass (MergeRequest#mergeable_state?: discussions, pipeline). */
-  async function ciAndDiscussionsAllow(mr: MergeRequestRow, project: { id: number; only_allow_merge_if_pipeline_succeeds: number;
-    allow_merge_on_skipped_pipeline: number; only_allow_merge_if_all_discussions_are_resolved: number }, head: string | null) {
-    if (project.only_allow_merge_if_all_discussions_are_resolved === 1) {
-      if ((await mergeRequestCounts(db, [mr.id])).get(mr.id)!.unresolved_discussions > 0) return false;
-    }
-    if (project.only_allow_merge_if_pipeline_succeeds === 1) {
-      const pipeline = await headPipeline(mr, head);
-      if (!pipeline) return false;
-      return pipeline.status === 'success' || (pipeline.status === 'skipped' && project.allow_merge_on_skipped_pipeline === 1);
-    }
-    return true;
-  }
+  const headPipeline = (mr: MergeRequestRow, head: string | null) => requestHeadPipeline(db, mr, head);
 
   route(app, {
     method: 'PUT', url: '/projects/:id/merge_requests/:merge_request_iid/merge', auth: 'required', params: mergeParams,
@@ -126,7 +111,7 @@ const mergeRequestActions: FastifyPluginAsync = async (app) => {
       if (input.sha !== undefined && input.sha !== head) throw apiError(409, `SHA does not match HEAD of source branch: ${head}`);
       return presentOne(request, ctx, await setAutoMerge(db, mr, caller.user.id, options));
     }
-    if (!await ciAndDiscussionsAllow(mr, ctx.project, head)) throw notAllowed();
+    if (!await ciAndDiscussionsAllow(db, mr, ctx.project, head)) throw notAllowed();
     const result = await acceptMergeRequest(env(), ctx.project, mr, caller.user, options,
       (err) => request.log.error({ err }, 'could not run what follows a merge'));
     if (!result.ok) {

@@ -10,8 +10,8 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { MergeRequestDiffRow } from '../../../db/tables/merge-requests.ts';
-import { readCommits, refTarget } from '../../../domain/repositories/git-read.ts';
-import { commitIdsBetween, diffFiles, mergeBase, type DiffResult } from '../../../domain/merge-requests/mr-git.ts';
+import { commitIdsBetween, diffFiles, type DiffResult } from '../../../domain/merge-requests/mr-git.ts';
+import { EMPTY_TREE, rangeCommits, requestRange } from '../../../domain/merge-requests/request-range.ts';
 import { closingIssueIids } from '../../../domain/merge-requests/merge.ts';
 import {
   assigneesAndReviewersOf, commenterIds, diffVersionsOf, issuesByIids, pipelinesOfCommits,
@@ -39,7 +39,6 @@ import { projectFullPath } from '../../../domain/pipelines/pipeline-context.ts';
 import { findProjectById } from '../../../domain/projects/projects.queries.ts';
 import { canOnProject } from '../../../domain/permissions/project.policy.ts';
 import { route } from '../../route.ts';
-import { sourceRefOf } from '../../../domain/merge-requests/fork-source.ts';
 import { presentOne } from './merge-requests.ts';
 
 const listParams = defineParams({ id: P.string(), merge_request_iid: P.integer(), ...paginationParams });
@@ -97,24 +96,10 @@ const mergeRequestChanges: FastifyPluginAsync = async (app) => {
     return { ctx, ...(await loadMergeRequest(request, ctx, input.merge_request_iid)) };
   }
 
-  /** The range the request is made of now: its latest version's, or its branches' while they exist. */
-  async function range(m: MergeRequestContext): Promise<{ base: string | null; head: string } | null> {
-    const [latest] = await diffVersionsOf(db, m.mr.id);
-    // A merged or closed request keeps the range of its last version (its branches may be gone).
-    if (latest && m.mr.state !== 'opened' && m.mr.state !== 'locked') return { base: latest.base_commit_sha, head: latest.head_commit_sha };
-    const head = await refTarget(m.repo.gitDir, sourceRefOf(m.mr));
-    const target = await refTarget(m.repo.gitDir, `refs/heads/${m.mr.target_branch}`);
-    if (!head || !target) return latest ? { base: latest.base_commit_sha, head: latest.head_commit_sha } : null;
-    return { base: await mergeBase(m.repo.gitDir, target, head), head };
-  }
+  const range = (m: MergeRequestContext) => requestRange(db, m.repo.gitDir, m.mr);
+  const commitsOf = (m: MergeRequestContext, base: string | null, head: string) => rangeCommits(m.repo.gitDir, base, head);
 
-  async function commitsOf(m: MergeRequestContext, base: string | null, head: string) {
-    const ids = base === head ? [] : await commitIdsBetween(m.repo.gitDir, base, head);
-    const commits = await readCommits(m.repo.gitDir, ids);
-    return ids.flatMap((id) => { const c = commits.get(id); return c ? [c] : []; });
-  }
-
-  const emptyTree = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+  const emptyTree = EMPTY_TREE;
 
   route(app, {
     method: 'GET', url: '/projects/:id/merge_requests/:merge_request_iid/commits', auth: 'optional', params: listParams,

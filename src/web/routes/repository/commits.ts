@@ -14,24 +14,12 @@ import { pageError, type WebArea } from '../../router.ts';
 import { pageNumber, pagination } from '../../components/lists.ts';
 import { commitLine, commitTitle, timeAgo } from '../../components/commits.ts';
 import { encodePath, refAndPath, repositoryOf } from './repository-page.ts';
+import { diffFileSection } from '../../components/diff.ts';
 
 const COMMITS_PER_PAGE = 40;
 
-function diffLines(diff: string): SafeHtml[] {
-  return diff.split('\n').map((line) => {
-    const kind = line.startsWith('@@') ? 'hunk' : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : '';
-    return html`<tr${kind ? html` class="${kind}"` : ''}><td class="line">${line}</td></tr>`;
-  });
-}
-
 function fileSection(d: FileDiff, i: number): SafeHtml {
-  const name = d.renamedFile ? `${d.oldPath} → ${d.newPath}` : d.newPath;
-  const change = d.newFile ? 'added' : d.deletedFile ? 'deleted' : d.renamedFile ? 'renamed' : 'modified';
-  return html`<section class="diff-file" id="diff-${i}" aria-label="${name}">
-<div class="file-header"><span><strong>${name}</strong> <span class="badge">${change}</span></span></div>
-${d.diff === '' ? html`<div class="code"><p class="muted">&nbsp;No changes shown (binary, too large, or a mode change only).</p></div>`
-    : html`<div class="code"><table role="presentation">${diffLines(d.diff)}</table></div>`}
-</section>`;
+  return diffFileSection(d, `diff-${i}`);
 }
 
 const commits: WebArea = (web) => {
