@@ -242,6 +242,13 @@ async function expandWildcards(locs: Location[], sources: IncludeSources): Promi
 interface State {
   count: number;
   vars: Variables;
+  /**
+   * Each distinct file text parsed once per configuration: a component included thirty times
+   * with other inputs is one YAML parse and thirty interpolations. Nothing after the loader
+   * changes a parsed tree (interpolation, merging, extends and references build new hashes), so
+   * the includes of one text may share it.
+   */
+  parsed: Map<string, { header: unknown; content: unknown }>;
 }
 
 function key(loc: Location): string {
@@ -267,12 +274,15 @@ async function resolve(root: Hash, state: State, sources: IncludeSources, chain:
     seen.add(id);
     if (++state.count > MAX_INCLUDES) throw new ConfigError(`Maximum of ${MAX_INCLUDES} nested includes are allowed!`);
     const { text, sources: nested } = await contentOf(loc, sources);
-    let file: { header: unknown; content: unknown };
-    try {
-      file = loadYamlFile(text);
-    } catch (err) {
-      if (err instanceof ConfigError && err.message === 'The parsed YAML is too big') throw err;
-      throw new ConfigError(`Included file \`${describe(loc)}\` does not have valid YAML syntax!`);
+    let file = state.parsed.get(text);
+    if (file === undefined) {
+      try {
+        file = loadYamlFile(text);
+      } catch (err) {
+        if (err instanceof ConfigError && err.message === 'The parsed YAML is too big') throw err;
+        throw new ConfigError(`Included file \`${describe(loc)}\` does not have valid YAML syntax!`);
+      }
+      state.parsed.set(text, file);
     }
     if (file.content === null || file.content === undefined) throw new ConfigError(`Included file \`${describe(loc)}\` is empty or does not exist!`);
     let parsed: unknown;
@@ -293,7 +303,7 @@ async function resolve(root: Hash, state: State, sources: IncludeSources, chain:
 
 /** The configuration with every include merged in. */
 export async function resolveIncludes(root: Hash, sources: IncludeSources, vars: Variables): Promise<{ config: Hash; includes: number }> {
-  const state: State = { count: 0, vars };
+  const state: State = { count: 0, vars, parsed: new Map() };
   const config = await resolve(root, state, sources, []);
   return { config, includes: state.count };
 }
