@@ -94,7 +94,8 @@ export interface JobSpec extends JobConfig {
   inheritsVariable: (key: string) => boolean;
 }
 
-function changesOf(value: unknown, at: string): RuleSpec['changes'] {
+/** `rules:changes` (a list of globs, or `paths` with `compare_to`), of a job's, a workflow's or an include's rule. */
+export function changesOf(value: unknown, at: string): RuleSpec['changes'] {
   if (isHash(value)) {
     const paths = strings(value.paths);
     if (paths === null) throw new ConfigError(`${at}:changes paths should be an array of strings`);
