@@ -174,6 +174,12 @@ export const KEYWORD_ERRORS: ErrorCase[] = [
   job('image: 1', 'jobs:job:image config should be a hash or a string'),
   job('image: { entrypoint: [a] }', 'jobs:job:image config should be a hash or a string'),
   job('image: { name: a, alias: b }', 'jobs:job:image config contains unknown keys: alias'),
+  // image:docker (after 15.2), checked against the executor_opts schema.
+  job('image: { name: a, docker: { user: 1 } }', "jobs:job:image executor opts '/docker/user' must be a valid 'string'"),
+  job('image: { name: a, docker: { uid: x } }', "jobs:job:image executor opts '/docker/uid' must be a valid 'schema'"),
+  job('image: { name: a, docker: root }', "jobs:job:image executor opts '/docker' must be a valid 'object'"),
+  job('image: { name: a, docker: { user: "" } }', "jobs:job:image executor opts '/docker/user' must be a valid 'minLength'"),
+  job(`image: { name: a, docker: { platform: ${'p'.repeat(65)} } }`, "jobs:job:image executor opts '/docker/platform' must be a valid 'maxLength'"),
   job('image: { name: a, entrypoint: { a: 1 } }', 'jobs:job:image entrypoint should be an array of strings'),
   job('image: { name: a, pull_policy: sometimes }', 'jobs:job:image pull_policy should be one of: always, if-not-present, never'),
   job('image: { name: a, pull_policy: [] }', 'jobs:job:image pull_policy should be one of: always, if-not-present, never'),

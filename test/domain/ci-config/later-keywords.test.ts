@@ -58,6 +58,15 @@ describe('keywords after 15.2', () => {
     assert.deepEqual((await pipeline(only)).autoCancel, { onNewCommit: null, onJobFailure: 'all' });
   });
 
+  it('image:docker and services:docker executor options (platform, user)', async () => {
+    const job = await jobOf([
+      'job:', '  script: x', '  image: { name: "quay.io/gnome:nightly", docker: { user: root, platform: linux/arm64 } }',
+      '  services: [{ name: postgres, docker: { platform: linux/amd64 } }]', '',
+    ].join('\n'));
+    assert.deepEqual(job.image?.executorOpts, { docker: { user: 'root', platform: 'linux/arm64' } });
+    assert.deepEqual(job.services[0].executorOpts, { docker: { platform: 'linux/amd64' } });
+  });
+
   it('cache:fallback_keys, artifacts:access', async () => {
     const job = await jobOf('job: { script: x, cache: { key: k, fallback_keys: [main-k, default] }, artifacts: { paths: [a], access: none } }\n');
     assert.deepEqual(job.cache[0].fallbackKeys, ['main-k', 'default']);
