@@ -105,7 +105,8 @@ describe('CI corpus of real projects using components and inputs', () => {
 
   function describeJobs(p: CiProject, pipelineId: number) {
     return async () => {
-      const rows = await t.db.selectFrom('ci_builds').select(['name', 'stage', 'run_when', 'allow_failure', 'options', 'needs', 'tag_list', 'type'])
+      const rows = await t.db.selectFrom('ci_builds')
+        .select(['name', 'stage', 'run_when', 'allow_failure', 'options', 'needs', 'tag_list', 'type'])
         .where('pipeline_id', '=', pipelineId).orderBy('id').execute();
       assert.ok(rows.every((r) => r.name !== ''), `pipeline ${pipelineId} of ${p.fullPath}`);
       return rows.map((r) => {
@@ -135,10 +136,14 @@ describe('CI corpus of real projects using components and inputs', () => {
     const slash = source.project.lastIndexOf('/');
     const res = await t.request({
       method: 'POST', url: '/api/v4/projects', token: ROOT_TOKEN,
-      payload: { name: source.project.slice(slash + 1), path: source.project.slice(slash + 1), namespace_id: await groupId(source.project.slice(0, slash)), visibility: 'public' },
+      payload: {
+        name: source.project.slice(slash + 1), path: source.project.slice(slash + 1),
+        namespace_id: await groupId(source.project.slice(0, slash)), visibility: 'public',
+      },
     });
     assert.equal(res.statusCode, 201, res.body);
-    const project = await t.db.selectFrom('projects').selectAll().where('id', '=', (res.json() as { id: number }).id).executeTakeFirstOrThrow();
+    const projectId = (res.json() as { id: number }).id;
+    const project = await t.db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirstOrThrow();
     const p: CiProject = {
       project, owner: root, ownerToken: ROOT_TOKEN, fullPath: source.project,
       gitDir: repositoryPath(t.config.storages, project.repository_storage, project.disk_path),
@@ -162,14 +167,16 @@ describe('CI corpus of real projects using components and inputs', () => {
       }
       await run(['add', '--all']);
       await run(['commit', '--quiet', '-m', `${source.repo} at ${source.commit}`]);
-      await run(['push', '--quiet', cloneUrl(t.url, source.project, { username: root.username, password: ROOT_TOKEN }), `HEAD:refs/heads/${source.branch}`]);
+      const url = cloneUrl(t.url, source.project, { username: root.username, password: ROOT_TOKEN });
+      await run(['push', '--quiet', url, `HEAD:refs/heads/${source.branch}`]);
     } finally {
       fs.rmSync(work, { recursive: true, force: true });
     }
     // The push pipeline starts after the push answers; wait for it or for the push's work to end.
     const list = await waitForPipelines(t, p, 1, 5000).catch(() => []);
     if (list.length === 0) return { p, push: { none: true } };
-    const detail = (await t.request({ method: 'GET', url: `/api/v4/projects/${project.id}/pipelines/${list[0].id}`, token: ROOT_TOKEN })).json() as {
+    const url = `/api/v4/projects/${project.id}/pipelines/${list[0].id}`;
+    const detail = (await t.request({ method: 'GET', url, token: ROOT_TOKEN })).json() as {
       yaml_errors: string | null; source: string;
     };
     assert.equal(detail.source, 'push');
@@ -185,7 +192,8 @@ describe('CI corpus of real projects using components and inputs', () => {
     it(`${name}: the push and the API create the expected pipeline`, async () => {
       const source = sourceOf(name);
       const { p, push } = await projectOf(name);
-      const res = await t.request({ method: 'POST', url: `/api/v4/projects/${p.project.id}/pipeline?ref=${source.branch}`, token: ROOT_TOKEN });
+      const url = `/api/v4/projects/${p.project.id}/pipeline?ref=${source.branch}`;
+      const res = await t.request({ method: 'POST', url, token: ROOT_TOKEN });
       assert.ok(res.statusCode === 201 || res.statusCode === 400, res.body);
       const api: Outcome = res.statusCode === 201
         ? { jobs: await describeJobs(p, (res.json() as { id: number }).id)() }

@@ -4,7 +4,9 @@
  * What decides whether the job exists (`rules`, `only`, `except`) and how many copies
  * (`parallel`) is kept checked but unevaluated for select.ts and expand.ts.
  */
-import { WHEN_VALUES, type ArtifactsConfig, type AutoCancelConfig, type JobConfig, type NeedConfig, type Variable, type When } from './ci-config.ts';
+import {
+  WHEN_VALUES, type ArtifactsConfig, type AutoCancelConfig, type JobConfig, type NeedConfig, type Variable, type When,
+} from './ci-config.ts';
 import { ConfigError, isHash, type Hash } from './config-error.ts';
 import { isValidExpression } from './expression.ts';
 import { parseJobDetails } from './parse-job-details.ts';
@@ -149,7 +151,9 @@ export function parseRules(value: unknown, where: string, allowedWhen = RULE_WHE
       rule.interruptible = raw.interruptible;
     }
     if (raw.variables !== undefined) rule.variables = variables(raw.variables, at);
-    if (raw.auto_cancel !== undefined && raw.auto_cancel !== null) rule.autoCancel = parseAutoCancel(raw.auto_cancel, `${at}:auto_cancel`);
+    if (raw.auto_cancel !== undefined && raw.auto_cancel !== null) {
+      rule.autoCancel = parseAutoCancel(raw.auto_cancel, `${at}:auto_cancel`);
+    }
     if (raw.needs !== undefined) rule.needs = parseJobDetails('', { needs: raw.needs }, false).needsDetail ?? [];
     return rule;
   });

@@ -142,7 +142,9 @@ function includeOf(value: unknown, at: string): { include?: string; includes?: u
       'local', 'project', 'template', 'remote', 'artifact', 'component',
     ].some((k) => typeof item[k] === 'string'));
     if (!ok) {
-      throw new ConfigError(`${at} include config must be a file path or a hash of local, project, template, remote, artifact or component`);
+      throw new ConfigError(
+        `${at} include config must be a file path or a hash of local, project, template, remote, artifact or component`,
+      );
     }
   }
   return { includes: items };

@@ -180,19 +180,24 @@ export interface Workflow {
 /** Entry::Workflow's name length (after 15.2). */
 const MAX_WORKFLOW_NAME = 255;
 
+const AUTO_CANCEL_AT = 'workflow:auto_cancel';
+
 export function parseWorkflow(value: unknown): Workflow {
-  if (value === undefined || value === null) return { rules: null, name: null, autoCancel: parseAutoCancel(undefined, 'workflow:auto_cancel') };
+  if (value === undefined || value === null) return { rules: null, name: null, autoCancel: parseAutoCancel(undefined, AUTO_CANCEL_AT) };
   if (!isHash(value)) throw new ConfigError('workflow config should be a hash');
   const unknown = Object.keys(value).filter((k) => k !== 'rules' && k !== 'name' && k !== 'auto_cancel');
   if (unknown.length > 0) throw new ConfigError(`workflow config contains unknown keys: ${unknown.join(', ')}`);
-  const rules = value.rules === undefined || value.rules === null ? null : parseRules(value.rules, 'workflow', ['always', 'never'], WORKFLOW_RULE_KEYS);
+  const rules = value.rules === undefined || value.rules === null
+    ? null
+    : parseRules(value.rules, 'workflow', ['always', 'never'], WORKFLOW_RULE_KEYS);
   if (value.name !== undefined && value.name !== null && typeof value.name !== 'string') {
     throw new ConfigError('workflow name should be a string');
   }
   if (typeof value.name === 'string' && value.name.length > MAX_WORKFLOW_NAME) {
     throw new ConfigError(`workflow name is too long (maximum is ${MAX_WORKFLOW_NAME} characters)`);
   }
-  return { rules, name: typeof value.name === 'string' ? value.name : null, autoCancel: parseAutoCancel(value.auto_cancel, 'workflow:auto_cancel') };
+  const name = typeof value.name === 'string' ? value.name : null;
+  return { rules, name, autoCancel: parseAutoCancel(value.auto_cancel, AUTO_CANCEL_AT) };
 }
 
 /**

@@ -118,7 +118,8 @@ describe('include:component', () => {
     ].join('\n'), WORLD);
     const includes = parent.jobs[0].trigger?.includes;
     // Hashes of the loader have no prototype: compared as JSON.
-    assert.deepEqual(JSON.parse(JSON.stringify(includes)), [{ component: `${H}/grp/sub/comps/lint@main`, inputs: { tool: 'ruff', stage: 'build' } }]);
+    const expected = [{ component: `${H}/grp/sub/comps/lint@main`, inputs: { tool: 'ruff', stage: 'build' } }];
+    assert.deepEqual(JSON.parse(JSON.stringify(includes)), expected);
     // The child's configuration is these include entries (bridges.ts), read as any include: is.
     const child = await load(`include: ${JSON.stringify(includes)}\n`, WORLD);
     assert.deepEqual(child.jobs.map((j) => [j.name, j.stage, j.script]), [['lint-ruff', 'build', ['ruff .']]]);

@@ -57,7 +57,8 @@ describe('spec:inputs, called directly', () => {
 
   it('takes a string input\'s null default as no value: nothing in a longer string, null as a whole node', async () => {
     const template = [
-      'spec:', '  inputs:', '    options: { default: null }', '    before: { default: null }', '    typed: { type: string, default: null }', '---',
+      'spec:', '  inputs:', '    options: { default: null }', '    before: { default: null }',
+      '    typed: { type: string, default: null }', '---',
       'job:', '  before_script: $[[ inputs.before ]]', '  script: ["meson setup _build $[[ inputs.options ]]"]',
       '  variables: { OPTS: $[[ inputs.typed ]] }', '',
     ].join('\n');
