@@ -273,7 +273,11 @@ export function jobEntry(name: string, hash: Hash, stageList: string[], defs: De
   if (when === 'delayed' && hash.start_in === undefined) throw new ConfigError(`${where} start in should be a duration`);
   const af = allowFailure(hash.allow_failure, where);
   const inherit = inherited(hash, where);
-  const fromDefault = <T>(key: string, own: () => T, def: T): T => (hash[key] !== undefined ? own() : inherit.defaults(key) ? def : own());
+  // A key written as null is not given (the Service's entry factory makes nil an unspecified
+  // entry), so `default:` still applies: a component's `before_script: $[[ inputs.x ]]` whose
+  // input defaults to null leaves the project's default before_script in place.
+  const given = (key: string) => hash[key] !== undefined && hash[key] !== null;
+  const fromDefault = <T>(key: string, own: () => T, def: T): T => (given(key) ? own() : inherit.defaults(key) ? def : own());
   const details = parseJobDetails(name, hash, isBridge);
   const ownVars = variables(hash.variables, where);
   const ownKeys = new Set(ownVars.map((v) => v.key));

@@ -66,6 +66,9 @@ describe('spec:inputs, called directly', () => {
     assert.deepEqual(got.get('job')?.script, ['meson setup _build ']);
     assert.deepEqual(got.get('job')?.beforeScript, []);
     assert.deepEqual(vars(got.get('job')), { OPTS: '' });
+    // Null is not given: `default:` still applies, as to a job that does not write the key.
+    const withDefault = await jobs(`default: { before_script: [setup] }\ninclude: { local: t.yml }\n${OWN}`, { files: { 't.yml': template } });
+    assert.deepEqual(withDefault.get('job')?.beforeScript, ['setup']);
     // A value given still replaces it.
     const given = await jobs(`include: { local: t.yml, inputs: { options: -Ddocs=true } }\n${OWN}`, { files: { 't.yml': template } });
     assert.deepEqual(given.get('job')?.script, ['meson setup _build -Ddocs=true']);
