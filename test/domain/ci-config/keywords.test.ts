@@ -46,8 +46,11 @@ describe('CI keywords, called directly', () => {
       { beforeScript: ['t1'], afterScript: ['t2'] }],
     ['default: wins over the top-level keyword', 'before_script: [top]\ndefault: { before_script: [def] }\njob: { script: x }\n',
       { beforeScript: ['def'] }],
-    ["the job's own before_script wins, even empty", 'default: { before_script: [d] }\njob: { script: x, before_script: null }\n',
+    ["the job's own before_script wins, even empty", 'default: { before_script: [d] }\njob: { script: x, before_script: [] }\n',
       { beforeScript: [] }],
+    // Null is no value: the entry factory makes it unspecified, and Inheritable#inherit! fills it from default:.
+    ['a before_script of null takes default:', 'default: { before_script: [d] }\njob: { script: x, before_script: null }\n',
+      { beforeScript: ['d'] }],
   ]));
 
   describe('stage and when', () => table([
