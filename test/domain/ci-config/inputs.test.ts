@@ -60,7 +60,7 @@ describe('spec:inputs, called directly', () => {
       'spec:', '  inputs:', '    options: { default: null }', '    before: { default: null }',
       '    typed: { type: string, default: null }', '---',
       'job:', '  before_script: $[[ inputs.before ]]', '  script: ["meson setup _build $[[ inputs.options ]]"]',
-      '  variables: { OPTS: $[[ inputs.typed ]] }', '',
+      '  variables:', '    OPTS: $[[ inputs.typed ]]', '',
     ].join('\n');
     const got = await jobs(`include: { local: t.yml }\n${OWN}`, { files: { 't.yml': template } });
     assert.deepEqual(got.get('job')?.script, ['meson setup _build ']);
