@@ -267,6 +267,9 @@ describe('CI keywords, called directly', () => {
       '.a: { script: a, stage: build }\n.b: { script: b }\njob: { extends: [.a, .b] }\n', { script: ['b'], stage: 'build' }],
     ['a chain of bases', '.a: { script: a, stage: build }\n.b: { extends: .a, when: manual }\njob: { extends: .b }\n',
       { script: ['a'], stage: 'build', when: 'manual' }],
+    // The OpenTofu component picks its base by input, one of them `extends: null` (no base at all).
+    ['extends: null names no base', '.none: { extends: null }\njob: { extends: [.none], script: a, stage: build }\n',
+      { script: ['a'], stage: 'build' }],
     ['a visible job as a base',
       'base: { script: a, stage: build }\njob: { extends: base, stage: deploy }\n', { script: ['a'], stage: 'deploy' }],
     ['!reference lists flatten into the script',
