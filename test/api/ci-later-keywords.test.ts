@@ -108,6 +108,21 @@ describe('CI keywords after 15.2 through the API and the runner protocol', () =>
     assert.deepEqual(await jobStatuses(t, p, plain.id), { job: 'pending' });
   });
 
+  it('workflow:rules:auto_cancel of the matching rule overrides workflow:auto_cancel', async () => {
+    const pipeline = await pipelineOf([
+      'workflow:',
+      '  auto_cancel: { on_job_failure: none }',
+      '  rules:',
+      '    - if: $CI_COMMIT_BRANCH == "main"',
+      '      auto_cancel: { on_job_failure: all, on_new_commit: none }',
+      'a: { script: x }', 'b: { script: x }', 'c: { stage: deploy, script: x }', '',
+    ].join('\n'));
+    const row = await t.db.selectFrom('ci_pipelines').select(['auto_cancel_on_new_commit', 'auto_cancel_on_job_failure'])
+      .where('id', '=', pipeline.id).executeTakeFirstOrThrow();
+    // The rule's keys win; the pipeline row is what the cancelling code reads (tests above).
+    assert.deepEqual(row, { auto_cancel_on_new_commit: 'none', auto_cancel_on_job_failure: 'all' });
+  });
+
   it('refuses secrets with a clear message', async () => {
     await pushFiles(t, p, { '.gitlab-ci.yml': 'job: { script: x, secrets: { DB: { vault: db/pw } } }\n' });
     const res = await t.request({ method: 'POST', url: `/api/v4/projects/${p.project.id}/pipeline?ref=main`, token: p.ownerToken });

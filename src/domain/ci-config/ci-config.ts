@@ -22,6 +22,8 @@ export interface ImageConfig {
   /** always, if-not-present, never (one or several). */
   pullPolicy?: string[];
   ports?: Array<{ number: number; protocol?: string; name?: string }>;
+  /** `docker:` (after 15.2): options for the Docker executor, sent to the runner as `executor_opts`. */
+  executorOpts?: { docker: { platform?: string; user?: string } };
 }
 
 export interface ServiceConfig extends ImageConfig {

@@ -86,6 +86,11 @@ function compare(a: Semver, b: Semver): number {
   return a.major - b.major || a.minor - b.minor || a.patch - b.patch;
 }
 
+/** Whether a version is chosen among released versions (`~latest`, `1`, `1.2`) rather than named as a ref. */
+export function namesReleasedVersion(version: string): boolean {
+  return version === LATEST || SHORTHAND.test(version);
+}
+
 /**
  * The released tag a version names by semantic version: the highest release for `~latest`,
  * the highest of that major (and minor) for a shorthand, else null (the version is a ref).

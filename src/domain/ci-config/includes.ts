@@ -18,6 +18,7 @@ import { interpolateInputs } from './inputs.ts';
 import { evaluateExpression, type Variables } from './expression.ts';
 import { deepMerge, expandVariables } from './merge.ts';
 import { componentContent, type ComponentSources } from './components.ts';
+import { changesOf } from './job-entry.ts';
 
 /** Files one pipeline's configuration may include in all (the Service's max_includes). */
 export const MAX_INCLUDES = 100;
@@ -48,6 +49,11 @@ export interface IncludeSources extends ComponentSources {
   fetch?: typeof fetch;
   /** No project stands behind the configuration (instance-level lint): local includes have nothing to read. */
   projectless?: boolean;
+  /**
+   * Paths the pipeline changes (against `compareTo` when given), or null when there is nothing
+   * to compare with; absent where no pipeline is being created (lint), which reads as null.
+   */
+  changedPaths?(compareTo?: string): Promise<string[] | null>;
 }
 
 interface Location {
@@ -106,7 +112,11 @@ function normalise(value: unknown, vars: Variables): Location[] {
   return out;
 }
 
-/** include:rules — `if` and `exists`; no rule matching drops the include. */
+/**
+ * include:rules — `if`, `exists` and `changes` (Include::Rules::Rule, the last after 15.2: true,
+ * as a job rule's, when the pipeline has nothing to compare with); no rule matching drops the
+ * include.
+ */
 async function includeWanted(rules: unknown, vars: Variables, sources: IncludeSources): Promise<boolean> {
   if (rules === undefined || rules === null) return true;
   if (!Array.isArray(rules)) throw new ConfigError('include rules should be an array of hashes');
@@ -118,6 +128,15 @@ async function includeWanted(rules: unknown, vars: Variables, sources: IncludeSo
       const globs = (Array.isArray(rule.exists) ? rule.exists : [rule.exists]).map(String);
       const isMatch = picomatch(globs, { dot: true });
       ok = (await sources.listLocal()).some((p) => isMatch(p));
+    }
+    if (ok && rule.changes !== undefined && rule.changes !== null) {
+      const changes = changesOf(rule.changes, 'include:rules:rule')!;
+      const compareTo = changes.compareTo === undefined ? undefined : expandVariables(changes.compareTo, vars);
+      const changed = sources.changedPaths ? await sources.changedPaths(compareTo) : null;
+      if (changed !== null) {
+        const isMatch = picomatch(changes.paths.map((p) => expandVariables(p, vars).replace(/^\/+/, '')), { dot: true });
+        ok = changed.some((p) => isMatch(p));
+      }
     }
     if (ok) return rule.when !== 'never';
   }
@@ -242,6 +261,13 @@ async function expandWildcards(locs: Location[], sources: IncludeSources): Promi
 interface State {
   count: number;
   vars: Variables;
+  /**
+   * Each distinct file text parsed once per configuration: a component included thirty times
+   * with other inputs is one YAML parse and thirty interpolations. Nothing after the loader
+   * changes a parsed tree (interpolation, merging, extends and references build new hashes), so
+   * the includes of one text may share it.
+   */
+  parsed: Map<string, { header: unknown; content: unknown }>;
 }
 
 function key(loc: Location): string {
@@ -267,12 +293,15 @@ async function resolve(root: Hash, state: State, sources: IncludeSources, chain:
     seen.add(id);
     if (++state.count > MAX_INCLUDES) throw new ConfigError(`Maximum of ${MAX_INCLUDES} nested includes are allowed!`);
     const { text, sources: nested } = await contentOf(loc, sources);
-    let file: { header: unknown; content: unknown };
-    try {
-      file = loadYamlFile(text);
-    } catch (err) {
-      if (err instanceof ConfigError && err.message === 'The parsed YAML is too big') throw err;
-      throw new ConfigError(`Included file \`${describe(loc)}\` does not have valid YAML syntax!`);
+    let file = state.parsed.get(text);
+    if (file === undefined) {
+      try {
+        file = loadYamlFile(text);
+      } catch (err) {
+        if (err instanceof ConfigError && err.message === 'The parsed YAML is too big') throw err;
+        throw new ConfigError(`Included file \`${describe(loc)}\` does not have valid YAML syntax!`);
+      }
+      state.parsed.set(text, file);
     }
     if (file.content === null || file.content === undefined) throw new ConfigError(`Included file \`${describe(loc)}\` is empty or does not exist!`);
     let parsed: unknown;
@@ -293,7 +322,7 @@ async function resolve(root: Hash, state: State, sources: IncludeSources, chain:
 
 /** The configuration with every include merged in. */
 export async function resolveIncludes(root: Hash, sources: IncludeSources, vars: Variables): Promise<{ config: Hash; includes: number }> {
-  const state: State = { count: 0, vars };
+  const state: State = { count: 0, vars, parsed: new Map() };
   const config = await resolve(root, state, sources, []);
   return { config, includes: state.count };
 }

@@ -87,7 +87,10 @@ function typeOf(spec: InputSpec): string {
 }
 
 function isType(value: unknown, type: string): boolean {
-  if (type === 'string') return typeof value === 'string';
+  // A string input's `default: null` is a default of no value (StringInput#valid_value? takes
+  // nil): interpolated as nothing inside a longer string, as null where it is the whole node.
+  // Real components rely on it (GNOME's citemplates declare their optional options so).
+  if (type === 'string') return typeof value === 'string' || value === null;
   if (type === 'number') return typeof value === 'number';
   if (type === 'boolean') return typeof value === 'boolean';
   return Array.isArray(value);

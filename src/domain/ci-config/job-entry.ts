@@ -4,7 +4,9 @@
  * What decides whether the job exists (`rules`, `only`, `except`) and how many copies
  * (`parallel`) is kept checked but unevaluated for select.ts and expand.ts.
  */
-import { WHEN_VALUES, type ArtifactsConfig, type JobConfig, type NeedConfig, type Variable, type When } from './ci-config.ts';
+import {
+  WHEN_VALUES, type ArtifactsConfig, type AutoCancelConfig, type JobConfig, type NeedConfig, type Variable, type When,
+} from './ci-config.ts';
 import { ConfigError, isHash, type Hash } from './config-error.ts';
 import { isValidExpression } from './expression.ts';
 import { parseJobDetails } from './parse-job-details.ts';
@@ -27,6 +29,14 @@ export const BRIDGE_KEYS = new Set([
 const JOB_WHEN = [...WHEN_VALUES, 'delayed'];
 const RULE_WHEN = ['on_success', 'on_failure', 'always', 'manual', 'delayed', 'never'];
 const RULE_KEYS = ['if', 'changes', 'exists', 'when', 'start_in', 'allow_failure', 'variables', 'needs', 'interruptible'];
+/**
+ * A workflow rule's keys (Entry::Workflow's rules metadata, 16.x): a job's, without
+ * `interruptible`, with `auto_cancel` (which only a workflow rule may set).
+ */
+export const WORKFLOW_RULE_KEYS = ['if', 'changes', 'exists', 'when', 'start_in', 'allow_failure', 'variables', 'needs', 'auto_cancel'];
+/** Entry::AutoCancel's values (after 15.2). */
+const ON_NEW_COMMIT = ['conservative', 'interruptible', 'none'];
+const ON_JOB_FAILURE = ['none', 'all'];
 /** The directory a Pages job publishes when it names none (Entry::Job's `pages:publish` default). */
 const PAGES_PUBLISH_DEFAULT = 'public';
 
@@ -40,6 +50,27 @@ export interface RuleSpec {
   needs?: NeedConfig[];
   /** `rules:interruptible` (after 15.2): overrides the job's `interruptible` when the rule matches. */
   interruptible?: boolean;
+  /** `workflow:rules:auto_cancel` (16.8): overrides `workflow:auto_cancel` key by key when the rule matches. */
+  autoCancel?: AutoCancelConfig;
+}
+
+/**
+ * `auto_cancel:` of `workflow:` or of one of its rules (Entry::AutoCancel): `on_new_commit`
+ * and `on_job_failure`, each null where not given. `at` names the entry (`workflow:auto_cancel`).
+ */
+export function parseAutoCancel(value: unknown, at: string): AutoCancelConfig {
+  if (value === undefined || value === null) return { onNewCommit: null, onJobFailure: null };
+  if (!isHash(value)) throw new ConfigError(`${at} config should be a hash`);
+  const unknown = Object.keys(value).filter((k) => k !== 'on_new_commit' && k !== 'on_job_failure');
+  if (unknown.length > 0) throw new ConfigError(`${at} config contains unknown keys: ${unknown.join(', ')}`);
+  const { on_new_commit: onNew, on_job_failure: onFailure } = value;
+  if (onNew !== undefined && (typeof onNew !== 'string' || !ON_NEW_COMMIT.includes(onNew))) {
+    throw new ConfigError(`${at} on new commit must be one of: ${ON_NEW_COMMIT.join(', ')}`);
+  }
+  if (onFailure !== undefined && (typeof onFailure !== 'string' || !ON_JOB_FAILURE.includes(onFailure))) {
+    throw new ConfigError(`${at} on job failure must be one of: ${ON_JOB_FAILURE.join(', ')}`);
+  }
+  return { onNewCommit: (onNew as string | undefined) ?? null, onJobFailure: (onFailure as string | undefined) ?? null };
 }
 
 export interface OnlySpec {
@@ -65,7 +96,8 @@ export interface JobSpec extends JobConfig {
   inheritsVariable: (key: string) => boolean;
 }
 
-function changesOf(value: unknown, at: string): RuleSpec['changes'] {
+/** `rules:changes` (a list of globs, or `paths` with `compare_to`), of a job's, a workflow's or an include's rule. */
+export function changesOf(value: unknown, at: string): RuleSpec['changes'] {
   if (isHash(value)) {
     const paths = strings(value.paths);
     if (paths === null) throw new ConfigError(`${at}:changes paths should be an array of strings`);
@@ -85,12 +117,12 @@ function changesOf(value: unknown, at: string): RuleSpec['changes'] {
   return { paths };
 }
 
-export function parseRules(value: unknown, where: string, allowedWhen = RULE_WHEN): RuleSpec[] {
+export function parseRules(value: unknown, where: string, allowedWhen = RULE_WHEN, allowedKeys = RULE_KEYS): RuleSpec[] {
   if (!Array.isArray(value)) throw new ConfigError(`${where} rules should be an array of hashes`);
   return flattenList(value).map((raw) => {
     const at = `${where}:rules:rule`;
     if (!isHash(raw)) throw new ConfigError(`${at} config should be a hash`);
-    const unknown = Object.keys(raw).filter((k) => !RULE_KEYS.includes(k));
+    const unknown = Object.keys(raw).filter((k) => !allowedKeys.includes(k));
     if (unknown.length > 0) throw new ConfigError(`${at} config contains unknown keys: ${unknown.join(', ')}`);
     const rule: RuleSpec = {};
     if (raw.if !== undefined && raw.if !== null) {
@@ -119,6 +151,9 @@ export function parseRules(value: unknown, where: string, allowedWhen = RULE_WHE
       rule.interruptible = raw.interruptible;
     }
     if (raw.variables !== undefined) rule.variables = variables(raw.variables, at);
+    if (raw.auto_cancel !== undefined && raw.auto_cancel !== null) {
+      rule.autoCancel = parseAutoCancel(raw.auto_cancel, `${at}:auto_cancel`);
+    }
     if (raw.needs !== undefined) rule.needs = parseJobDetails('', { needs: raw.needs }, false).needsDetail ?? [];
     return rule;
   });
@@ -238,7 +273,11 @@ export function jobEntry(name: string, hash: Hash, stageList: string[], defs: De
   if (when === 'delayed' && hash.start_in === undefined) throw new ConfigError(`${where} start in should be a duration`);
   const af = allowFailure(hash.allow_failure, where);
   const inherit = inherited(hash, where);
-  const fromDefault = <T>(key: string, own: () => T, def: T): T => (hash[key] !== undefined ? own() : inherit.defaults(key) ? def : own());
+  // A key written as null is not given (the Service's entry factory makes nil an unspecified
+  // entry), so `default:` still applies: a component's `before_script: $[[ inputs.x ]]` whose
+  // input defaults to null leaves the project's default before_script in place.
+  const given = (key: string) => hash[key] !== undefined && hash[key] !== null;
+  const fromDefault = <T>(key: string, own: () => T, def: T): T => (given(key) ? own() : inherit.defaults(key) ? def : own());
   const details = parseJobDetails(name, hash, isBridge);
   const ownVars = variables(hash.variables, where);
   const ownKeys = new Set(ownVars.map((v) => v.key));

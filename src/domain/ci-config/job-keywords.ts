@@ -94,8 +94,33 @@ function ports(value: unknown, at: string): ImageConfig['ports'] {
   });
 }
 
+/** Imageable's executor_opts schema: `docker` with `platform` (1–64 characters) and `user` (1–255). */
+const DOCKER_OPTS: Record<string, number> = { platform: 64, user: 255 };
+
+/**
+ * `image:docker` / `services:docker` (Imageable::EXECUTOR_OPTS_KEYS, after 15.2), checked as the
+ * Service's executor_opts JSON schema is, with its way of naming what failed: the JSON pointer
+ * and the schema keyword (`schema` for a key the schema does not allow).
+ */
+function executorOpts(value: unknown, at: string): ImageConfig['executorOpts'] {
+  const refuse = (pointer: string, what: string): never => {
+    throw new ConfigError(`${at} executor opts '${pointer}' must be a valid '${what}'`);
+  };
+  if (!isHash(value)) return refuse('/docker', 'object');
+  const docker: { platform?: string; user?: string } = {};
+  for (const [key, v] of Object.entries(value)) {
+    const max = DOCKER_OPTS[key];
+    if (max === undefined || !Object.hasOwn(DOCKER_OPTS, key)) refuse(`/docker/${key}`, 'schema');
+    if (typeof v !== 'string') return refuse(`/docker/${key}`, 'string');
+    if (v.length < 1) refuse(`/docker/${key}`, 'minLength');
+    if (v.length > max) refuse(`/docker/${key}`, 'maxLength');
+    docker[key as 'platform' | 'user'] = v;
+  }
+  return { docker };
+}
+
 function imageHash(value: Hash, at: string, extra: string[]): ImageConfig {
-  unknownKeys(value, ['name', 'entrypoint', 'pull_policy', 'ports', ...extra], at);
+  unknownKeys(value, ['name', 'entrypoint', 'pull_policy', 'ports', 'docker', ...extra], at);
   if (typeof value.name !== 'string') throw new ConfigError(`${at} config should be a hash or a string`);
   const out: ImageConfig = { name: value.name };
   if (value.entrypoint !== undefined) {
@@ -111,6 +136,7 @@ function imageHash(value: Hash, at: string, extra: string[]): ImageConfig {
     out.pullPolicy = list;
   }
   if (value.ports !== undefined) out.ports = ports(value.ports, at);
+  if (value.docker !== undefined && value.docker !== null) out.executorOpts = executorOpts(value.docker, at);
   return out;
 }
 

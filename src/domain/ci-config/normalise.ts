@@ -11,7 +11,9 @@ export const MAX_EXTENDS_DEPTH = 10;
 /** References a reference may go through (Tags::Reference::MAX_NESTING_LEVELS). */
 const MAX_REFERENCE_DEPTH = 10;
 
+/** The keys `extends:` names; `extends: null` names none (Extendable::Entry#extends_keys reads it with Array()). */
 function extendsList(value: unknown): unknown[] {
+  if (value === null) return [];
   return Array.isArray(value) ? value : [value];
 }
 

@@ -121,8 +121,9 @@ function strip(job: JobSpec): JobConfig {
 
 /** The jobs this pipeline has: workflow, then each job's rules or only/except, then needs. */
 export async function selectJobs(config: LoadedConfig, ctx: SelectContext): Promise<PipelineConfig> {
-  const extra = await selectWorkflow(config.workflow, config.globals, ctx);
-  if (extra === null) throw new ConfigError(WORKFLOW_FILTERED);
+  const workflow = await selectWorkflow(config.workflow, config.globals, ctx);
+  if (workflow === null) throw new ConfigError(WORKFLOW_FILTERED);
+  const extra = workflow.variables;
   // workflow:rules:variables override the global variables every job inherits.
   const extraKeys = new Set(extra.map((v) => v.key));
   const globals = [...config.globals.filter((g) => !extraKeys.has(g.key)), ...extra];
@@ -154,6 +155,6 @@ export async function selectJobs(config: LoadedConfig, ctx: SelectContext): Prom
   const used = new Set(jobs.map((j) => j.stage));
   return {
     stages: config.stages.filter((s) => used.has(s)), variables: globals, jobs,
-    name: pipelineName(config.workflow, globals, ctx), autoCancel: config.workflow.autoCancel,
+    name: pipelineName(config.workflow, globals, ctx), autoCancel: workflow.autoCancel,
   };
 }

@@ -125,8 +125,9 @@ function artifacts(value: unknown, where: string): ArtifactsConfig | null {
 
 /**
  * A child pipeline's `trigger:include`: one local file (kept as a path), or up to three include
- * entries of any kind the main configuration takes (Entry::Trigger: local, project, template,
- * remote), read through the same include machinery.
+ * entries of any kind the main configuration takes (Entry::Trigger's SameProjectTrigger reads
+ * them as Entry::Includes: local, project, template, remote, artifact and, after 15.2,
+ * `component`, each with `inputs`), read through the same include machinery.
  */
 function includeOf(value: unknown, at: string): { include?: string; includes?: unknown[] } {
   const items = Array.isArray(value) ? value : [value];
@@ -138,9 +139,13 @@ function includeOf(value: unknown, at: string): { include?: string; includes?: u
   }
   for (const item of items) {
     const ok = typeof item === 'string' || (isHash(item) && [
-      'local', 'project', 'template', 'remote', 'artifact',
+      'local', 'project', 'template', 'remote', 'artifact', 'component',
     ].some((k) => typeof item[k] === 'string'));
-    if (!ok) throw new ConfigError(`${at} include config must be a file path or a hash of local, project, template, remote or artifact`);
+    if (!ok) {
+      throw new ConfigError(
+        `${at} include config must be a file path or a hash of local, project, template, remote, artifact or component`,
+      );
+    }
   }
   return { includes: items };
 }

@@ -18,7 +18,7 @@ import type { AutoCancelConfig, Variable } from './ci-config.ts';
 import { ConfigError, isHash, type Hash } from './config-error.ts';
 import { evaluateExpression, patternFromText, type Variables } from './expression.ts';
 import { expandVariables } from './merge.ts';
-import { parseRules, type JobSpec, type OnlySpec, type RuleSpec } from './job-entry.ts';
+import { parseAutoCancel, parseRules, WORKFLOW_RULE_KEYS, type JobSpec, type OnlySpec, type RuleSpec } from './job-entry.ts';
 import { variables as parseVariables } from './job-keywords.ts';
 
 /** Paths `exists:` compares before it answers true (Build::Rules::Rule::Clause::Exists). */
@@ -177,39 +177,27 @@ export interface Workflow {
   autoCancel: AutoCancelConfig;
 }
 
-/** Entry::Workflow's name length, and Entry::AutoCancel's values (both after 15.2). */
+/** Entry::Workflow's name length (after 15.2). */
 const MAX_WORKFLOW_NAME = 255;
-const ON_NEW_COMMIT = ['conservative', 'interruptible', 'none'];
-const ON_JOB_FAILURE = ['none', 'all'];
 
-function autoCancelOf(value: unknown): AutoCancelConfig {
-  if (value === undefined || value === null) return { onNewCommit: null, onJobFailure: null };
-  if (!isHash(value)) throw new ConfigError('workflow:auto_cancel config should be a hash');
-  const unknown = Object.keys(value).filter((k) => k !== 'on_new_commit' && k !== 'on_job_failure');
-  if (unknown.length > 0) throw new ConfigError(`workflow:auto_cancel config contains unknown keys: ${unknown.join(', ')}`);
-  const { on_new_commit: onNew, on_job_failure: onFailure } = value;
-  if (onNew !== undefined && (typeof onNew !== 'string' || !ON_NEW_COMMIT.includes(onNew))) {
-    throw new ConfigError(`workflow:auto_cancel on new commit must be one of: ${ON_NEW_COMMIT.join(', ')}`);
-  }
-  if (onFailure !== undefined && (typeof onFailure !== 'string' || !ON_JOB_FAILURE.includes(onFailure))) {
-    throw new ConfigError(`workflow:auto_cancel on job failure must be one of: ${ON_JOB_FAILURE.join(', ')}`);
-  }
-  return { onNewCommit: (onNew as string | undefined) ?? null, onJobFailure: (onFailure as string | undefined) ?? null };
-}
+const AUTO_CANCEL_AT = 'workflow:auto_cancel';
 
 export function parseWorkflow(value: unknown): Workflow {
-  if (value === undefined || value === null) return { rules: null, name: null, autoCancel: autoCancelOf(undefined) };
+  if (value === undefined || value === null) return { rules: null, name: null, autoCancel: parseAutoCancel(undefined, AUTO_CANCEL_AT) };
   if (!isHash(value)) throw new ConfigError('workflow config should be a hash');
   const unknown = Object.keys(value).filter((k) => k !== 'rules' && k !== 'name' && k !== 'auto_cancel');
   if (unknown.length > 0) throw new ConfigError(`workflow config contains unknown keys: ${unknown.join(', ')}`);
-  const rules = value.rules === undefined || value.rules === null ? null : parseRules(value.rules, 'workflow', ['always', 'never']);
+  const rules = value.rules === undefined || value.rules === null
+    ? null
+    : parseRules(value.rules, 'workflow', ['always', 'never'], WORKFLOW_RULE_KEYS);
   if (value.name !== undefined && value.name !== null && typeof value.name !== 'string') {
     throw new ConfigError('workflow name should be a string');
   }
   if (typeof value.name === 'string' && value.name.length > MAX_WORKFLOW_NAME) {
     throw new ConfigError(`workflow name is too long (maximum is ${MAX_WORKFLOW_NAME} characters)`);
   }
-  return { rules, name: typeof value.name === 'string' ? value.name : null, autoCancel: autoCancelOf(value.auto_cancel) };
+  const name = typeof value.name === 'string' ? value.name : null;
+  return { rules, name, autoCancel: parseAutoCancel(value.auto_cancel, AUTO_CANCEL_AT) };
 }
 
 /**
@@ -222,12 +210,26 @@ export function pipelineName(workflow: Workflow, globals: Variable[], ctx: Selec
   return name === '' ? null : name;
 }
 
-/** workflow:rules: null when the pipeline is filtered out, else the variables its rule adds. */
-export async function selectWorkflow(workflow: Workflow, globals: Variable[], ctx: SelectContext): Promise<Variable[] | null> {
-  if (workflow.rules === null) return [];
+/**
+ * workflow:rules: null when the pipeline is filtered out, else the variables its rule adds and
+ * the pipeline's auto-cancel settings: workflow:auto_cancel with the matching rule's
+ * `auto_cancel` over it key by key (Chain::PopulateMetadata#set_auto_cancel merges the rule's
+ * hash over the configuration's).
+ */
+export async function selectWorkflow(
+  workflow: Workflow, globals: Variable[], ctx: SelectContext,
+): Promise<{ variables: Variable[]; autoCancel: AutoCancelConfig } | null> {
+  if (workflow.rules === null) return { variables: [], autoCancel: workflow.autoCancel };
   const rule = await firstMatchingRule(workflow.rules, variableMap(ctx, globals), ctx);
   if (!rule || rule.when === 'never') return null;
-  return rule.variables ?? [];
+  const own = rule.autoCancel;
+  return {
+    variables: rule.variables ?? [],
+    autoCancel: {
+      onNewCommit: own?.onNewCommit ?? workflow.autoCancel.onNewCommit,
+      onJobFailure: own?.onJobFailure ?? workflow.autoCancel.onJobFailure,
+    },
+  };
 }
 
 export function globalVariables(root: Hash): Variable[] {

@@ -150,8 +150,10 @@ async function configFor(
   };
   const predefined = await creationVariables(env, ctxInput, fullPath);
   const sources = includeSources(env, gitDir, resolved.sha, input.userId);
-  const loaded = await loadCiConfig(text, sources, predefined);
-  const config = await selectJobs(loaded, selectContext(env, gitDir, ctxInput, fullPath, predefined, sources.tree));
+  const select = selectContext(env, gitDir, ctxInput, fullPath, predefined, sources.tree);
+  // include:rules:changes compares as the jobs' rules:changes do.
+  const loaded = await loadCiConfig(text, { ...sources, changedPaths: select.changedPaths }, predefined);
+  const config = await selectJobs(loaded, select);
   expandJobEnvironments(config, predefined);
   return config;
 }

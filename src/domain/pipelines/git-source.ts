@@ -38,13 +38,43 @@ export async function resolveRef(gitDir: string, ref: string): Promise<{ sha: st
 }
 
 /**
+ * Files read at a commit id: what a commit holds never changes, so the pipelines of one commit,
+ * and the components included at one version, read each file with one git process in all rather
+ * than one each (issue 28's 300-job bench). Oldest first out, bounded in bytes and entries; only
+ * small files are kept, and never an answer of "no such file" (the commit's objects may be on
+ * their way, or the repository replaced).
+ */
+const MAX_CACHED_FILE_BYTES = 256 * 1024;
+const MAX_FILE_CACHE_BYTES = 8 * 1024 * 1024;
+const MAX_FILE_CACHE_ENTRIES = 4096;
+const fileCache = new Map<string, string>();
+let fileCacheBytes = 0;
+
+function rememberFile(key: string, content: string): void {
+  if (content.length > MAX_CACHED_FILE_BYTES || fileCache.has(key)) return;
+  fileCache.set(key, content);
+  fileCacheBytes += content.length;
+  while (fileCacheBytes > MAX_FILE_CACHE_BYTES || fileCache.size > MAX_FILE_CACHE_ENTRIES) {
+    const [oldest, value] = fileCache.entries().next().value!;
+    fileCache.delete(oldest);
+    fileCacheBytes -= value.length;
+  }
+}
+
+/**
  * A file's content at `sha`, or null when there is no such file. `cat-file blob` rather than
  * `show`: a directory of that name is "no file", not a tree listing.
  */
 export async function readFileAt(gitDir: string, sha: string, path: string): Promise<string | null> {
   if (path === '' || path.length > 4096 || path.startsWith('-') || path.split('/').includes('..') || /[\x00-\x1f\x7f]/.test(path)) return null;
+  // Only a full commit id names fixed content; a ref name may move.
+  const key = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(sha) ? `${gitDir}\0${sha}\0${path}` : null;
+  const cached = key === null ? undefined : fileCache.get(key);
+  if (cached !== undefined) return cached;
   const { stdout, exitCode } = await runGit(['cat-file', 'blob', `${sha}:${path}`], { gitDir, okExitCodes: [128] });
-  return exitCode === 0 ? stdout : null;
+  if (exitCode !== 0) return null;
+  if (key !== null) rememberFile(key, stdout);
+  return stdout;
 }
 
 const FIELD = '%x1f';

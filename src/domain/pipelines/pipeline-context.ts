@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { ProjectRow } from '../../db/tables/projects.ts';
 import type { Variable } from '../ci-config/ci-config.ts';
 import type { IncludeSources, ProjectFile } from '../ci-config/includes.ts';
-import { releasedVersion, type ComponentFile } from '../ci-config/components.ts';
+import { namesReleasedVersion, releasedVersion, type ComponentFile } from '../ci-config/components.ts';
 import { releaseTags } from '../releases/releases.queries.ts';
 import type { SelectContext } from '../ci-config/select.ts';
 import { namespacePathsById } from '../namespaces/namespaces.queries.ts';
@@ -182,11 +182,14 @@ export function includeSources(
     if (version.length > 1024 || name.length > 255 || /[\x00-\x1f\x7f]/.test(version + name)) return { error: 'content' };
     const other = await readableProject(projectPath);
     if (!other) return { error: 'project' };
-    // `~latest` and `1.2` name a released version (components.ts); every other version is a ref.
-    const released = releasedVersion(version, await releaseTags(env.db, other.project.id, MAX_RELEASED_VERSIONS));
-    // `~latest` without a release resolves to nothing (git refuses `~` in a ref): "content not found".
-    const ref = released ?? version;
-    const at = (await resolveRef(other.gitDir, ref))?.sha ?? await resolveCommitish(other.gitDir, ref);
+    // `~latest` and `1.2` name a released version (components.ts); only they need the releases.
+    const released = namesReleasedVersion(version)
+      ? releasedVersion(version, await releaseTags(env.db, other.project.id, MAX_RELEASED_VERSIONS))
+      : null;
+    // Any other version is a tag, a branch or a commit, as git resolves a revision (the Service's
+    // project.commit(version)): one git process. `~latest` without a release resolves to nothing
+    // (git refuses `~` in a ref): "content not found".
+    const at = await resolveCommitish(other.gitDir, released ?? version);
     if (!at) return { error: 'content' };
     for (const file of [`templates/${name}.yml`, `templates/${name}/template.yml`]) {
       const content = await readFileAt(other.gitDir, at, file);

@@ -72,7 +72,12 @@ const GZIP_REPORTS = new Set([
 /** image and services as Entities::Ci::JobRequest::Image / Service send them. */
 function presentImage(i: ImageConfig) {
   // pull_policy only when the configuration sets one (Entities::Ci::JobRequest::Image).
-  return { name: i.name, entrypoint: i.entrypoint ?? null, ports: i.ports ?? [], ...(i.pullPolicy ? { pull_policy: i.pullPolicy } : {}) };
+  return {
+    name: i.name, entrypoint: i.entrypoint ?? null, ports: i.ports ?? [],
+    // executor_opts only when the configuration sets `docker:` (image:docker:platform/user, after 15.2).
+    ...(i.executorOpts ? { executor_opts: i.executorOpts } : {}),
+    ...(i.pullPolicy ? { pull_policy: i.pullPolicy } : {}),
+  };
 }
 
 function presentService(s: ServiceConfig) {

@@ -109,6 +109,22 @@ describe('include:component', () => {
     assert.deepEqual(await jobs(yaml, { ...WORLD, files: { Dockerfile: 'FROM x' } }), ['build-main', 'own']);
   });
 
+  it('trigger:include takes a component with inputs: the child pipeline is that component', async () => {
+    const parent = await load([
+      'child:',
+      '  trigger:',
+      `    include: [{ component: "${H}/grp/sub/comps/lint@main", inputs: { tool: ruff, stage: build } }]`,
+      '    strategy: depend', '',
+    ].join('\n'), WORLD);
+    const includes = parent.jobs[0].trigger?.includes;
+    // Hashes of the loader have no prototype: compared as JSON.
+    const expected = [{ component: `${H}/grp/sub/comps/lint@main`, inputs: { tool: 'ruff', stage: 'build' } }];
+    assert.deepEqual(JSON.parse(JSON.stringify(includes)), expected);
+    // The child's configuration is these include entries (bridges.ts), read as any include: is.
+    const child = await load(`include: ${JSON.stringify(includes)}\n`, WORLD);
+    assert.deepEqual(child.jobs.map((j) => [j.name, j.stage, j.script]), [['lint-ruff', 'build', ['ruff .']]]);
+  });
+
   it('counts toward the include limit', async () => {
     const refs = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`v${i}`, { 'templates/build.yml': J(`b${i}`) }]));
     const world: World = { projects: { 'g/c': { refs } } };

@@ -174,6 +174,12 @@ export const KEYWORD_ERRORS: ErrorCase[] = [
   job('image: 1', 'jobs:job:image config should be a hash or a string'),
   job('image: { entrypoint: [a] }', 'jobs:job:image config should be a hash or a string'),
   job('image: { name: a, alias: b }', 'jobs:job:image config contains unknown keys: alias'),
+  // image:docker (after 15.2), checked against the executor_opts schema.
+  job('image: { name: a, docker: { user: 1 } }', "jobs:job:image executor opts '/docker/user' must be a valid 'string'"),
+  job('image: { name: a, docker: { uid: x } }', "jobs:job:image executor opts '/docker/uid' must be a valid 'schema'"),
+  job('image: { name: a, docker: root }', "jobs:job:image executor opts '/docker' must be a valid 'object'"),
+  job('image: { name: a, docker: { user: "" } }', "jobs:job:image executor opts '/docker/user' must be a valid 'minLength'"),
+  job(`image: { name: a, docker: { platform: ${'p'.repeat(65)} } }`, "jobs:job:image executor opts '/docker/platform' must be a valid 'maxLength'"),
   job('image: { name: a, entrypoint: { a: 1 } }', 'jobs:job:image entrypoint should be an array of strings'),
   job('image: { name: a, pull_policy: sometimes }', 'jobs:job:image pull_policy should be one of: always, if-not-present, never'),
   job('image: { name: a, pull_policy: [] }', 'jobs:job:image pull_policy should be one of: always, if-not-present, never'),
@@ -269,9 +275,9 @@ export const DETAIL_ERRORS: ErrorCase[] = [
   c('job: { trigger: { include: [] } }\n', 'jobs:job:trigger include config must be an array of up to 3 files'),
   c('job: { trigger: { include: [a.yml, b.yml, c.yml, d.yml] } }\n', 'jobs:job:trigger include config must be an array of up to 3 files'),
   c('job: { trigger: { include: [a.yml, { file: b.yml }] } }\n',
-    'jobs:job:trigger include config must be a file path or a hash of local, project, template, remote or artifact'),
+    'jobs:job:trigger include config must be a file path or a hash of local, project, template, remote, artifact or component'),
   c('job: { trigger: { include: 1 } }\n',
-    'jobs:job:trigger include config must be a file path or a hash of local, project, template, remote or artifact'),
+    'jobs:job:trigger include config must be a file path or a hash of local, project, template, remote, artifact or component'),
 ];
 
 export const PARALLEL_ERRORS: ErrorCase[] = [
@@ -540,6 +546,15 @@ export const LATER_KEYWORD_ERRORS: ErrorCase[] = [
   c(`workflow: { auto_cancel: { on_new_commit: always } }\n${OK}`,
     'workflow:auto_cancel on new commit must be one of: conservative, interruptible, none'),
   c(`workflow: { auto_cancel: { on_job_failure: some } }\n${OK}`, 'workflow:auto_cancel on job failure must be one of: none, all'),
+  // workflow:rules:auto_cancel (16.8): only a workflow rule takes it, checked as workflow:auto_cancel is.
+  c(`workflow: { rules: [{ if: $CI_COMMIT_BRANCH, auto_cancel: { on_new_commit: always } }] }\n${OK}`,
+    'workflow:rules:rule:auto_cancel on new commit must be one of: conservative, interruptible, none'),
+  c(`workflow: { rules: [{ auto_cancel: { on_job_failure: some } }] }\n${OK}`,
+    'workflow:rules:rule:auto_cancel on job failure must be one of: none, all'),
+  c(`workflow: { rules: [{ auto_cancel: none }] }\n${OK}`, 'workflow:rules:rule:auto_cancel config should be a hash'),
+  c(`workflow: { rules: [{ auto_cancel: { on_push: none } }] }\n${OK}`, 'workflow:rules:rule:auto_cancel config contains unknown keys: on_push'),
+  c(`workflow: { rules: [{ when: always, interruptible: true }] }\n${OK}`, 'workflow:rules:rule config contains unknown keys: interruptible'),
+  job('rules: [{ when: always, auto_cancel: { on_new_commit: none } }]', 'jobs:job:rules:rule config contains unknown keys: auto_cancel'),
 ];
 
 export const ALL_ERROR_CASES: Record<string, ErrorCase[]> = {

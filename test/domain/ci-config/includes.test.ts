@@ -71,6 +71,17 @@ const CASES: Case[] = [
     'include: [{ local: a.yml, rules: [{ if: $NOPE }, { if: $CI }] }]\n', { files: { 'a.yml': J('a') } }, ['a', 'own']],
   ['rules: empty list drops it', 'include: [{ local: a.yml, rules: [] }]\n', { files: { 'a.yml': J('a') } }, ['own']],
   ['include: null includes nothing', 'include:\n', {}, ['own']],
+  // include:rules:changes (after 15.2), compared as a job's rules:changes.
+  ['rules: changes holds for a push that changed a matching path',
+    'include: [{ local: a.yml, rules: [{ changes: ["src/**/*.c"] }] }]\n', { files: { 'a.yml': J('a') } }, ['a', 'own'],
+    { changed: ['README.md', 'src/lib/x.c'] }],
+  ['rules: changes fails for a push that changed none', 'include: [{ local: a.yml, rules: [{ changes: [src/*] }] }]\n',
+    { files: { 'a.yml': J('a') } }, ['own'], { changed: ['README.md'] }],
+  ['rules: changes holds when there is nothing to compare with',
+    'include: [{ local: a.yml, rules: [{ changes: { paths: [src/*] } }] }]\n', { files: { 'a.yml': J('a') } }, ['a', 'own']],
+  ['rules: changes:compare_to compares with that ref',
+    'include: [{ local: a.yml, rules: [{ changes: { paths: [doc/*], compare_to: main } }] }]\n', { files: { 'a.yml': J('a') } },
+    ['a', 'own'], { changed: [], comparedTo: { main: ['doc/x.md'] } }],
 ];
 
 describe('CI includes, called directly', () => {

@@ -55,6 +55,25 @@ describe('spec:inputs, called directly', () => {
     assert.deepEqual(got.get('x-job')?.script, ['make']);
   });
 
+  it('takes a string input\'s null default as no value: nothing in a longer string, null as a whole node', async () => {
+    const template = [
+      'spec:', '  inputs:', '    options: { default: null }', '    before: { default: null }',
+      '    typed: { type: string, default: null }', '---',
+      'job:', '  before_script: $[[ inputs.before ]]', '  script: ["meson setup _build $[[ inputs.options ]]"]',
+      '  variables:', '    OPTS: $[[ inputs.typed ]]', '',
+    ].join('\n');
+    const got = await jobs(`include: { local: t.yml }\n${OWN}`, { files: { 't.yml': template } });
+    assert.deepEqual(got.get('job')?.script, ['meson setup _build ']);
+    assert.deepEqual(got.get('job')?.beforeScript, []);
+    assert.deepEqual(vars(got.get('job')), { OPTS: '' });
+    // Null is not given: `default:` still applies, as to a job that does not write the key.
+    const withDefault = await jobs(`default: { before_script: [setup] }\ninclude: { local: t.yml }\n${OWN}`, { files: { 't.yml': template } });
+    assert.deepEqual(withDefault.get('job')?.beforeScript, ['setup']);
+    // A value given still replaces it.
+    const given = await jobs(`include: { local: t.yml, inputs: { options: -Ddocs=true } }\n${OWN}`, { files: { 't.yml': template } });
+    assert.deepEqual(given.get('job')?.script, ['meson setup _build -Ddocs=true']);
+  });
+
   it('includes one file twice with other inputs', async () => {
     const got = await jobs(`include:\n  - { local: t.yml, inputs: { name: one } }\n  - { local: t.yml, inputs: { name: two } }\n${OWN}`,
       { files: { 't.yml': TEMPLATE } });

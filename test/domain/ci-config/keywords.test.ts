@@ -46,8 +46,11 @@ describe('CI keywords, called directly', () => {
       { beforeScript: ['t1'], afterScript: ['t2'] }],
     ['default: wins over the top-level keyword', 'before_script: [top]\ndefault: { before_script: [def] }\njob: { script: x }\n',
       { beforeScript: ['def'] }],
-    ["the job's own before_script wins, even empty", 'default: { before_script: [d] }\njob: { script: x, before_script: null }\n',
+    ["the job's own before_script wins, even empty", 'default: { before_script: [d] }\njob: { script: x, before_script: [] }\n',
       { beforeScript: [] }],
+    // Null is no value: the entry factory makes it unspecified, and Inheritable#inherit! fills it from default:.
+    ['a before_script of null takes default:', 'default: { before_script: [d] }\njob: { script: x, before_script: null }\n',
+      { beforeScript: ['d'] }],
   ]));
 
   describe('stage and when', () => table([
@@ -264,6 +267,9 @@ describe('CI keywords, called directly', () => {
       '.a: { script: a, stage: build }\n.b: { script: b }\njob: { extends: [.a, .b] }\n', { script: ['b'], stage: 'build' }],
     ['a chain of bases', '.a: { script: a, stage: build }\n.b: { extends: .a, when: manual }\njob: { extends: .b }\n',
       { script: ['a'], stage: 'build', when: 'manual' }],
+    // The OpenTofu component picks its base by input, one of them `extends: null` (no base at all).
+    ['extends: null names no base', '.none: { extends: null }\njob: { extends: [.none], script: a, stage: build }\n',
+      { script: ['a'], stage: 'build' }],
     ['a visible job as a base',
       'base: { script: a, stage: build }\njob: { extends: base, stage: deploy }\n', { script: ['a'], stage: 'deploy' }],
     ['!reference lists flatten into the script',

@@ -40,6 +40,33 @@ describe('keywords after 15.2', () => {
     assert.equal((await pipeline('workflow: { name: "  $NOTHING  " }\njob: { script: x }\n')).name, null);
   });
 
+  it('workflow:rules:auto_cancel of the matching rule overrides workflow:auto_cancel key by key', async () => {
+    const yaml = (branch: string) => [
+      'workflow:',
+      '  auto_cancel: { on_new_commit: interruptible, on_job_failure: all }',
+      '  rules:',
+      `    - if: $CI_COMMIT_BRANCH == "${branch}"`,
+      '      auto_cancel: { on_new_commit: none }',
+      '    - when: always',
+      'job: { script: x }', '',
+    ].join('\n');
+    // The first rule matches on main: its on_new_commit wins, on_job_failure stays the workflow's.
+    assert.deepEqual((await pipeline(yaml('main'))).autoCancel, { onNewCommit: 'none', onJobFailure: 'all' });
+    // The second rule has no auto_cancel: the workflow's settings as written.
+    assert.deepEqual((await pipeline(yaml('other'))).autoCancel, { onNewCommit: 'interruptible', onJobFailure: 'all' });
+    const only = 'workflow: { rules: [{ when: always, auto_cancel: { on_job_failure: all } }] }\njob: { script: x }\n';
+    assert.deepEqual((await pipeline(only)).autoCancel, { onNewCommit: null, onJobFailure: 'all' });
+  });
+
+  it('image:docker and services:docker executor options (platform, user)', async () => {
+    const job = await jobOf([
+      'job:', '  script: x', '  image: { name: "quay.io/gnome:nightly", docker: { user: root, platform: linux/arm64 } }',
+      '  services: [{ name: postgres, docker: { platform: linux/amd64 } }]', '',
+    ].join('\n'));
+    assert.deepEqual(job.image?.executorOpts, { docker: { user: 'root', platform: 'linux/arm64' } });
+    assert.deepEqual(job.services[0].executorOpts, { docker: { platform: 'linux/amd64' } });
+  });
+
   it('cache:fallback_keys, artifacts:access', async () => {
     const job = await jobOf('job: { script: x, cache: { key: k, fallback_keys: [main-k, default] }, artifacts: { paths: [a], access: none } }\n');
     assert.deepEqual(job.cache[0].fallbackKeys, ['main-k', 'default']);

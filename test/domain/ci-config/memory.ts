@@ -160,7 +160,8 @@ export function selectContextFor(world: World, p: Pipeline): SelectContext {
 
 /** loadCiConfig over memory, as CI lint runs it. */
 export function load(yaml: string, world: World = {}, p: Pipeline = {}, log?: FetchLog[]): Promise<LoadedConfig> {
-  return loadCiConfig(yaml, memorySources(world, log), predefinedFor(p));
+  // include:rules:changes compares as the pipeline's rules do (create-pipeline-rows.ts).
+  return loadCiConfig(yaml, { ...memorySources(world, log), changedPaths: selectContextFor(world, p).changedPaths }, predefinedFor(p));
 }
 
 /** loadCiConfig then selectJobs, as pipeline creation runs them. */
