@@ -81,11 +81,12 @@ export async function requestJob(env: CiEnv, runner: RunnerRow): Promise<{
         runner_id: runner.id, token_digest: digest(token), started_at: nowIso(), timeout,
       });
       if (job) {
+        await processPipeline(env, job.pipeline_id);
         const project = (await findProjectById(env.db, job.project_id))!;
-        // The Service writes refs/pipelines/<id> once the job has started (Ci::Build, pending → running).
+        // The Service writes refs/pipelines/<id> after the job's start is committed (Ci::Build, pending →
+        // running), here after the pipeline took its start too, so its clock is not held up by git.
         const pipeline = await findPipeline(env.db, job.pipeline_id);
         const persistentRef = pipeline ? await ensurePersistentRef(env.db, env.storages, project, pipeline) : false;
-        await processPipeline(env, job.pipeline_id);
         // The CI/CD variables of the job's instance, groups, project and pipeline (issue 20).
         const variables = await collectJobVariables(env.db, env.dataDir, job, project);
         const deployVariables = await deployTokenVariables(env.db, await sealerFor(env.dataDir), job.project_id);
