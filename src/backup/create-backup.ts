@@ -23,7 +23,7 @@ import {
   type EntrySum, type Manifest, type RepositoryEntry, type Secrets,
 } from './format.ts';
 import { openSnapshot, type Snapshot } from './database-snapshot.ts';
-import { recordRefs, repositoriesAtCut, writeBundle } from './repositories.ts';
+import { livePipelinesAtCut, recordRefs, repositoriesAtCut, writeBundle } from './repositories.ts';
 import { kilnVersion } from './kiln-version.ts';
 
 export interface CreateOptions {
@@ -51,7 +51,7 @@ export async function createBackup(config: Config, o: CreateOptions): Promise<Cr
     say('database: taking the snapshot');
     let repositories: RepositoryEntry[] = [];
     const snapshot = await openSnapshot(config, async (s) => {
-      repositories = await recordRefs(config.storages, await repositoriesAtCut(s));
+      repositories = await recordRefs(config.storages, await repositoriesAtCut(s), await livePipelinesAtCut(s));
     });
     let tables: Record<string, number>;
     let schemaVersion: string;

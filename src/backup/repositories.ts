@@ -18,6 +18,8 @@ import { runGit } from '../domain/repositories/git-command.ts';
 import { createBareRepository, repositoryExists } from '../domain/repositories/repositories.ts';
 import { repositoryPath } from '../domain/repositories/storage.ts';
 import { WIKI_DIR } from '../domain/wikis/wiki-repository.ts';
+import { persistentRefPipelineId } from '../domain/pipelines/persistent-ref.ts';
+import { PIPELINE_COMPLETED } from '../domain/pipelines/composite-status.ts';
 import { BackupError, type RepositoryEntry, type RepositoryKind } from './format.ts';
 import type { Snapshot } from './database-snapshot.ts';
 
@@ -46,8 +48,24 @@ export async function repositoriesAtCut(snapshot: Snapshot): Promise<Place[]> {
   return places;
 }
 
-/** Each existing repository's refs and HEAD as they are now (called under the fence). */
-export async function recordRefs(shards: StorageShard[], places: Place[]): Promise<RepositoryEntry[]> {
+/**
+ * The pipelines whose persistent refs (refs/pipelines/<id>) a backup keeps: those not completed at
+ * the cut. The Service deletes a pipeline's ref when the pipeline completes (src/domain/pipelines/
+ * persistent-ref.ts), so a ref of a completed or deleted pipeline (one whose deletion failed, say
+ * while its repository was read-only for a storage move) is stale and stays out of the backup.
+ */
+export async function livePipelinesAtCut(snapshot: Snapshot): Promise<Set<number>> {
+  const rows = await snapshot.query<{ id: number }>(
+    `select id from ci_pipelines where status not in (${PIPELINE_COMPLETED.map((s) => `'${s}'`).join(', ')})`,
+  );
+  return new Set(rows.map((r) => Number(r.id)));
+}
+
+/**
+ * Each existing repository's refs and HEAD as they are now (called under the fence), without the
+ * persistent refs of pipelines not in `livePipelines`.
+ */
+export async function recordRefs(shards: StorageShard[], places: Place[], livePipelines: Set<number>): Promise<RepositoryEntry[]> {
   const out: RepositoryEntry[] = [];
   for (const place of places) {
     let gitDir: string;
@@ -58,7 +76,10 @@ export async function recordRefs(shards: StorageShard[], places: Place[]): Promi
     }
     if (!(await repositoryExists(gitDir))) continue;
     const { stdout } = await runGit(['for-each-ref', '--format=%(refname) %(objectname)'], { gitDir });
-    const refs = stdout.split('\n').filter(Boolean).map((line) => line.split(' ') as [string, string]);
+    const refs = stdout.split('\n').filter(Boolean).map((line) => line.split(' ') as [string, string]).filter(([ref]) => {
+      const pipelineId = persistentRefPipelineId(ref);
+      return pipelineId === null || livePipelines.has(pipelineId);
+    });
     const head = await runGit(['symbolic-ref', '-q', 'HEAD'], { gitDir, okExitCodes: [1, 128] });
     out.push({ ...place, head: head.exitCode === 0 ? head.stdout.trim() : null, refs, bundle: null });
   }

@@ -96,11 +96,23 @@ export async function getSources(o: SourceOptions): Promise<void> {
         ? `+refs/tags/${o.job.git_info.ref}:refs/tags/${o.job.git_info.ref}`
         : `+refs/heads/${o.job.git_info.ref}:refs/remotes/origin/${o.job.git_info.ref}`,
     ];
-  await run('-c', 'http.userAgent=kiln-runner', '-c', 'gc.auto=0', 'fetch', cleanUrl, '--prune', '--quiet', ...refspecs,
-    ...(depth > 0 ? ['--depth', String(depth)] : []));
+  const fetch = ['-c', 'http.userAgent=kiln-runner', '-c', 'gc.auto=0', 'fetch', cleanUrl, '--prune', '--quiet'];
+  const depthArgs = depth > 0 ? ['--depth', String(depth)] : [];
+  const fetched = await git([...fetch, ...refspecs, ...depthArgs], { cwd: o.dir, env: gitEnv, signal: o.signal, onOutput: o.onOutput });
+  if (o.signal.aborted) throw new StageError('canceled');
+  if (fetched !== 0) {
+    // A branch deleted after its pipeline was created is no longer there to fetch, which fails
+    // the whole fetch; the pipeline's persistent ref (refs/pipelines/<id>, which the server offers
+    // first while the pipeline runs) still holds the job's commit, so it is fetched alone.
+    const pipelineRefs = refspecs.filter((r) => /^\+?refs\/pipelines\/\d+:/.test(r));
+    if (pipelineRefs.length === 0 || pipelineRefs.length === refspecs.length) throw new StageError(`git fetch exited with code ${fetched}`);
+    o.notice('Fetching the pipeline ref alone: the job\'s branch or tag is no longer there...');
+    await run(...fetch, ...pipelineRefs, ...depthArgs);
+  }
   // A shallow fetch of the branch misses the job's commit once the branch has moved on (a newer
-  // push landed before the job started). The commit itself is then fetched: protocol v2 serves any
-  // commit reachable from the server's refs (the Service keeps refs/pipelines/<id> for the same end).
+  // push landed before the job started) when the server offered no pipeline ref (an older kiln, or
+  // a repository that was read-only for a storage move when the job started). The commit itself is
+  // then fetched: protocol v2 serves any commit reachable from the server's refs.
   const sha = o.job.git_info.sha;
   const silent = { cwd: o.dir, env: gitEnv, signal: o.signal, onOutput: () => undefined };
   if (/^[0-9a-f]{40}$/.test(sha) && await git(['cat-file', '-e', `${sha}^{commit}`], silent) !== 0) {

@@ -155,7 +155,7 @@ describe('merge request pipelines', () => {
     const ref = `refs/merge-requests/${mr.iid}/head`;
     assert.equal(job.git_info.ref, ref);
     assert.equal(job.git_info.sha, head);
-    assert.deepEqual(job.git_info.refspecs, [`+${ref}:${ref}`]);
+    assert.deepEqual(job.git_info.refspecs, [`+refs/pipelines/${mrPipeline.id}:refs/pipelines/${mrPipeline.id}`, `+${ref}:${ref}`]);
     const vars = new Map(job.variables.map((v) => [v.key, v.value]));
     const expected: Record<string, string> = {
       CI_PIPELINE_SOURCE: 'merge_request_event',

@@ -104,7 +104,8 @@ describe('runner protocol', () => {
     assert.equal(job.git_info.sha, pipeline.sha);
     assert.equal(job.git_info.ref, 'main');
     assert.equal(job.git_info.ref_type, 'branch');
-    assert.deepEqual(job.git_info.refspecs, ['+refs/heads/main:refs/remotes/origin/main']);
+    // The pipeline's persistent ref first (Ci::BuildRunnerPresenter#refspecs; test/api/pipeline-refs.test.ts).
+    assert.deepEqual(job.git_info.refspecs, [`+refs/pipelines/${pipeline.id}:refs/pipelines/${pipeline.id}`, '+refs/heads/main:refs/remotes/origin/main']);
     assert.equal(typeof job.job_age, 'number');
     assert.equal(job.allow_git_fetch, true);
     assert.deepEqual(job.image, { name: 'alpine:3.20', entrypoint: null, ports: [] });

@@ -12,6 +12,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { startListeningApp, type ListeningTestApp } from '../helpers/listen.ts';
 import { createCiProject, createPipeline, pushFiles, type CiProject } from '../helpers/ci.ts';
+import { refTarget } from '../../src/domain/repositories/git-read.ts';
 import {
   jobsByName, jobTrace, register, runnerCli, scratchHome, startRunner, storedArtifactFiles, unzipEntries, waitFor, waitForPipeline, type RunnerDaemon,
 } from '../runner/helpers.ts';
@@ -225,6 +226,39 @@ check:
     const check = await jobTrace(t, p, (await jobsByName(t, p, pipeline.id)).check.id);
     assert.match(check, new RegExp(`Checking out ${sha.slice(0, 8)}`));
     assert.match(check, /\nold\n/);
+  });
+
+  it('checks out a job\'s commit at GIT_DEPTH 1 after its branch was deleted, through the pipeline\'s ref, gone once the pipeline ends', async () => {
+    const p = await createCiProject(t);
+    await pushFiles(t, p, { 'README.md': 'main\n' });
+    const sha = await pushFiles(t, p, {
+      'a.txt': 'doomed\n',
+      '.gitlab-ci.yml': `
+stages: [wait, check]
+wait:
+  stage: wait
+  script:
+    - sleep 2
+check:
+  stage: check
+  variables: {GIT_STRATEGY: clone, GIT_DEPTH: "1"}
+  script:
+    - test "$(git rev-parse HEAD)" = "$CI_COMMIT_SHA"
+    - test "$(git rev-parse refs/pipelines/$CI_PIPELINE_ID)" = "$CI_COMMIT_SHA"
+    - cat a.txt
+`,
+    }, { branch: 'doomed' });
+    const pipeline = await createPipeline(t, p, 'doomed');
+    // The branch goes before the second stage's job starts: only refs/pipelines/<id> holds the commit.
+    const del = await t.request({ method: 'DELETE', url: `/api/v4/projects/${p.project.id}/repository/branches/doomed`, token: p.ownerToken });
+    assert.equal(del.statusCode, 204, del.body);
+    assert.equal((await waitForPipeline(t, p, pipeline.id)).status, 'success');
+    const check = await jobTrace(t, p, (await jobsByName(t, p, pipeline.id)).check.id);
+    assert.match(check, /Fetching the pipeline ref alone/);
+    assert.match(check, new RegExp(`Checking out ${sha.slice(0, 8)}`));
+    assert.match(check, /\ndoomed\n/);
+    // The pipeline completed: its ref is deleted (Ci::Pipeline's transition to a completed status).
+    await waitFor('the pipeline ref to go', async () => (await refTarget(p.gitDir, `refs/pipelines/${pipeline.id}`)) === null || undefined);
   });
 
   it('a failing job with allow_failure lets the pipeline go on; on_failure jobs run after a failure', async () => {

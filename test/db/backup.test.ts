@@ -22,6 +22,7 @@ import { REGISTRATION_TOKEN, TestRunner } from '../helpers/test-runner.ts';
 import { sshPublicKey } from '../helpers/keys.ts';
 import { makeZip } from '../helpers/zip.ts';
 import type { Manifest } from '../../src/backup/format.ts';
+import { repositoryPath } from '../../src/domain/repositories/storage.ts';
 
 const run = promisify(execFile);
 const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
@@ -119,7 +120,7 @@ describe('kiln backup create and restore', () => {
   let manifest: Manifest;
   let sourceEnv: Record<string, string>;
   const v = {
-    userId: 0, userToken: '', projectId: 0, forkId: 0, movedId: 0, loadId: 0, snippetId: 0, jobId: 0, pipelineId: 0,
+    userId: 0, userToken: '', projectId: 0, forkId: 0, movedId: 0, loadId: 0, snippetId: 0, jobId: 0, pipelineId: 0, pendingPipelineId: 0,
     loadIssues: [] as number[], uploadPath: '',
   };
   let views: Record<string, unknown>;
@@ -219,6 +220,18 @@ describe('kiln backup create and restore', () => {
       return j.status === 'success' ? j : undefined;
     });
 
+    // Pipelines' persistent refs: the finished pipeline's went when it completed. One left behind
+    // (its deletion refused while a storage move held the repository, say) is stale; a pipeline
+    // still to run keeps its ref (written by hand here, as a job of it starting would).
+    const keptRow = await t.db.selectFrom('projects').select(['repository_storage', 'disk_path']).where('id', '=', v.projectId)
+      .executeTakeFirstOrThrow();
+    const keptGitDir = repositoryPath(t.config.storages, keptRow.repository_storage, keptRow.disk_path);
+    assert.deepEqual(refsOf(keptGitDir).filter(([ref]) => ref.startsWith('refs/pipelines/')), []);
+    execFileSync('git', ['--git-dir', keptGitDir, 'update-ref', `refs/pipelines/${v.pipelineId}`, pipeline.sha]);
+    const pending = (await api('POST', `${p}/pipeline?ref=main`, v.userToken)).json();
+    v.pendingPipelineId = pending.id;
+    execFileSync('git', ['--git-dir', keptGitDir, 'update-ref', `refs/pipelines/${pending.id}`, pending.sha]);
+
     // A fork (its repository borrows the source's objects), a snippet, an OAuth application.
     v.forkId = (await api('POST', `${p}/fork`, ROOT_TOKEN, { path: 'kept-fork', name: 'kept-fork' })).json().id;
     await waitFor('the fork', async () => {
@@ -295,6 +308,12 @@ describe('kiln backup create and restore', () => {
     assert.ok(secrets.files['keys/ci_variables.key']);
     for (const content of entries.values()) assert.ok(!content.includes(secrets.files['keys/ci_variables.key'].trim()), 'no key in the archive');
     assert.equal((await fs.stat(`${archive}.secrets.json`)).mode & 0o077, 0);
+  });
+
+  it('keeps the persistent refs of pipelines still to run and leaves stale ones out', () => {
+    const kept = manifest.repositories.find((r) => r.kind === 'project' && r.id === v.projectId)!;
+    assert.deepEqual(kept.refs.filter(([ref]) => ref.startsWith('refs/pipelines/')).map(([ref]) => ref),
+      [`refs/pipelines/${v.pendingPipelineId}`]);
   });
 
   const engines: ('sqlite' | 'postgres')[] = hasPostgres ? ['sqlite', 'postgres'] : ['sqlite'];

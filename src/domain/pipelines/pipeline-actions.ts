@@ -16,6 +16,8 @@ import { artifactRelPath, removeDir, removeFile, traceRelPath } from '../jobs/jo
 import type { CiEnv } from './ci-env.ts';
 import { findPipeline } from './pipelines.queries.ts';
 import { processPipeline } from './process-pipeline.ts';
+import { deletePersistentRef } from './persistent-ref.ts';
+import { findProjectById } from '../projects/projects.queries.ts';
 import { childPipelines, cloneForRetry, deletePipelineRows, pipelineJobFiles, resetSkippedJobs } from './pipeline-actions.queries.ts';
 
 /**
@@ -90,6 +92,9 @@ export async function deletePipeline(env: CiEnv, pipeline: PipelineRow): Promise
   await cancelTree(env, pipeline.id, 0);
   const files = await pipelineJobFiles(env.db, pipeline.id);
   const deleted = await env.db.transaction().execute((trx) => deletePipelineRows(trx, pipeline));
+  // A pipeline that was waiting (on a manual job, say) still had its ref; with the pipeline gone it serves no job.
+  const project = await findProjectById(env.db, pipeline.project_id);
+  if (deleted && project) await deletePersistentRef(env.db, env.storages, project, pipeline.id);
   for (const job of files) {
     await removeFile(path.join(env.dataDir, traceRelPath(job)));
     await removeDir(path.dirname(path.join(env.dataDir, artifactRelPath(job, 'archive'))));

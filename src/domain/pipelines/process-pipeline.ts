@@ -27,6 +27,8 @@ import { mirrorDownstream, triggerDownstream } from './bridges.ts';
 import { pipelineCompleted } from './pipeline-hooks.ts';
 import { cancelOnJobFailure } from './auto-cancel.ts';
 import { executePipelineHooks } from '../web-hooks/pipeline-hooks.ts';
+import { findProjectById } from '../projects/projects.queries.ts';
+import { deletePersistentRef } from './persistent-ref.ts';
 
 const VALID_PRIOR: Record<string, string[]> = {
   on_success: ['success', 'skipped'],
@@ -85,6 +87,9 @@ async function writeStatus(env: CiEnv, pipelineId: number, jobs: BuildRow[]): Pr
   if (status !== pipeline.status) await executePipelineHooks(env, pipelineId).catch(() => undefined);
   // A pipeline that has just finished: its listeners (merge when pipeline succeeds) act on it.
   if (done && !PIPELINE_COMPLETED.includes(pipeline.status)) {
+    // Its jobs are over: refs/pipelines/<id> goes (Ci::Pipeline's transition to a completed status).
+    const project = await findProjectById(env.db, pipeline.project_id);
+    if (project) await deletePersistentRef(env.db, env.storages, project, pipelineId);
     const completed = { id: pipelineId, projectId: pipeline.project_id, ref: pipeline.ref, sha: pipeline.sha, status,
       mergeRequestId: pipeline.merge_request_id,
     };

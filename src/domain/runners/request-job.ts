@@ -14,6 +14,8 @@ import { digest, generateToken } from '../tokens/secret.ts';
 import { applyJobEvent, pendingBuilds } from '../jobs/jobs.queries.ts';
 import type { CiEnv } from '../pipelines/ci-env.ts';
 import { processPipeline } from '../pipelines/process-pipeline.ts';
+import { ensurePersistentRef } from '../pipelines/persistent-ref.ts';
+import { findPipeline } from '../pipelines/pipelines.queries.ts';
 import { findProjectById, projectsWithoutSharedRunners } from '../projects/projects.queries.ts';
 import { environmentVariables as jobEnvironmentVariables } from '../environments/job-environment.ts';
 import { collectJobVariables, type CollectedVariable } from '../ci-variables/collect-variables.ts';
@@ -49,6 +51,8 @@ export function runnerCanPick(runner: RunnerRow, job: BuildRow): boolean {
 export async function requestJob(env: CiEnv, runner: RunnerRow): Promise<{
   job: BuildRow; token: string; variables: CollectedVariable[]; deployVariables: CollectedVariable[];
   environmentVariables: CollectedVariable[];
+  /** Whether the pipeline's persistent ref is there for the runner to fetch (persistent-ref.ts). */
+  persistentRef: boolean;
 } | null> {
   if (!runner.active) return null;
   const projects = await runnerProjectScope(env.db, runner);
@@ -78,11 +82,16 @@ export async function requestJob(env: CiEnv, runner: RunnerRow): Promise<{
       });
       if (job) {
         await processPipeline(env, job.pipeline_id);
+        const project = (await findProjectById(env.db, job.project_id))!;
+        // The Service writes refs/pipelines/<id> after the job's start is committed (Ci::Build, pending →
+        // running), here after the pipeline took its start too, so its clock is not held up by git.
+        const pipeline = await findPipeline(env.db, job.pipeline_id);
+        const persistentRef = pipeline ? await ensurePersistentRef(env.db, env.storages, project, pipeline) : false;
         // The CI/CD variables of the job's instance, groups, project and pipeline (issue 20).
-        const variables = await collectJobVariables(env.db, env.dataDir, job, (await findProjectById(env.db, job.project_id))!);
+        const variables = await collectJobVariables(env.db, env.dataDir, job, project);
         const deployVariables = await deployTokenVariables(env.db, await sealerFor(env.dataDir), job.project_id);
         const environmentVariables = await jobEnvironmentVariables(env.db, job);
-        return { job, token, variables, deployVariables, environmentVariables };
+        return { job, token, variables, deployVariables, environmentVariables, persistentRef };
       }
     }
     if (batch.length < BATCH) break;

@@ -10,6 +10,7 @@ import type { ArtifactsConfig, CacheConfig, ImageConfig, ServiceConfig } from '.
 import { repositoryUrl, runnerVariables, type RunnerVariable } from '../../domain/runners/predefined-variables.ts';
 import { FAILURE_REASONS } from '../../domain/runners/update-job-state.ts';
 import { expandVariables } from '../../domain/ci-variables/expand-variables.ts';
+import { persistentRefPath } from '../../domain/pipelines/persistent-ref.ts';
 
 export interface JobRequestContext {
   job: BuildRow;
@@ -29,6 +30,8 @@ export interface JobRequestContext {
   mergeRequestVariables?: Array<[string, string]>;
   /** The job's `id_tokens:`, signed (oauth/ci-id-tokens.ts): each a masked variable of its name. */
   idTokenVariables?: RunnerVariable[];
+  /** Whether refs/pipelines/<id> exists for the runner to fetch (domain/pipelines/persistent-ref.ts). */
+  persistentRef?: boolean;
 }
 
 interface Options {
@@ -152,7 +155,12 @@ export function presentJobRequest(c: JobRequestContext) {
       sha: c.pipeline.sha,
       before_sha: c.pipeline.before_sha,
       ref_type: isTag ? 'tag' : 'branch',
-      refspecs: [refspecOf(c.job.ref, isTag)],
+      // The pipeline's persistent ref first while it exists (Ci::BuildRunnerPresenter#refspecs), so the
+      // job's commit is fetched even when its branch has moved on or is gone.
+      refspecs: [
+        ...(c.persistentRef ? [`+${persistentRefPath(c.pipeline.id)}:${persistentRefPath(c.pipeline.id)}`] : []),
+        refspecOf(c.job.ref, isTag),
+      ],
       depth: c.project.ci_default_git_depth,
     },
     runner_info: { timeout: c.job.timeout, runner_session_url: null },

@@ -159,7 +159,7 @@ const runnerProtocol: FastifyPluginAsync = async (app) => {
       dependencies: deps.map((d) => ({ job: d, artifacts: artifacts.filter((a) => a.job_id === d.id) })),
       externalUrl: config.externalUrl, serverVersion: app.kiln.version.version, ciVariables: assigned.variables,
       deployVariables: assigned.deployVariables, environmentVariables: assigned.environmentVariables,
-      mergeRequestVariables: mergeRequestVars,
+      mergeRequestVariables: mergeRequestVars, persistentRef: assigned.persistentRef,
     };
     context.idTokenVariables = await idTokenVariables(context);
     return reply.code(201).type('application/json').send(JSON.stringify(presentJobRequest(context)));
