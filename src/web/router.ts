@@ -3,9 +3,11 @@
  * that receives a `WebRoutes` and declares their pages on it:
  *
  *   web.page('GET', '/explore/projects', async (p) => html`…`)          a path of its own
+ *   web.page('GET', '/-/snippets/:id', async (p) => … p.params.id …)     its parameters typed from the path
  *   web.project('GET', 'tree', async (p) => …)                          /<namespace…>/<project>/-/tree/…
  *   web.project('GET', '', async (p) => …)                              the project's overview
  *   web.namespace('user' | 'group', async (p) => …)                     /<user>, /<group>/<subgroup>
+ *   web.group('GET', 'group_members', async (p) => …)                   /groups/<group…>/-/group_members
  *
  * Every handler gets the signed-in session (or null), and a project page gets its project as
  * the API's `:id` finds it, with the API's permission checks (http/loaders/containers.ts
@@ -13,6 +15,10 @@
  * does not exist, signed in or not. A POST needs a session and the form's CSRF token before its
  * handler runs. A handler answers with the page's HTML (sent as 200), or with the reply it sent
  * itself; `throw pageError(404 | 403)` sends the error page.
+ *
+ * A group is also addressed as `/groups/<group…>`: that is the web_url the API hands out for
+ * every group (entities/group.ts, as the Service's group_url), and `/groups/<group…>/-/<segment>`
+ * holds the group's own pages; `groups` is a reserved path (no user, group or project takes it).
  *
  * Project and namespace pages have no route of their own: namespaces nest to any depth, so no
  * fixed route shape could hold them without catching the API's unknown paths. They are answered
@@ -93,13 +99,30 @@ export type PageResult = SafeHtml | FastifyReply;
 
 type Handler<P> = (p: P) => Promise<PageResult>;
 
+/** The names of a page route's path parameters: each `:name` segment, and `*` for a trailing wildcard. */
+type ParamNames<U extends string> =
+  U extends `${string}:${infer Name}/${infer Rest}` ? Name | ParamNames<Rest>
+    : U extends `${string}:${infer Name}` ? Name
+      : U extends `${string}*` ? '*' : never;
+
+/** A page's path parameters, decoded, as the route's URL declares them (`'/-/snippets/:id'` → `{ id }`). */
+export type PathParams<U extends string> = { readonly [K in ParamNames<U>]: string };
+
 export interface WebRoutes {
   /** The Markdown renderer of the API (sanitised; long texts render off the event loop). */
   markdown: MarkdownRenderer;
-  page(method: Method, url: string, handler: Handler<PageRequest>): void;
+  /** A page of a path of its own; its path parameters (`:id`, a trailing `*`) are typed from `url`. */
+  page<U extends string>(method: Method, url: U, handler: Handler<PageRequest & { params: PathParams<U> }>): void;
   project(method: Method, segment: string, handler: Handler<ProjectPageRequest>): void;
   namespace(kind: 'user', handler: Handler<UserPageRequest>): void;
   namespace(kind: 'group', handler: Handler<GroupPageRequest>): void;
+  /** A page of a group under `/groups/<group…>/-/<segment>/…` (the segments after it in `rest`). */
+  group(method: Method, segment: string, handler: Handler<GroupSubPageRequest>): void;
+}
+
+export interface GroupSubPageRequest extends GroupPageRequest {
+  /** The decoded path segments after `/-/<segment>/`. */
+  rest: string[];
 }
 
 /** A route file's contribution: called once with the app's WebRoutes. */
@@ -165,16 +188,20 @@ export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
   const ctx = app.kiln;
   const projectPages = new Map<string, Partial<Record<Method, Handler<ProjectPageRequest>>>>();
   const namespacePages: { user?: Handler<UserPageRequest>; group?: Handler<GroupPageRequest> } = {};
+  const groupPages = new Map<string, Partial<Record<Method, Handler<GroupSubPageRequest>>>>();
   const hasPage = (segment: string) => projectPages.get(segment)?.GET !== undefined;
 
   const markdown = createMarkdownRenderer();
   app.addHook('onClose', () => markdown.close());
   const routes: WebRoutes = {
     markdown,
-    page(method, url, handler) {
+    page<U extends string>(method: Method, url: U, handler: Handler<PageRequest & { params: PathParams<U> }>) {
       app.route({
         method, url, config: { web: true }, schema: { hide: true },
-        handler: async (request, reply) => run(method, await pageRequest(ctx, request, reply, hasPage), handler),
+        // Fastify matched `url` and decoded its parameters: they are exactly the names U declares.
+        handler: async (request, reply) => run(method, {
+          ...await pageRequest(ctx, request, reply, hasPage), params: request.params as PathParams<U>,
+        }, handler),
       });
     },
     project(method, segment, handler) {
@@ -182,6 +209,12 @@ export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
       if (entry[method]) throw new Error(`project page ${method} ${segment} declared twice`);
       entry[method] = handler;
       projectPages.set(segment, entry);
+    },
+    group(method, segment, handler) {
+      const entry = groupPages.get(segment) ?? {};
+      if (entry[method]) throw new Error(`group page ${method} ${segment} declared twice`);
+      entry[method] = handler;
+      groupPages.set(segment, entry);
     },
     namespace(kind: NamespaceKind, handler: Handler<never>) {
       (namespacePages as Record<NamespaceKind, Handler<never>>)[kind] = handler;
@@ -216,6 +249,10 @@ export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
     // The cookie parser's hook runs for the web's own routes; an unmatched request reads them here.
     request.cookies ??= app.parseCookie(request.headers.cookie ?? '');
     const p = await pageRequest(ctx, request, reply, hasPage);
+    if (segments[0] === 'groups' && segments.length >= 2) {
+      await answerGroup(p, method, segments.slice(1));
+      return true;
+    }
     const dash = segments.indexOf('-');
     const owner = dash < 0 ? segments : segments.slice(0, dash);
     if (owner.length === 0 || !owner.every(storableName)) {
@@ -276,6 +313,22 @@ export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
     }
     sendError(p, 404);
     return true;
+  }
+
+  /** `/groups/<group…>` (the group's page) and `/groups/<group…>/-/<segment>/…` (its own pages). */
+  async function answerGroup(p: PageRequest, method: Method, segments: string[]): Promise<void> {
+    const dash = segments.indexOf('-');
+    const owner = dash < 0 ? segments : segments.slice(0, dash);
+    const handler = dash < 0
+      ? (method === 'GET' ? namespacePages.group : undefined)
+      : groupPages.get(segments[dash + 1] ?? '')?.[method];
+    const group = owner.length > 0 && owner.every(storableName) && handler
+      ? await findVisibleGroup(ctx.db, p.session?.user ?? null, owner.join('/'), 'path') : null;
+    if (!group || !handler) {
+      sendError(p, 404);
+      return;
+    }
+    await run(method, { ...p, group, rest: dash < 0 ? [] : segments.slice(dash + 2) }, handler as Handler<GroupSubPageRequest>);
   }
 
   /**

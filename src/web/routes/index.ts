@@ -21,6 +21,15 @@ import profileGpgKeys from './profile/gpg-keys.ts';
 import profileTokens from './profile/personal-access-tokens.ts';
 import adminUsers from './admin/users.ts';
 import adminRunners from './admin/runners.ts';
+import snippets from './snippets/snippets.ts';
+import releases from './deployments/releases.ts';
+import environments from './deployments/environments.ts';
+import wikis from './projects/wikis.ts';
+import members from './members/members.ts';
+import adminRunnerDetail from './admin/runner-detail.ts';
+import packages from './packages/packages.ts';
+import repositoryArchive from './repository/archive.ts';
+import repositoryCompare from './repository/compare.ts';
 
 export const WEB_AREAS: WebArea[] = [
   home,
@@ -40,4 +49,13 @@ export const WEB_AREAS: WebArea[] = [
   profileTokens,
   adminUsers,
   adminRunners,
+  snippets,
+  releases,
+  environments,
+  wikis,
+  members,
+  adminRunnerDetail,
+  repositoryArchive,
+  repositoryCompare,
+  packages,
 ];

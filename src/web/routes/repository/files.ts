@@ -5,6 +5,7 @@
  * Service's blob viewer does for large files. The raw answer is plain text or octets, never HTML
  * the browser would run (nosniff, and a sandboxing policy for any browser that renders it).
  */
+import type { FastifyReply } from 'fastify';
 import { entryAt, listTree, readBlob, type TreeEntry } from '../../../domain/repositories/git-read.ts';
 import { html, type SafeHtml } from '../../html.ts';
 import { pageError, type ProjectPageRequest, type WebArea } from '../../router.ts';
@@ -35,6 +36,17 @@ async function locate(p: ProjectPageRequest): Promise<{ repo: RepositoryPage; at
 function sortEntries(entries: TreeEntry[]): TreeEntry[] {
   const rank = (e: TreeEntry) => (e.type === 'tree' ? 0 : e.type === 'commit' ? 1 : 2);
   return [...entries].sort((a, b) => rank(a) - rank(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** A file's bytes as text or octets, never as a page (also the snippets' raw files, snippets/snippets.ts). */
+export function sendRaw(reply: FastifyReply, bytes: Buffer | string, name: string): FastifyReply {
+  return reply.code(200)
+    .type(typeof bytes !== 'string' && isBinary(bytes) ? 'application/octet-stream' : 'text/plain; charset=utf-8')
+    .header('x-content-type-options', 'nosniff')
+    .header('content-security-policy', "default-src 'none'; sandbox")
+    .header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(name)}`)
+    .header('cache-control', 'private, no-store')
+    .send(bytes);
 }
 
 const files: WebArea = (web) => {
@@ -96,14 +108,7 @@ ${content}`,
     const entry = at.path === '' ? null : await entryAt(repo.gitDir, at.commit, at.path);
     if (!entry || entry.type !== 'blob') throw pageError(404);
     if ((entry.size ?? 0) > MAX_RAW_BYTES) throw pageError(404);
-    const bytes = await readBlob(repo.gitDir, entry.id, MAX_RAW_BYTES);
-    return p.reply.code(200)
-      .type(isBinary(bytes) ? 'application/octet-stream' : 'text/plain; charset=utf-8')
-      .header('x-content-type-options', 'nosniff')
-      .header('content-security-policy', "default-src 'none'; sandbox")
-      .header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(entry.name)}`)
-      .header('cache-control', 'private, no-store')
-      .send(bytes);
+    return sendRaw(p.reply, await readBlob(repo.gitDir, entry.id, MAX_RAW_BYTES), entry.name);
   });
 };
 
