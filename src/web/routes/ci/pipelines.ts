@@ -50,6 +50,23 @@ function neededNames(needs: string | null): string[] {
   return (JSON.parse(needs) as unknown[]).map((n) => (typeof n === 'string' ? n : String((n as { name?: unknown }).name ?? '')));
 }
 
+/**
+ * A job's needs by the job they name: a need of a `parallel` or `parallel:matrix` job is one of
+ * each of its instances (`build 1/3`, `build: [aws, prod]`), shown once with their count. A
+ * 300-job pipeline of matrix jobs needing matrix jobs listed every instance under every job:
+ * 150 KB of the page's HTML (bench/web-pages.ts).
+ */
+function neededGroups(names: string[]): { name: string; first: string; count: number }[] {
+  const groups = new Map<string, { name: string; first: string; count: number }>();
+  for (const n of names) {
+    const name = /^(.+?)(?:: \[.*\]| \d+\/\d+)$/.exec(n)?.[1] ?? n;
+    const g = groups.get(name);
+    if (g) g.count += 1;
+    else groups.set(name, { name, first: n, count: 1 });
+  }
+  return [...groups.values()];
+}
+
 function stagesOf<J extends { stage: string; stage_idx: number }>(jobs: J[]): { name: string; jobs: J[] }[] {
   const stages = new Map<number, { name: string; jobs: J[] }>();
   for (const j of jobs) {
@@ -159,9 +176,10 @@ async function showPage(p: ProjectPageRequest): Promise<SafeHtml> {
     return html`<li class="job-card" id="job-${j.id}">${statusBadge(j.status, { allowFailure: j.allow_failure === 1 })}
 <a href="${j.type === 'bridge' && down ? down.href : jobPath(p.project.fullPath, j.id)}">${j.name}</a>${
   j.type === 'bridge' ? html` <span class="badge">trigger</span>${down ? html` → <a href="${down.href}">downstream</a> ${statusBadge(down.status)}` : ''}` : ''}${
-  needs.length > 0 ? html`<div class="needs muted">needs ${needs.map((n, i) => {
-    const needed = byName.get(n);
-    return html`${i > 0 ? ', ' : ''}${needed ? html`<a href="#job-${needed.id}">${n}</a>` : n}`;
+  needs.length > 0 ? html`<div class="needs muted">needs ${neededGroups(needs).map((g, i) => {
+    const needed = byName.get(g.first);
+    const label = g.count > 1 ? `${g.name} (${g.count} jobs)` : g.first;
+    return html`${i > 0 ? ', ' : ''}${needed ? html`<a href="#job-${needed.id}">${label}</a>` : label}`;
   })}</div>` : ''}</li>`;
   })}</ul></section>`);
   const buttons = canUpdate ? html`<div class="actions">${
