@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { isStorableId } from '../../../db/constraints.ts';
 import { html, SafeHtml } from '../../html.ts';
 import { CSRF_FIELD, redirect, sendPageParts } from '../../layout.ts';
 import type { ProjectPageRequest, WebArea } from '../../router.ts';
@@ -103,7 +104,8 @@ async function listPage(p: ProjectPageRequest): Promise<SafeHtml> {
 
 async function loadJob(p: ProjectPageRequest): Promise<BuildRow> {
   const id = p.rest[0];
-  if (id === undefined || !/^\d{1,10}$/.test(id)) throw pageError(404);
+  // Digits beyond the id column's range name nothing (PostgreSQL refuses them as integers).
+  if (id === undefined || !/^\d{1,10}$/.test(id) || !isStorableId(Number(id))) throw pageError(404);
   const job = await findJobInProject(p.ctx.db, p.project.project.id, Number(id));
   if (!job) throw pageError(404);
   return job;

@@ -5,6 +5,7 @@
  * retry for Developers, as the API's POST …/pipelines/:id/cancel and /retry decide.
  * Reading takes read_build, as GET /projects/:id/pipelines.
  */
+import { isStorableId } from '../../../db/constraints.ts';
 import { html, type SafeHtml } from '../../html.ts';
 import { redirect } from '../../layout.ts';
 import type { WebArea, ProjectPageRequest } from '../../router.ts';
@@ -132,7 +133,8 @@ ${pager}`,
 
 async function loadPipeline(p: ProjectPageRequest): Promise<PipelineRow> {
   const id = p.rest[0];
-  if (id === undefined || !/^\d{1,10}$/.test(id)) throw pageError(404);
+  // Digits beyond the id column's range name nothing (PostgreSQL refuses them as integers).
+  if (id === undefined || !/^\d{1,10}$/.test(id) || !isStorableId(Number(id))) throw pageError(404);
   const pipeline = await findPipelineInProject(p.ctx.db, p.project.project.id, Number(id));
   if (!pipeline) throw pageError(404);
   return pipeline;
