@@ -1,8 +1,9 @@
 /**
  * A project's sidebar: Overview, Repository (Files, Commits, Branches, Tags), Issues (List,
- * Labels, Milestones), Merge requests, CI/CD (Pipelines, Jobs), Settings. An entry is shown when
- * its page exists (declared with `web.project`, router.ts) and the viewer holds the ability the
- * page itself demands, so the sidebar never links to a page that would answer 404 or 403.
+ * Labels, Milestones), Merge requests, CI/CD (Pipelines, Jobs), Deployments (Environments,
+ * Releases), Wiki, Snippets, Members, Settings. An entry is shown when its page exists (declared
+ * with `web.project`, router.ts) and the viewer holds the ability the page itself demands, so the
+ * sidebar never links to a page that would answer 404 or 403.
  */
 import type { ProjectAction } from '../domain/permissions/project.policy.ts';
 import { html, type SafeHtml } from './html.ts';
@@ -45,6 +46,18 @@ const SECTIONS: Section[] = [
       { segment: 'pipelines', label: 'Pipelines', ability: 'read_build', href: (b) => `${b}/-/pipelines` },
       { segment: 'jobs', label: 'Jobs', ability: 'read_build', href: (b) => `${b}/-/jobs` },
     ],
+  },
+  {
+    label: 'Deployments', entries: [
+      { segment: 'environments', label: 'Environments', ability: 'read_environment', href: (b) => `${b}/-/environments` },
+      { segment: 'releases', label: 'Releases', ability: 'read_release', href: (b) => `${b}/-/releases` },
+    ],
+  },
+  { label: 'Wiki', entries: [{ segment: 'wikis', label: 'Wiki', ability: 'read_wiki', href: (b) => `${b}/-/wikis/home` }] },
+  { label: 'Snippets', entries: [{ segment: 'snippets', label: 'Snippets', ability: 'read_snippet', href: (b) => `${b}/-/snippets` }] },
+  {
+    label: 'Members',
+    entries: [{ segment: 'project_members', label: 'Members', ability: 'read_members', href: (b) => `${b}/-/project_members` }],
   },
   { label: 'Settings', entries: [{ segment: 'settings', label: 'Settings', ability: 'admin_project', href: (b) => `${b}/-/settings` }] },
 ];

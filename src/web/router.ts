@@ -3,10 +3,11 @@
  * that receives a `WebRoutes` and declares their pages on it:
  *
  *   web.page('GET', '/explore/projects', async (p) => html`…`)          a path of its own
+ *   web.page('GET', '/-/snippets/:id', async (p) => … p.params.id …)     its parameters typed from the path
  *   web.project('GET', 'tree', async (p) => …)                          /<namespace…>/<project>/-/tree/…
  *   web.project('GET', '', async (p) => …)                              the project's overview
  *   web.namespace('user' | 'group', async (p) => …)                     /<user>, /<group>/<subgroup>
- *   web.group('GET', 'merge_requests', async (p) => …)                  /<group…>/-/merge_requests/…
+ *   web.group('GET', 'merge_requests', async (p) => …)                  /groups/<group…>/-/merge_requests/…, /<group…>/-/merge_requests/…
  *
  * Every handler gets the signed-in session (or null), and a project page gets its project as
  * the API's `:id` finds it, with the API's permission checks (http/loaders/containers.ts
@@ -14,6 +15,10 @@
  * does not exist, signed in or not. A POST needs a session and the form's CSRF token before its
  * handler runs. A handler answers with the page's HTML (sent as 200), or with the reply it sent
  * itself; `throw pageError(404 | 403)` sends the error page.
+ *
+ * A group is also addressed as `/groups/<group…>`: that is the web_url the API hands out for
+ * every group (entities/group.ts, as the Service's group_url), and `/groups/<group…>/-/<segment>`
+ * holds the group's own pages; `groups` is a reserved path (no user, group or project takes it).
  *
  * Project and namespace pages have no route of their own: namespaces nest to any depth, so no
  * fixed route shape could hold them without catching the API's unknown paths. They are answered
@@ -102,14 +107,27 @@ export type PageResult = SafeHtml | FastifyReply;
 
 type Handler<P> = (p: P) => Promise<PageResult>;
 
+/** The names of a page route's path parameters: each `:name` segment, and `*` for a trailing wildcard. */
+type ParamNames<U extends string> =
+  U extends `${string}:${infer Name}/${infer Rest}` ? Name | ParamNames<Rest>
+    : U extends `${string}:${infer Name}` ? Name
+      : U extends `${string}*` ? '*' : never;
+
+/** A page's path parameters, decoded, as the route's URL declares them (`'/-/snippets/:id'` → `{ id }`). */
+export type PathParams<U extends string> = { readonly [K in ParamNames<U>]: string };
+
 export interface WebRoutes {
   /** The Markdown renderer of the API (sanitised; long texts render off the event loop). */
   markdown: MarkdownRenderer;
-  page(method: Method, url: string, handler: Handler<PageRequest>): void;
+  /** A page of a path of its own; its path parameters (`:id`, a trailing `*`) are typed from `url`. */
+  page<U extends string>(method: Method, url: U, handler: Handler<PageRequest & { params: PathParams<U> }>): void;
   project(method: Method, segment: string, handler: Handler<ProjectPageRequest>): void;
   namespace(kind: 'user', handler: Handler<UserPageRequest>): void;
   namespace(kind: 'group', handler: Handler<GroupPageRequest>): void;
-  /** `/<group>/-/<segment>/…`: a path that names no project with a page of that segment. */
+  /**
+   * A page of a group under `/groups/<group…>/-/<segment>/…` (the Service's address), also reached
+   * as `/<group…>/-/<segment>/…` when that path names no project with a page of that segment.
+   */
   group(method: Method, segment: string, handler: Handler<GroupSegmentRequest>): void;
 }
 
@@ -186,12 +204,13 @@ export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
   app.addHook('onClose', () => markdown.close());
   const routes: WebRoutes = {
     markdown,
-    page(method, url, handler) {
+    page<U extends string>(method: Method, url: U, handler: Handler<PageRequest & { params: PathParams<U> }>) {
       app.route({
         method, url, config: { web: true }, schema: { hide: true },
+        // Fastify matched `url` and decoded its parameters: they are exactly the names U declares.
         handler: async (request, reply) => {
           const p = await pageRequest(ctx, request, reply, hasPage, markdown);
-          return withBroadcasts(p.broadcasts, () => run(method, p, handler));
+          return withBroadcasts(p.broadcasts, () => run(method, { ...p, params: request.params as PathParams<U> }, handler));
         },
       });
     },
@@ -201,14 +220,14 @@ export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
       entry[method] = handler;
       projectPages.set(segment, entry);
     },
-    namespace(kind: NamespaceKind, handler: Handler<never>) {
-      (namespacePages as Record<NamespaceKind, Handler<never>>)[kind] = handler;
-    },
     group(method, segment, handler) {
       const entry = groupPages.get(segment) ?? {};
       if (entry[method]) throw new Error(`group page ${method} ${segment} declared twice`);
       entry[method] = handler;
       groupPages.set(segment, entry);
+    },
+    namespace(kind: NamespaceKind, handler: Handler<never>) {
+      (namespacePages as Record<NamespaceKind, Handler<never>>)[kind] = handler;
     },
   };
   for (const area of areas) area(routes);
@@ -248,6 +267,10 @@ export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
   async function answerPage(
     p: PageRequest, request: FastifyRequest, reply: FastifyReply, method: Method, segments: string[],
   ): Promise<boolean> {
+    if (segments[0] === 'groups' && segments.length >= 2) {
+      await answerGroup(p, method, segments.slice(1));
+      return true;
+    }
     const dash = segments.indexOf('-');
     const owner = dash < 0 ? segments : segments.slice(0, dash);
     if (owner.length === 0 || !owner.every(storableName)) {
@@ -294,14 +317,6 @@ export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
     if (method === 'GET') {
       const group = namespacePages.group
         ? await findVisibleGroup(ctx.db, p.session?.user ?? null, owner.join('/'), 'path') : null;
-      // `/groups/<group>`: the Service's own address of a group, whose page kiln shows at `/<group>`.
-      if (!group && owner[0] === 'groups' && owner.length > 1) {
-        const named = await findVisibleGroup(ctx.db, p.session?.user ?? null, owner.slice(1).join('/'), 'path');
-        if (named) {
-          redirect(reply, 'GET', `/${named.fullPath.split('/').map(encodeURIComponent).join('/')}`);
-          return true;
-        }
-      }
       if (group && namespacePages.group) {
         setBroadcastAccessLevel(group.actor.accessLevel);
         await run(method, { ...p, group }, namespacePages.group);
@@ -320,19 +335,32 @@ export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
     return true;
   }
 
+  /** `/groups/<group…>` (the group's page) and `/groups/<group…>/-/<segment>/…` (its own pages). */
+  async function answerGroup(p: PageRequest, method: Method, segments: string[]): Promise<void> {
+    const dash = segments.indexOf('-');
+    const owner = dash < 0 ? segments : segments.slice(0, dash);
+    const handler = dash < 0
+      ? (method === 'GET' ? namespacePages.group : undefined)
+      : groupPages.get(segments[dash + 1] ?? '')?.[method];
+    const group = owner.length > 0 && owner.every(storableName) && handler
+      ? await findVisibleGroup(ctx.db, p.session?.user ?? null, owner.join('/'), 'path') : null;
+    if (!group || !handler) {
+      sendError(p, 404);
+      return;
+    }
+    setBroadcastAccessLevel(group.actor.accessLevel);
+    await run(method, { ...p, group, rest: dash < 0 ? [] : segments.slice(dash + 2) }, handler as Handler<GroupSegmentRequest>);
+  }
+
   /**
    * A group's `/-/<segment>` page, when one is declared and the viewer may read the group (else
-   * the caller's 404, the same as for a group that does not exist). The Service addresses group
-   * pages as `/groups/<group>/-/…`; a leading `groups` that is no group of its own is read so.
+   * the caller's 404, the same as for a group that does not exist). `/groups/…` is answerGroup's.
    */
   async function answerGroupSegment(p: PageRequest, method: Method, owner: string[], segment: string, rest: string[]): Promise<boolean> {
     const handler = groupPages.get(segment)?.[method];
     if (!handler) return false;
     const viewer = p.session?.user ?? null;
-    let group = await findVisibleGroup(ctx.db, viewer, owner.join('/'), 'path');
-    if (!group && owner[0] === 'groups' && owner.length > 1) {
-      group = await findVisibleGroup(ctx.db, viewer, owner.slice(1).join('/'), 'path');
-    }
+    const group = await findVisibleGroup(ctx.db, viewer, owner.join('/'), 'path');
     if (!group) return false;
     await run(method, { ...p, group, rest }, handler);
     return true;

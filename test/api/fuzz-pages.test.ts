@@ -105,6 +105,18 @@ describe(`fuzzing the pages, OAuth and git (FUZZ_SEED=${SEED})`, () => {
       ['POST', `/${repo}/-/merge_requests/new`, { authenticity_token: csrf, source_branch: 'main', target_branch: 'x', title: 't', description: 'd' }, { cookie }],
       ['GET', `/${repo}/-/merge_requests/1/diffs`, { page: '2', file: '0' }, { cookie }],
       ['POST', `/${repo}/-/merge_requests/1/notes`, { authenticity_token: csrf, note: 'n', thread: 'true' }, { cookie }],
+      // The pages behind the links the API, hooks and notifications hand out (linked-pages.test.ts).
+      ['GET', `/${repo}/-/tags/v1.0`, { x: 'y' }, { cookie }],
+      ['GET', `/${repo}/-/snippets/1/raw/main/a.txt`, { page: '2' }, { cookie }],
+      ['GET', `/${repo}/-/releases/v1.0/downloads/bin/app`, { page: '2' }, { cookie }],
+      ['GET', `/${repo}/-/wikis/dir/page`, { x: 'y' }, { cookie }],
+      ['GET', `/${repo}/-/environments/1`, { scope: 'stopped', page: '2' }, { cookie }],
+      ['GET', `/${repo}/-/project_members`, { page: '2' }, {}],
+      ['GET', `/${repo}/-/compare/main...feature/x`, { x: 'y' }, { cookie }],
+      ['GET', `/${repo}/-/archive/main/project-main.tar.gz`, { x: 'y' }, { cookie }],
+      ['GET', `/${repo}/-/pipelines/1/failures`, { x: 'y' }, { cookie }],
+      ['GET', '/groups/some/group/-/group_members', { page: '2' }, { cookie }],
+      ['GET', '/-/snippets/1/raw/main/dir/a.txt', { x: 'y' }, { cookie }],
       ['GET', '/api/v4/user', { private_token: rootToken, sudo: '1' }, {}],
       ['GET', '/api/v3/user', { private_token: rootToken }, {}],
     ];

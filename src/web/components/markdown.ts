@@ -5,11 +5,14 @@
  * keyboardSafe), an image without alternative text is named by its file (an image the renderer
  * wrapped in a link is that link's only content, and a link needs a name), and a task list's
  * checkbox is named as a task. Only attributes are added; the sanitised markup is kept.
+ * markdownBlock renders user Markdown for a page (snippet and release descriptions, wiki pages)
+ * through the API's renderer (domain/markdown/render-pool.ts, as POST /markdown answers).
  */
 import { parseDocument } from 'htmlparser2';
 import render from 'dom-serializer';
 import { elements } from '../../domain/markdown/dom.ts';
-import { SafeHtml } from '../html.ts';
+import type { MarkdownRenderer } from '../../domain/markdown/render-pool.ts';
+import { html, SafeHtml } from '../html.ts';
 import { keyboardSafe } from '../routes/projects/overview.ts';
 
 function fileName(src: string | undefined): string {
@@ -35,4 +38,9 @@ export function pageMarkdown(rendered: string): SafeHtml {
   // The renderer's output is sanitised HTML (domain/markdown/sanitize.ts); the attributes added
   // here are escaped by the serializer.
   return new SafeHtml(render(doc, { encodeEntities: 'utf8' }));
+}
+
+export async function markdownBlock(markdown: MarkdownRenderer, text: string, externalUrl: string, id?: string): Promise<SafeHtml> {
+  const rendered = await markdown.render(text, { gfm: true, ownHost: new URL(externalUrl).host });
+  return html`<div class="markdown"${id ? html` id="${id}"` : ''}>${pageMarkdown(rendered)}</div>`;
 }

@@ -30,6 +30,15 @@ import profileEmails from './profile/emails.ts';
 import profilePreferences from './profile/preferences.ts';
 import broadcastMessages from './broadcast-messages.ts';
 import mergeRequests from './merge-requests/merge-requests.ts';
+import snippets from './snippets/snippets.ts';
+import releases from './deployments/releases.ts';
+import environments from './deployments/environments.ts';
+import wikis from './projects/wikis.ts';
+import members from './members/members.ts';
+import adminRunnerDetail from './admin/runner-detail.ts';
+import packages from './packages/packages.ts';
+import repositoryArchive from './repository/archive.ts';
+import repositoryCompare from './repository/compare.ts';
 
 export const WEB_AREAS: WebArea[] = [
   home,
@@ -58,4 +67,13 @@ export const WEB_AREAS: WebArea[] = [
   profilePreferences,
   broadcastMessages,
   mergeRequests,
+  snippets,
+  releases,
+  environments,
+  wikis,
+  members,
+  adminRunnerDetail,
+  repositoryArchive,
+  repositoryCompare,
+  packages,
 ];

@@ -11,7 +11,7 @@ import { Type } from 'typebox';
 import type { MemberSourceType } from '../../../db/tables/projects.ts';
 import { ACCESS_LEVELS, MEMBER_ACCESS_LEVELS, type Actor } from '../../../domain/permissions/access.ts';
 import {
-  addMember, allMembersQuery, changeMemberKeepingAnOwner, countOwners, findMember, membersQuery,
+  addMember, changeMemberKeepingAnOwner, countOwners, findMember, membersQuery,
 } from '../../../domain/members/members.queries.ts';
 import { findUserById } from '../../../domain/users/users.queries.ts';
 import { canOnProject } from '../../../domain/permissions/project.policy.ts';
@@ -23,8 +23,7 @@ import { paginate, paginationParams } from '../../lists/pagination.ts';
 import { MemberSchema, presentMember, type MemberRowWithUser } from '../../entities/member.ts';
 import { loadGroup, loadProject } from '../../loaders/containers.ts';
 import { audit, ROLE_NAMES } from '../../audit.ts';
-import { activeGroupLinks, activeProjectLinks } from '../../../domain/group-links/group-links.queries.ts';
-import { namespacePathsById } from '../../../domain/namespaces/namespaces.queries.ts';
+import { inheritedMembersQuery } from '../../../domain/members/inherited-members.ts';
 import { route } from '../../route.ts';
 
 const accessLevel = P.integer({ description: '10 guest, 20 reporter, 30 developer, 40 maintainer, 50 owner' });
@@ -108,19 +107,7 @@ const members: FastifyPluginAsync = async (app) => {
     return presentMember(row, createdBy, externalUrl);
   }
 
-  async function inheritedMembers(source: Source) {
-    // A group's lineage holds the group itself; a project's, the groups above it (none for a
-    // project in a user's namespace, whose namespace has no members). The groups the project or
-    // those groups are shared with bring their members (and their ancestors') too.
-    const links = [
-      ...source.type === 'Project' ? await activeProjectLinks(db, source.id) : [], ...await activeGroupLinks(db, source.lineage),
-    ];
-    const paths = links.length > 0 ? await namespacePathsById(db, [...new Set(links.map((l) => l.groupId))]) : new Map();
-    return allMembersQuery(db, {
-      projectId: source.type === 'Project' ? source.id : null, groupIds: source.lineage,
-      links: links.map((l) => ({ groupIds: (paths.get(l.groupId)?.lineage ?? []) as number[], access: l.access })),
-    });
-  }
+  const inheritedMembers = (source: Source) => inheritedMembersQuery(db, source);
 
   async function memberWithUser(source: Source, userId: number): Promise<MemberRowWithUser> {
     const row = await membersQuery(db, source.type, source.id).where('members.user_id', '=', userId).executeTakeFirst();

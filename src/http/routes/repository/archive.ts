@@ -40,7 +40,8 @@ const snapshotParams = defineParams({
   wiki: P.optional(P.boolean({ default: false, description: "the wiki's repository instead of the project's" })),
 });
 
-function sendStream(reply: FastifyReply, stream: ArchiveStream, filename: string, type: string) {
+/** An archive streamed as a download (also the web's /-/archive/ links, web/routes/repository/archive.ts). */
+export function sendStream(reply: FastifyReply, stream: ArchiveStream, filename: string, type: string) {
   reply.raw.on('close', stream.abort);
   reply.header('content-disposition', `attachment; filename="${filename}"`);
   reply.header('content-transfer-encoding', 'binary');
@@ -49,7 +50,7 @@ function sendStream(reply: FastifyReply, stream: ArchiveStream, filename: string
 }
 
 /** Workhorse's archive headers: zip is named, every tar is octet-stream. */
-const CONTENT_TYPES = {
+export const CONTENT_TYPES = {
   'tar.gz': 'application/octet-stream', 'tar.bz2': 'application/octet-stream', 'tar': 'application/octet-stream', 'zip': 'application/zip',
 };
 

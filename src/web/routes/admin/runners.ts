@@ -37,7 +37,7 @@ const runners: WebArea = (web) => {
 
   web.page('POST', `${BACK}/:id/:operation`, async (p) => {
     admin(p);
-    const { id, operation } = p.request.params as { id: string; operation: string };
+    const { id, operation } = p.params;
     const runner = ID.test(id) ? await findRunner(p.ctx.db, Number(id)) : undefined;
     if (!runner || !['pause', 'resume', 'delete'].includes(operation)) throw pageError(404);
     if (operation === 'delete') {

@@ -102,7 +102,7 @@ const users: WebArea = (web) => {
 
   web.page('POST', `${BACK}/:id/:operation`, async (p) => {
     const actor = admin(p)!;
-    const { id, operation } = p.request.params as { id: string; operation: string };
+    const { id, operation } = p.params;
     const op = OPERATIONS.find((o) => o === operation);
     const user = op && ID.test(id) ? await findUserById(p.ctx.db, Number(id)) : undefined;
     if (!op || !user) throw pageError(404);

@@ -5,13 +5,14 @@
  * retry for Developers, as the API's POST …/pipelines/:id/cancel and /retry decide.
  * Reading takes read_build, as GET /projects/:id/pipelines.
  */
+import { isStorableId } from '../../../db/constraints.ts';
 import { html, type SafeHtml } from '../../html.ts';
 import { redirect } from '../../layout.ts';
 import type { WebArea, ProjectPageRequest } from '../../router.ts';
 import { pageError } from '../../router.ts';
 import type { BuildRow, PipelineRow } from '../../../db/tables/ci.ts';
 import { ciEnvFrom } from '../../../domain/pipelines/ci-env.ts';
-import { findPipelineInProject, findPipeline, projectPipelinesQuery } from '../../../domain/pipelines/pipelines.queries.ts';
+import { findPipelineInProject, findPipelinesByIds, projectPipelinesQuery } from '../../../domain/pipelines/pipelines.queries.ts';
 import { latestPipelineJobs, pipelineJobSummaries } from '../../../domain/jobs/jobs.queries.ts';
 import { cancelPipeline, hasCancelableJobs, retryPipeline } from '../../../domain/pipelines/pipeline-actions.ts';
 import { findUserBasicsByIds } from '../../../domain/users/users-batch.queries.ts';
@@ -50,6 +51,23 @@ function neededNames(needs: string | null): string[] {
   return (JSON.parse(needs) as unknown[]).map((n) => (typeof n === 'string' ? n : String((n as { name?: unknown }).name ?? '')));
 }
 
+/**
+ * A job's needs by the job they name: a need of a `parallel` or `parallel:matrix` job is one of
+ * each of its instances (`build 1/3`, `build: [aws, prod]`), shown once with their count. A
+ * 300-job pipeline of matrix jobs needing matrix jobs listed every instance under every job:
+ * 150 KB of the page's HTML (bench/web-pages.ts).
+ */
+function neededGroups(names: string[]): { name: string; first: string; count: number }[] {
+  const groups = new Map<string, { name: string; first: string; count: number }>();
+  for (const n of names) {
+    const name = /^(.+?)(?:: \[.*\]| \d+\/\d+)$/.exec(n)?.[1] ?? n;
+    const g = groups.get(name);
+    if (g) g.count += 1;
+    else groups.set(name, { name, first: n, count: 1 });
+  }
+  return [...groups.values()];
+}
+
 function stagesOf<J extends { stage: string; stage_idx: number }>(jobs: J[]): { name: string; jobs: J[] }[] {
   const stages = new Map<number, { name: string; jobs: J[] }>();
   for (const j of jobs) {
@@ -61,7 +79,7 @@ function stagesOf<J extends { stage: string; stage_idx: number }>(jobs: J[]): { 
 }
 
 function actionForm(p: ProjectPageRequest, action: string, label: string, primary = false): SafeHtml {
-  return html`<form class="inline" method="post" action="${p.request.url.split('?', 1)[0]}/${action}">
+  return html`<form class="inline" method="post" action="${pipelinePath(p.project.fullPath, Number(p.rest[0]))}/${action}">
 <input type="hidden" name="${CSRF_FIELD}" value="${p.signedIn?.csrfToken ?? ''}"><button type="submit"${primary ? html` class="primary"` : ''}>${label}</button></form>`;
 }
 
@@ -115,26 +133,34 @@ ${pager}`,
 
 async function loadPipeline(p: ProjectPageRequest): Promise<PipelineRow> {
   const id = p.rest[0];
-  if (id === undefined || !/^\d{1,10}$/.test(id)) throw pageError(404);
+  // Digits beyond the id column's range name nothing (PostgreSQL refuses them as integers).
+  if (id === undefined || !/^\d{1,10}$/.test(id) || !isStorableId(Number(id))) throw pageError(404);
   const pipeline = await findPipelineInProject(p.ctx.db, p.project.project.id, Number(id));
   if (!pipeline) throw pageError(404);
   return pipeline;
 }
 
+/**
+ * Each bridge's downstream pipeline, read in one query for them all (a pipeline of many bridges
+ * read them one by one before: bench/web-pages.ts), and each other project in one lookup.
+ */
 async function downstreamLinks(p: ProjectPageRequest, jobs: BuildRow[]): Promise<Map<number, { href: string; status: string }>> {
   const out = new Map<number, { href: string; status: string }>();
-  for (const j of jobs) {
-    if (j.downstream_pipeline_id === null) continue;
-    const downstream = await findPipeline(p.ctx.db, j.downstream_pipeline_id);
-    if (!downstream) continue;
-    // A downstream pipeline in another project is linked only for a viewer who may see that project.
-    let fullPath = p.project.fullPath;
-    if (downstream.project_id !== p.project.project.id) {
-      const other = await findVisibleProject(p.ctx.db, p.session?.user ?? null, String(downstream.project_id));
-      if (!other || !canOnProject(other.actor, 'read_build', other.project)) continue;
-      fullPath = other.namespace.fullPath === '' ? other.project.path : `${other.namespace.fullPath}/${other.project.path}`;
-    }
-    out.set(j.id, { href: pipelinePath(fullPath, downstream.id), status: downstream.status });
+  const bridges = jobs.filter((j) => j.downstream_pipeline_id !== null);
+  if (bridges.length === 0) return out;
+  const pipelines = await findPipelinesByIds(p.ctx.db, [...new Set(bridges.map((j) => j.downstream_pipeline_id!))]);
+  // A downstream pipeline in another project is linked only for a viewer who may see that project.
+  const paths = new Map<number, string | null>([[p.project.project.id, p.project.fullPath]]);
+  for (const downstream of pipelines.values()) {
+    if (paths.has(downstream.project_id)) continue;
+    const other = await findVisibleProject(p.ctx.db, p.session?.user ?? null, String(downstream.project_id));
+    paths.set(downstream.project_id, other && canOnProject(other.actor, 'read_build', other.project)
+      ? (other.namespace.fullPath === '' ? other.project.path : `${other.namespace.fullPath}/${other.project.path}`) : null);
+  }
+  for (const j of bridges) {
+    const downstream = pipelines.get(j.downstream_pipeline_id!);
+    const fullPath = downstream ? paths.get(downstream.project_id) : null;
+    if (downstream && fullPath) out.set(j.id, { href: pipelinePath(fullPath, downstream.id), status: downstream.status });
   }
   return out;
 }
@@ -152,9 +178,10 @@ async function showPage(p: ProjectPageRequest): Promise<SafeHtml> {
     return html`<li class="job-card" id="job-${j.id}">${statusBadge(j.status, { allowFailure: j.allow_failure === 1 })}
 <a href="${j.type === 'bridge' && down ? down.href : jobPath(p.project.fullPath, j.id)}">${j.name}</a>${
   j.type === 'bridge' ? html` <span class="badge">trigger</span>${down ? html` → <a href="${down.href}">downstream</a> ${statusBadge(down.status)}` : ''}` : ''}${
-  needs.length > 0 ? html`<div class="needs muted">needs ${needs.map((n, i) => {
-    const needed = byName.get(n);
-    return html`${i > 0 ? ', ' : ''}${needed ? html`<a href="#job-${needed.id}">${n}</a>` : n}`;
+  needs.length > 0 ? html`<div class="needs muted">needs ${neededGroups(needs).map((g, i) => {
+    const needed = byName.get(g.first);
+    const label = g.count > 1 ? `${g.name} (${g.count} jobs)` : g.first;
+    return html`${i > 0 ? ', ' : ''}${needed ? html`<a href="#job-${needed.id}">${label}</a>` : label}`;
   })}</div>` : ''}</li>`;
   })}</ul></section>`);
   const buttons = canUpdate ? html`<div class="actions">${
@@ -189,7 +216,9 @@ const pipelines: WebArea = (web) => {
   web.project('GET', 'pipelines', async (p) => {
     if (!p.project.can('read_build')) throw pageError(404);
     if (p.rest.length === 0) return listPage(p);
-    if (p.rest.length === 1) return showPage(p);
+    // `/failures` (the chat notifications' link to a failed pipeline's jobs) is the same graph,
+    // whose failed jobs are marked; the Service shows them on a tab of the pipeline's page.
+    if (p.rest.length === 1 || (p.rest.length === 2 && p.rest[1] === 'failures')) return showPage(p);
     throw pageError(404);
   });
   web.project('POST', 'pipelines', async (p) => {

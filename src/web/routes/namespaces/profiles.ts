@@ -47,7 +47,8 @@ ${projectList(await withPaths(ctx.db, rows), 'No projects to show.')}`,
       title: group.group.name, signedIn,
       breadcrumbs: crumbs.length > 1
         ? crumbs.slice(0, -1).map((c, i) => ({ text: c, href: `/${crumbs.slice(0, i + 1).map(encodeURIComponent).join('/')}` })) : [],
-      body: html`<p class="muted">${group.group.description ?? ''} <span class="badge">${visibilityName(group.group.visibility_level)}</span></p>
+      body: html`<p class="muted">${group.group.description ?? ''} <span class="badge">${visibilityName(group.group.visibility_level)}</span>
+<a href="/groups/${group.fullPath.split('/').map(encodeURIComponent).join('/')}/-/group_members">Members</a></p>
 <h2>Subgroups</h2>
 ${await groupList(ctx.db, subgroups, 'No subgroups to show.', 'subgroups')}
 <h2>Projects</h2>

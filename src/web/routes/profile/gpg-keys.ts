@@ -56,7 +56,7 @@ const gpgKeys: WebArea = (web) => {
   });
 
   web.page('POST', `${BACK}/:id/delete`, async (p) => {
-    const { id } = p.request.params as { id: string };
+    const { id } = p.params;
     const key = ID.test(id) ? await findUserGpgKey(p.ctx.db, p.session!.user.id, Number(id)) : undefined;
     if (!key) throw pageError(404);
     await deleteGpgKey(p.ctx.db, key.id);

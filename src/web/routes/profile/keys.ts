@@ -73,7 +73,7 @@ const keys: WebArea = (web) => {
   });
 
   web.page('POST', '/-/profile/keys/:id/delete', async (p) => {
-    const { id } = p.request.params as { id: string };
+    const { id } = p.params;
     // Another user's key is not found, as DELETE /user/keys/:key_id scopes it to the caller.
     const key = ID.test(id) ? await findUserKey(p.ctx.db, p.session!.user.id, Number(id)) : undefined;
     if (!key) throw pageError(404);

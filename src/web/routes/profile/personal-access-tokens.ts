@@ -89,7 +89,7 @@ const personalAccessTokens: WebArea = (web) => {
 
   web.page('POST', `${BACK}/:id/revoke`, async (p) => {
     const user = p.session!.user;
-    const { id } = p.request.params as { id: string };
+    const { id } = p.params;
     const token = ID.test(id) ? await findPersonalAccessTokenById(p.ctx.db, Number(id)) : undefined;
     // Only one's own personal access tokens here (administrators revoke others' through the API).
     if (!token || token.user_id !== user.id || token.impersonation) throw pageError(404);

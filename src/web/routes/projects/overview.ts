@@ -6,11 +6,11 @@
  * Code shows to those who may download it (download_code), the pipeline to those who may read
  * jobs (read_build); the rest of the page to every reader of the project.
  */
-import { findReadme } from '../../../domain/repositories/repositories.ts';
 import { projectRepository } from '../../../domain/repositories/project-repository.ts';
-import { entryAt, readBlob, readCommit, resolveCommit } from '../../../domain/repositories/git-read.ts';
+import { entryAt, readBlob, readCommits, type CommitInfo } from '../../../domain/repositories/git-read.ts';
+import { validRefName } from '../../../domain/repositories/ref-names.ts';
 import { repositoryLanguages } from '../../../domain/repositories/languages.ts';
-import { latestPipelineFor } from '../../../domain/pipelines/latest-pipeline.ts';
+import { newestPipelineAt } from '../../../domain/pipelines/pipeline-actions.queries.ts';
 import { visibilityName } from '../../../domain/permissions/access.ts';
 import { sshUrlToRepo } from '../../../http/entities/project.ts';
 import { html, SafeHtml } from '../../html.ts';
@@ -35,7 +35,9 @@ export function keyboardSafe(rendered: string): string {
 
 async function readmeSection(p: ProjectPageRequest, markdown: MarkdownRenderer, gitDir: string, commit: string): Promise<SafeHtml> {
   const branch = p.project.project.default_branch!;
-  const name = await findReadme(gitDir, branch);
+  // The README the last push recorded (inspectRepository, as the API's readme_url names it):
+  // one git process fewer than listing the root again (bench/web-pages.ts).
+  const name = p.project.project.readme_path;
   if (!name) return html``;
   const entry = await entryAt(gitDir, commit, name);
   if (!entry || entry.type !== 'blob') return html``;
@@ -53,6 +55,20 @@ async function readmeSection(p: ProjectPageRequest, markdown: MarkdownRenderer, 
     ? html`<div class="markdown">${new SafeHtml(keyboardSafe(await markdown.render(text, { gfm: true, ownHost: new URL(p.ctx.config.externalUrl).host })))}</div>`
     : html`<pre>${text}</pre>`;
   return html`<section id="readme">${header}<div class="panel">${body}</div></section>`;
+}
+
+/**
+ * The branch's last commit, read in one git process (each git process costs the page's server a
+ * few milliseconds of CPU to start: bench/web-pages.ts); null when the branch names no commit
+ * (a default branch that was never pushed), as for an empty repository.
+ */
+async function branchTip(gitDir: string, branch: string): Promise<CommitInfo | null> {
+  if (!validRefName(branch)) return null;
+  try {
+    return [...(await readCommits(gitDir, [`refs/heads/${branch}`])).values()][0] ?? null;
+  } catch {
+    return null;
+  }
 }
 
 const overview: WebArea = (web) => {
@@ -75,15 +91,15 @@ ${sshPort !== 0 ? html`<label for="clone-ssh">Clone with SSH</label>
 </section>`);
       const gitDir = projectRepository(p.ctx.config.storages, row).gitDir;
       const branch = row.default_branch;
-      const tip = branch && !row.empty_repo ? await resolveCommit(gitDir, `refs/heads/${branch}`) : null;
-      const commit = tip ? await readCommit(gitDir, tip) : null;
+      const commit = branch && !row.empty_repo ? await branchTip(gitDir, branch) : null;
       if (!commit || !branch) {
         parts.push(html`<section class="panel" id="empty-repository"><h2>The repository is empty</h2>
 <p>Push an existing repository:</p>
 <pre>git remote add origin ${httpUrl}
 git push -u origin --all</pre></section>`);
       } else {
-        const pipeline = p.project.can('read_build') ? await latestPipelineFor(p.ctx.db, gitDir, row, branch) : undefined;
+        // The branch's newest pipeline at the commit just read (latest-pipeline.ts without resolving the branch again).
+        const pipeline = p.project.can('read_build') ? await newestPipelineAt(p.ctx.db, row.id, branch, commit.id) : undefined;
         const status = pipeline
           ? (p.hasProjectPage('pipelines')
             ? html`<a href="${base}/-/pipelines/${pipeline.id}" aria-label="Pipeline ${pipeline.status}">${statusBadge(pipeline.status)}</a>`

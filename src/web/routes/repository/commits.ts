@@ -3,7 +3,9 @@
  * commit with its diff in one section per file). The diff is the API's (GET
  * /projects/:id/repository/commits/:sha/diff: domain/repositories/commit-diff.ts) under the same
  * instance limits (diff_max_files, diff_max_lines, diff_max_patch_bytes); a file past them is
- * listed without its patch, as the API answers it.
+ * listed without its patch, as the API answers it. Below the diff, the commit's comments oldest
+ * first, each at its anchor `#note_<id>` (the note hook's url), for a viewer who reads notes, as
+ * GET …/commits/:sha/comments shows them (internal ones to those who read internal notes).
  */
 import { logPage, readCommit, resolveCommit } from '../../../domain/repositories/git-read.ts';
 import { commitDiffs, type FileDiff } from '../../../domain/repositories/commit-diff.ts';
@@ -11,6 +13,8 @@ import { readableRevision } from '../../../domain/repositories/ref-names.ts';
 import { currentSettings } from '../../../domain/settings/settings.ts';
 import { html, type SafeHtml } from '../../html.ts';
 import { pageError, type WebArea } from '../../router.ts';
+import { canReadInternalNotes } from '../../../domain/notes/note.policy.ts';
+import { notesSection } from '../../components/notes.ts';
 import { pageNumber, pagination } from '../../components/lists.ts';
 import { commitLine, commitTitle, timeAgo } from '../../components/commits.ts';
 import { encodePath, refAndPath, repositoryOf } from './repository-page.ts';
@@ -18,7 +22,8 @@ import { diffFileSection } from '../../components/diff.ts';
 
 const COMMITS_PER_PAGE = 40;
 
-function fileSection(d: FileDiff, i: number): SafeHtml {
+/** One file of a diff, as a section (also the compare page's, compare.ts). */
+export function fileSection(d: FileDiff, i: number): SafeHtml {
   return diffFileSection(d, `diff-${i}`);
 }
 
@@ -66,7 +71,9 @@ ${body ? html`<pre class="commit-message">${body}</pre>` : ''}
 ${commit.parentIds.length ? html`<p>Parent${commit.parentIds.length > 1 ? 's' : ''} ${commit.parentIds.map((parent) => html`<a href="${repo.base}/-/commit/${parent}"><code>${parent.slice(0, 8)}</code></a> `)}</p>` : ''}
 </div>
 <h2>${diffs.length} changed file${diffs.length === 1 ? '' : 's'}</h2>
-<div id="diffs">${diffs.map(fileSection)}</div>`,
+<div id="diffs">${diffs.map(fileSection)}</div>
+${p.project.can('read_note') ? await notesSection(p.ctx.db, web.markdown, p.ctx.config.externalUrl,
+    { type: 'Commit', id: null, commitId: commit.id, projectId: p.project.project.id, iid: null }, canReadInternalNotes(p.project.actor)) : ''}`,
     });
   });
 };

@@ -5,6 +5,7 @@
  * Service's blob viewer does for large files. The raw answer is plain text or octets, never HTML
  * the browser would run (nosniff, and a sandboxing policy for any browser that renders it).
  */
+import type { FastifyReply } from 'fastify';
 import { entryAt, listTree, readBlob, type TreeEntry } from '../../../domain/repositories/git-read.ts';
 import { html, type SafeHtml } from '../../html.ts';
 import { pageError, type ProjectPageRequest, type WebArea } from '../../router.ts';
@@ -47,6 +48,17 @@ function sortEntries(entries: TreeEntry[]): TreeEntry[] {
 function lastCommitCell(repo: RepositoryPage, c: LastCommit | undefined): SafeHtml | string {
   if (!c) return '';
   return html`<a href="${repo.base}/-/commit/${c.id}">${c.title}</a> <span class="muted">${timeAgo(c.committedDate)}</span>`;
+}
+
+/** A file's bytes as text or octets, never as a page (also the snippets' raw files, snippets/snippets.ts). */
+export function sendRaw(reply: FastifyReply, bytes: Buffer | string, name: string): FastifyReply {
+  return reply.code(200)
+    .type(typeof bytes !== 'string' && isBinary(bytes) ? 'application/octet-stream' : 'text/plain; charset=utf-8')
+    .header('x-content-type-options', 'nosniff')
+    .header('content-security-policy', "default-src 'none'; sandbox")
+    .header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(name)}`)
+    .header('cache-control', 'private, no-store')
+    .send(bytes);
 }
 
 const files: WebArea = (web) => {
@@ -110,14 +122,7 @@ ${content}`,
     const entry = at.path === '' ? null : await entryAt(repo.gitDir, at.commit, at.path);
     if (!entry || entry.type !== 'blob') throw pageError(404);
     if ((entry.size ?? 0) > MAX_RAW_BYTES) throw pageError(404);
-    const bytes = await readBlob(repo.gitDir, entry.id, MAX_RAW_BYTES);
-    return p.reply.code(200)
-      .type(isBinary(bytes) ? 'application/octet-stream' : 'text/plain; charset=utf-8')
-      .header('x-content-type-options', 'nosniff')
-      .header('content-security-policy', "default-src 'none'; sandbox")
-      .header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(entry.name)}`)
-      .header('cache-control', 'private, no-store')
-      .send(bytes);
+    return sendRaw(p.reply, await readBlob(repo.gitDir, entry.id, MAX_RAW_BYTES), entry.name);
   });
 };
 
