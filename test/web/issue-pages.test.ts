@@ -347,16 +347,17 @@ describe('issue pages', () => {
     assert.match((await get(`/groups/${group.full_path}/-/milestones`)).body, /Q4/);
   });
 
-  it('lists a group\'s issues across its projects, and sends /groups/<group> to the group\'s page', async () => {
+  it('lists a group\'s issues across its projects, and shows the group\'s page at /groups/<group>', async () => {
     const res = await get(`/groups/${group.full_path}/-/issues?state=all`, reporterB);
     assert.equal(res.statusCode, 200, res.body);
     assert.ok(res.body.includes(path(issueA.web_url)));
     assert.match(res.body, /issue-group\/tracker#\d+/);
     assert.ok(res.body.includes('Secret plan'));
     assert.ok(!(await get(`/groups/${group.full_path}/-/issues?state=all`, guestB)).body.includes('Secret plan'));
-    const redirect = await get(`/groups/${group.full_path}`);
-    assert.equal(redirect.statusCode, 302);
-    assert.equal(redirect.headers.location, `/${group.full_path}`);
+    // The group entity's web_url: the group's page itself (router.ts answerGroup).
+    const groupPage = await get(`/groups/${group.full_path}`);
+    assert.equal(groupPage.statusCode, 200);
+    assert.ok(groupPage.body.includes(group.name));
     assertNotFound(await get(`/groups/${group.full_path}/-/nothing`));
     const malformed = await get('/groups/%ff/-/issues');
     assert.ok([400, 404].includes(malformed.statusCode), `a path that is no UTF-8 names no group (${malformed.statusCode})`);
