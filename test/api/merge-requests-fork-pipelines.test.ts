@@ -135,7 +135,9 @@ describe("a fork's merge request pipelines", () => {
     assert.equal(job.job_info.project_id, upstream.id);
     assert.equal(job.git_info.ref, ref);
     assert.equal(job.git_info.sha, head);
-    assert.deepEqual(job.git_info.refspecs, [`+${ref}:${ref}`]);
+    // The pipeline's persistent ref first (Ci::BuildRunnerPresenter), then the request's head ref.
+    const pipelineRef = `refs/pipelines/${inTarget.id}`;
+    assert.deepEqual(job.git_info.refspecs, [`+${pipelineRef}:${pipelineRef}`, `+${ref}:${ref}`]);
     const vars = new Map(job.variables.map((v) => [v.key, v.value]));
     assert.equal(vars.get('TARGET_ONLY'), 'value of TARGET_ONLY');
     assert.equal(vars.has('FORK_ONLY'), false);
