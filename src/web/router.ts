@@ -134,6 +134,8 @@ export interface WebRoutes {
 /** A route file's contribution: called once with the app's WebRoutes. */
 export type WebArea = (web: WebRoutes) => void;
 
+/** Project pages declared with `web.project` that are also answered at `/<project>/<segment>`. */
+const PROJECT_ROOT_ACTIONS = new Set(['download_export']);
 /** Top-level words that are never a user, group or project page (the API, OAuth, assets …). */
 const NOT_PAGES = new Set(['api', 'oauth', '.well-known', '-', 'uploads', 'assets']);
 const MAX_PATH = 2048;
@@ -311,6 +313,16 @@ export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
         const pr = projectRequest(p, found, []);
         if (method === 'GET' && canonicalRedirect(pr, owner, reply)) return true;
         await run(method, pr, overview);
+        return true;
+      }
+    }
+    // A project action the Service routes beside the project rather than under `/-/`
+    // (`/<project>/download_export`, the export status's web_url), when no project has that path.
+    const action = PROJECT_ROOT_ACTIONS.has(last) ? projectPages.get(last)?.[method] : undefined;
+    if (owner.length >= 3 && action) {
+      const found = await findVisibleProject(ctx.db, p.session?.user ?? null, owner.slice(0, -1).join('/'));
+      if (found) {
+        await run(method, projectRequest(p, found, []), action);
         return true;
       }
     }

@@ -295,10 +295,10 @@ describe('CI pages', () => {
     const res = await get(`${base()}/-/jobs/${job.id}`);
     assert.equal(res.statusCode, 200);
     assert.equal(res.headers['content-length'], undefined, 'sent in parts, not built whole');
-    // The last 500 KiB from their first whole line (the Service's LIMIT_SIZE): 511 lines of 1001 bytes, then the end.
-    assert.match(res.body, /<span class="ln">512<\/span>the end<\/div>/);
-    assert.match(res.body, /id="log-cut">— showing the last 500 KiB of the log/);
-    assert.ok(res.body.length < 1024 * 1024, `the page is ${res.body.length} bytes`);
+    // The last 48 KiB from their first whole line (jobs.ts MAX_PAGE_LOG): 49 lines of 1001 bytes, then the end.
+    assert.match(res.body, /<span class="ln">50<\/span>the end<\/div>/);
+    assert.match(res.body, /id="log-cut">— showing the last 48 KiB of the log/);
+    assert.ok(res.body.length < 150 * 1024, `the page is ${res.body.length} bytes`);
   });
 
   it('shows a running job\'s log growing in a real browser, accessibly', { skip: !hasChromium() }, async () => {

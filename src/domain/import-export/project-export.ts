@@ -144,6 +144,12 @@ export async function projectExportGaveUp(db: Kysely<DB>, payload: ProjectExport
 }
 
 /** The file an export's row names, when it is there. */
+/** The download's file name: `2026-11-27_10-12-04_<full path with _ for />_export.tar.gz`, as the Service names it. */
+export function exportArchiveName(fullPath: string, now = new Date()): string {
+  const stamp = now.toISOString().slice(0, 19).replace('T', '_').replace(/:/g, '-');
+  return `${stamp}_${fullPath.replace(/\//g, '_')}_export.tar.gz`;
+}
+
 export async function exportFile(dataDir: string, fileName: string | null): Promise<{ path: string; size: number } | null> {
   if (!fileName) return null;
   const file = path.join(exportsDir(dataDir), path.basename(fileName));

@@ -39,6 +39,7 @@ import adminRunnerDetail from './admin/runner-detail.ts';
 import packages from './packages/packages.ts';
 import repositoryArchive from './repository/archive.ts';
 import repositoryCompare from './repository/compare.ts';
+import projectDownloadExport from './projects/download-export.ts';
 
 export const WEB_AREAS: WebArea[] = [
   home,
@@ -75,5 +76,6 @@ export const WEB_AREAS: WebArea[] = [
   adminRunnerDetail,
   repositoryArchive,
   repositoryCompare,
+  projectDownloadExport,
   packages,
 ];

@@ -33,6 +33,7 @@ import { loadJobExtras } from '../../loaders/jobs.ts';
 import { JobSchema, presentJob } from '../../entities/job.ts';
 import { loadJob } from './jobs.ts';
 import { route } from '../../route.ts';
+import { contentDisposition } from '../../content-disposition.ts';
 
 const jobToken = P.optional(P.string({ description: 'a CI job token, also accepted as the JOB-TOKEN header' }));
 const byJobParams = defineParams({ id: P.string(), job_id: P.integer(), job_token: jobToken });
@@ -56,11 +57,6 @@ const MessageSchema = Type.Object({ message: Type.String() });
 const binary = { description: 'the file', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } };
 
 /** RFC 6266: a quoted ASCII fallback and the exact name in filename*. */
-function attachment(name: string): string {
-  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
-}
-
 /** `..` segments or a NUL byte: the Service's Artifacts::Path#valid? refuses them with 400. */
 function refusedPath(entryPath: string): boolean {
   return entryPath.includes('\0') || entryPath.split(/[/\\]/).includes('..');
@@ -90,7 +86,7 @@ const jobArtifacts: FastifyPluginAsync = async (app) => {
 
   async function sendArchive(reply: FastifyReply, job: BuildRow) {
     const archive = await archiveOf(job);
-    reply.header('content-disposition', attachment(archive.filename));
+    reply.header('content-disposition', contentDisposition('attachment', archive.filename));
     reply.header('content-length', String(archive.size));
     reply.type('application/octet-stream');
     return reply.send(readStream(archive.file));
@@ -103,7 +99,7 @@ const jobArtifacts: FastifyPluginAsync = async (app) => {
     const entry = isPlainEntryPath(entryPath) ? await openArchiveEntry(archive.file, entryPath) : null;
     if (!entry) throw recordNotFound();
     const name = path.posix.basename(entryPath);
-    reply.header('content-disposition', attachment(name));
+    reply.header('content-disposition', contentDisposition('attachment', name));
     reply.header('content-length', String(entry.size));
     reply.header('x-content-type-options', 'nosniff');
     reply.type(mime.lookup(name) || 'application/octet-stream');

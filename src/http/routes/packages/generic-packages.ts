@@ -31,6 +31,7 @@ import { defineParams, P } from '../../input/params.ts';
 import { loadPackagePipelines, PackageFileSchema, presentPackageFile } from '../../entities/package.ts';
 import { route } from '../../route.ts';
 import { loadPackageProject, packageCredentials } from './package-access.ts';
+import { contentDisposition } from '../../content-disposition.ts';
 
 const jobToken = P.optional(P.string({ maxLength: 255, description: 'a CI job token, also accepted as the JOB-TOKEN header' }));
 const pathParams = {
@@ -50,11 +51,6 @@ const MessageSchema = Type.Object({ message: Type.String() });
 const binary = { description: 'the file', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } };
 
 /** RFC 6266: a quoted ASCII fallback and the exact name in filename*. */
-function attachment(name: string): string {
-  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
-}
-
 /**
  * The route's parameters as Grape checks them: the version is everything between the name and the
  * last segment (`*package_version`), the file name the last segment.
@@ -132,7 +128,7 @@ const genericPackages: FastifyPluginAsync = async (app) => {
     const abs = file ? path.join(config.dataDir, file.file_path) : null;
     const size = abs ? await fileSize(abs) : null;
     if (!file || !abs || size === null) throw recordNotFound();
-    reply.header('content-disposition', attachment(file.file_name));
+    reply.header('content-disposition', contentDisposition('attachment', file.file_name));
     reply.header('content-length', String(size));
     reply.type('application/octet-stream');
     return reply.send(readStream(abs));

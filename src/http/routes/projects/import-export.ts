@@ -25,7 +25,7 @@ import { createGroup } from '../../../domain/groups/create-group.ts';
 import { countProjectsInNamespace, findProjectById } from '../../../domain/projects/projects.queries.ts';
 import { checkDeliveryUrl, urlProblem } from '../../../domain/web-hooks/url-policy.ts';
 import { guardedLookup } from '../../../domain/web-hooks/delivery.ts';
-import { exportFile, requestProjectExport } from '../../../domain/import-export/project-export.ts';
+import { exportArchiveName, exportFile, requestProjectExport } from '../../../domain/import-export/project-export.ts';
 import { requestProjectImport, storeImportFile } from '../../../domain/import-export/request-import.ts';
 import { queueGroupImport, requestGroupExport } from '../../../domain/import-export/group-export-import.ts';
 import { findGroupExport, findProjectExport } from '../../../domain/import-export/import-export.queries.ts';
@@ -39,6 +39,7 @@ import {
 } from '../../entities/import-export.ts';
 import { checkImportExportRateLimit } from '../../import-export-rate-limit.ts';
 import { route } from '../../route.ts';
+import { contentDisposition } from '../../content-disposition.ts';
 
 const MiB = 1024 * 1024;
 /** Whatever max_import_size says (0: no limit there), an uploaded archive is at most this. */
@@ -73,16 +74,6 @@ const s3Params = defineParams({
   overwrite: P.optional(P.boolean()),
   override_params: P.optional(P.hash()),
 });
-
-function attachment(name: string): string {
-  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
-}
-
-function stamp(): string {
-  return new Date().toISOString().replace(/[-:]/g, '').replace('T', '').slice(0,
-    14).replace(/^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/, '$1-$2-$3_$4-$5-$6');
-}
 
 /** A boolean form value as Grape reads one ("true"/"false", any case, 1/0). */
 function formBoolean(name: string, v: string | undefined): boolean | undefined {
@@ -267,8 +258,8 @@ const importExport: FastifyPluginAsync = async (app) => {
     const row = await findProjectExport(db, ctx.project.id);
     const file = row?.status === 'finished' ? await exportFile(config.dataDir, row.file_name) : null;
     if (!file) throw new ApiError(404, { message: '404 Not found or has expired' });
-    const name = `${stamp()}_${ctx.namespace.fullPath.replace(/\//g, '_')}_${ctx.project.path}_export.tar.gz`;
-    reply.header('content-disposition', attachment(name));
+    const name = exportArchiveName(`${ctx.namespace.fullPath}/${ctx.project.path}`);
+    reply.header('content-disposition', contentDisposition('attachment', name));
     reply.header('content-length', String(file.size));
     reply.type('application/octet-stream');
     return reply.send(fs.createReadStream(file.path));
@@ -380,7 +371,7 @@ const importExport: FastifyPluginAsync = async (app) => {
     const row = await findGroupExport(db, ctx.group.id);
     const file = row?.status === 'finished' ? await exportFile(config.dataDir, row.file_name) : null;
     if (!file) throw new ApiError(404, { message: '404 Not found or has expired' });
-    reply.header('content-disposition', attachment(`${stamp()}_${ctx.fullPath.replace(/\//g, '_')}_export.tar.gz`));
+    reply.header('content-disposition', contentDisposition('attachment', exportArchiveName(ctx.fullPath)));
     reply.header('content-length', String(file.size));
     reply.type('application/octet-stream');
     return reply.send(fs.createReadStream(file.path));

@@ -23,6 +23,7 @@ import { html, type SafeHtml } from '../../html.ts';
 import { pageError, type ProjectPageRequest } from '../../router.ts';
 import { codeView, isBinary } from '../../components/code.ts';
 import { enc, jobPath } from '../../ci-view.ts';
+import { contentDisposition } from '../../../http/content-disposition.ts';
 
 /** Most entries a directory page lists. */
 export const MAX_LISTED = 1000;
@@ -54,11 +55,6 @@ async function archiveOf(p: ProjectPageRequest, job: BuildRow): Promise<{ file: 
 }
 
 /** RFC 6266: a quoted ASCII fallback and the exact name in filename*. */
-function disposition(kind: 'attachment' | 'inline', name: string): string {
-  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
-}
-
 /** The entry path of the address's remaining segments: empty segments squeezed, as the Service's router does. */
 function entryPathOf(segments: string[]): string {
   return segments.filter((s) => s !== '').join('/');
@@ -140,7 +136,7 @@ async function rawEntry(p: ProjectPageRequest, job: BuildRow, segments: string[]
     .header('content-length', String(entry.size))
     .header('x-content-type-options', 'nosniff')
     .header('content-security-policy', "default-src 'none'; sandbox")
-    .header('content-disposition', disposition(type === 'application/octet-stream' ? 'attachment' : 'inline', name))
+    .header('content-disposition', contentDisposition(type === 'application/octet-stream' ? 'attachment' : 'inline', name))
     .header('cache-control', 'private, no-store')
     .send(entry.stream);
 }
@@ -151,7 +147,7 @@ async function download(p: ProjectPageRequest, job: BuildRow) {
     .type('application/octet-stream')
     .header('content-length', String(archive.size))
     .header('x-content-type-options', 'nosniff')
-    .header('content-disposition', disposition('attachment', archive.filename))
+    .header('content-disposition', contentDisposition('attachment', archive.filename))
     .header('cache-control', 'private, no-store')
     .send(readStream(archive.file));
 }
