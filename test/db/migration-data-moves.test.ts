@@ -44,6 +44,8 @@ const COVERED: Record<string, string> = {
   '2026-11-26T1800_project_attributes': 'public projects get Pages enabled, the others keep the default',
   '2026-11-27T1200_issue_links_pair': 'issue links survive the unordered-pair index',
   '2026-11-29T0910_project_open_issues_count': 'open issue counts are counted from the issues already there',
+  // Replaces one open request per source branch by one per (source branch, target branch): wider.
+  '2026-12-01T0100_merge_requests_open_branch_pair': 'open merge requests survive the per-branch-pair index, which lets a branch into a second target',
 };
 
 /** `up` and the helpers after it: the text from `export async function up` to `down`. */
@@ -236,6 +238,35 @@ describe('destructive migration steps keep their data', () => {
     const links = await api('GET', `/projects/${project.id}/issues/${issues[0].iid}/links`);
     assert.deepEqual(links.map((l: { iid: number; link_type: string }) => [l.iid, l.link_type]).sort(),
       [[issues[1].iid, 'relates_to'], [issues[2].iid, 'is_blocked_by']]);
+  });
+
+  it(COVERED['2026-12-01T0100_merge_requests_open_branch_pair'], async () => {
+    const project = await api('POST', '/projects', { name: 'branch-pairs', initialize_with_readme: true });
+    for (const branch of ['feature', 'stable']) {
+      await api('POST', `/projects/${project.id}/repository/branches`, { branch, ref: 'main' });
+    }
+    await api('POST', `/projects/${project.id}/repository/commits`, {
+      branch: 'feature', commit_message: 'feature work', actions: [{ action: 'create', file_path: 'feature.txt', content: 'x\n' }],
+    });
+    const first = await api('POST', `/projects/${project.id}/merge_requests`, { source_branch: 'feature', target_branch: 'main', title: 'into main' });
+    await migrateToBefore('2026-12-01T0100_merge_requests_open_branch_pair');
+
+    await migrateToLatest(t.db);
+    const kept = await api('GET', `/projects/${project.id}/merge_requests/${first.iid}`);
+    assert.equal(kept.state, 'opened');
+    assert.equal(kept.source_branch, 'feature');
+    const second = await api('POST', `/projects/${project.id}/merge_requests`, { source_branch: 'feature', target_branch: 'stable', title: 'into stable' });
+    assert.equal(second.target_branch, 'stable');
+    const duplicate = await t.request({
+      method: 'POST', url: `/api/v4/projects/${project.id}/merge_requests`, token: ROOT_TOKEN,
+      payload: { source_branch: 'feature', target_branch: 'main', title: 'again' },
+    });
+    assert.equal(duplicate.statusCode, 409, duplicate.body);
+    // The later tests migrate down past this index again: its `down` refuses a branch open into two targets.
+    const closed = await t.request({
+      method: 'PUT', url: `/api/v4/projects/${project.id}/merge_requests/${second.iid}`, token: ROOT_TOKEN, payload: { state_event: 'close' },
+    });
+    assert.equal(closed.statusCode, 200, closed.body);
   });
 
   it(COVERED['2026-11-29T0910_project_open_issues_count'], async () => {
