@@ -278,6 +278,10 @@ describe('CI pages', () => {
     const trigId = Number(/triggers\/(\d+)\/delete/.exec(later.body)![1]);
     assert.equal((await postForm(t, `${settings}/triggers/${trigId}/delete`, { authenticity_token: token }, { cookie })).statusCode, 303);
     assert.equal((await postForm(t, `${settings}/triggers/${trigId}/delete`, { authenticity_token: token }, { cookie })).statusCode, 404);
+    // Ten digits past the integer range name no row: the 404 page, not a database error on PostgreSQL.
+    for (const what of ['variables', 'triggers']) {
+      assert.equal((await postForm(t, `${settings}/${what}/9999999999/delete`, { authenticity_token: token }, { cookie })).statusCode, 404);
+    }
   });
 
   it('streams a 4 MiB log', async () => {

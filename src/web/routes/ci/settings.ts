@@ -20,10 +20,13 @@ import { resetRegistrationToken, shownRegistrationToken } from '../../../domain/
 import { createTrigger, descriptionErrors, shortToken } from '../../../domain/triggers/manage-triggers.ts';
 import { deleteTrigger, findTriggerInProject, projectTriggersQuery } from '../../../domain/triggers/triggers.queries.ts';
 import { enc } from '../../ci-view.ts';
+import { isStorableId } from '../../../db/constraints.ts';
 
 /** The most rows each section lists (a page, not an export: the API pages through the rest). */
 const MAX_ROWS = 200;
 const ID = /^\d{1,10}$/;
+/** A path id that can name a row: ten digits may still be past PostgreSQL's integer (a 500 there). */
+const rowId = (id: string | undefined): id is string => id !== undefined && ID.test(id) && isStorableId(Number(id));
 
 type Form = Record<string, unknown>;
 const field = (f: Form, name: string): string | undefined => (typeof f[name] === 'string' ? f[name] as string : undefined);
@@ -120,7 +123,7 @@ const settings: WebArea = (web) => {
       if (!result.ok) return sendPage(p.reply, 400, await render(p, { errors: messages(result.errors) }));
       return redirect(p.reply, 'POST', back);
     }
-    if (what === 'variables' && id !== undefined && ID.test(id) && verb === 'delete' && p.rest.length === 4) {
+    if (what === 'variables' && rowId(id) && verb === 'delete' && p.rest.length === 4) {
       const rows = await ownerVariablesQuery(db, { kind: 'project', id: projectId }).where('id', '=', Number(id)).execute();
       if (rows.length === 0) throw pageError(404);
       await deleteVariable(db, Number(id));
@@ -138,7 +141,7 @@ const settings: WebArea = (web) => {
       // Shown once, on the page that made it: later pages show its first characters only.
       return render(p, { notice: html`New trigger token: <code id="new-trigger-token">${created.token}</code>. Copy it now.` });
     }
-    if (what === 'triggers' && id !== undefined && ID.test(id) && verb === 'delete' && p.rest.length === 4) {
+    if (what === 'triggers' && rowId(id) && verb === 'delete' && p.rest.length === 4) {
       if (!await findTriggerInProject(db, projectId, Number(id))) throw pageError(404);
       await deleteTrigger(db, Number(id));
       return redirect(p.reply, 'POST', back);
