@@ -366,6 +366,23 @@ describe('merge requests on real git', () => {
     assert.equal(resolved.json().resolved, true);
     const edited = await t.request({ method: 'PUT', url: `${u}/discussions/${discussion.id}/notes/${replied.json().id}`, token: devToken, payload: { body: 'updated body' } });
     assert.equal(edited.json().body, 'updated body');
+    // The whole thread at once (PUT …/discussions/:discussion_id): every resolvable note of it, and back.
+    const thread = (resolved: unknown, id = discussion.id) =>
+      t.request({ method: 'PUT', url: `${u}/discussions/${id}`, token: devToken, payload: resolved === undefined ? {} : { resolved } });
+    const whole = await thread(true);
+    assert.equal(whole.statusCode, 200, whole.body);
+    assert.equal(whole.json().id, discussion.id);
+    assert.deepEqual(whole.json().notes.map((n: { resolved: boolean }) => n.resolved), [true, true]);
+    const reopened = await thread(false);
+    assert.deepEqual(reopened.json().notes.map((n: { resolved: boolean; resolved_by: unknown }) => [n.resolved, n.resolved_by]), [[false, null], [false, null]]);
+    assert.deepEqual((await thread(undefined)).json(), { message: '400 Bad request - "resolved" not given' });
+    assert.deepEqual((await thread(true, 'f'.repeat(40))).json(), { message: '404 Discussion Not Found' });
+    // A comment of the notes API is an individual note, which no one resolves.
+    const individual = (await t.request({ method: 'GET', url: `${u}/discussions`, token: devToken })).json()
+      .find((x: { individual_note: boolean }) => x.individual_note);
+    assert.equal((await thread(true, individual.id)).statusCode, 403);
+    assert.equal((await t.request({ method: 'PUT', url: `/api/v4/projects/${project.id}/issues/1/discussions/${discussion.id}`, token: devToken, payload: { resolved: true } })).statusCode, 404);
+    await thread(true);
     const list = (await t.request({ method: 'GET', url: `${u}/discussions`, token: devToken })).json();
     assert.equal(list.length, 2);
     // A diff note on a line of the request's diff; a line outside it is refused as the Service's DiffNote validation refuses it.

@@ -46,6 +46,8 @@ const COVERED: Record<string, string> = {
   '2026-11-29T0910_project_open_issues_count': 'open issue counts are counted from the issues already there',
   // Replaces one open request per source branch by one per (source branch, target branch): wider.
   '2026-12-01T0100_merge_requests_open_branch_pair': 'open merge requests survive the per-branch-pair index, which lets a branch into a second target',
+  // Fills the new counter columns from the notes, awards and time logs already there.
+  '2026-12-02T0500_issuable_counters': 'issue and merge request counts are counted from the notes, awards and time logs already there',
 };
 
 /** `up` and the helpers after it: the text from `export async function up` to `down`. */
@@ -285,5 +287,39 @@ describe('destructive migration steps keep their data', () => {
       .where('id', '=', project.id).executeTakeFirstOrThrow();
     assert.deepEqual(counts, { open_issues_count: 2, open_public_issues_count: 1 });
     assert.equal((await api('GET', `/projects/${project.id}`)).open_issues_count, 2);
+  });
+
+  it(COVERED['2026-12-02T0500_issuable_counters'], async () => {
+    const project = await api('POST', '/projects', { name: 'counted-issuables', initialize_with_readme: true });
+    await api('POST', `/projects/${project.id}/repository/commits`, {
+      branch: 'counted', start_branch: 'main', commit_message: 'work', actions: [{ action: 'create', file_path: 'c.txt', content: 'c\n' }],
+    });
+    const issue = await api('POST', `/projects/${project.id}/issues`, { title: 'counted' });
+    const mr = await api('POST', `/projects/${project.id}/merge_requests`, { source_branch: 'counted', target_branch: 'main', title: 'counted' });
+    const issueUrl = `/projects/${project.id}/issues/${issue.iid}`;
+    const mrUrl = `/projects/${project.id}/merge_requests/${mr.iid}`;
+    await api('POST', `${issueUrl}/notes`, { body: 'a comment' });
+    await api('POST', `${issueUrl}/award_emoji`, { name: 'thumbsup' });
+    await api('POST', `${issueUrl}/add_spent_time`, { duration: '1h' });
+    await api('POST', `${mrUrl}/discussions`, { body: 'a thread' });
+    await api('POST', `${mrUrl}/award_emoji`, { name: 'thumbsdown' });
+    await api('POST', `${mrUrl}/add_spent_time`, { duration: '30m' });
+    await migrateToBefore('2026-12-02T0500_issuable_counters');
+    // A comment written while the older schema (no counters, no triggers) was in place.
+    await db.insertInto('notes').values({
+      note: 'written before the counters', noteable_type: 'Issue', noteable_id: issue.id, project_id: project.id, author_id: 1,
+      discussion_id: 'f'.repeat(40), created_at: now, updated_at: now,
+    }).execute();
+
+    await migrateToLatest(t.db);
+    const counted = await api('GET', issueUrl);
+    assert.deepEqual([counted.user_notes_count, counted.upvotes, counted.downvotes, counted.time_stats.total_time_spent], [2, 1, 0, 3600]);
+    const request = await api('GET', mrUrl);
+    assert.deepEqual([request.user_notes_count, request.upvotes, request.downvotes, request.time_stats.total_time_spent], [1, 0, 1, 1800]);
+    const unresolved = await db.selectFrom('merge_requests').select('unresolved_notes_count').where('id', '=', mr.id).executeTakeFirstOrThrow();
+    assert.equal(unresolved.unresolved_notes_count, 1);
+    // And the triggers keep them from here on.
+    await api('POST', `${issueUrl}/notes`, { body: 'after' });
+    assert.equal((await api('GET', issueUrl)).user_notes_count, 3);
   });
 });

@@ -29,6 +29,14 @@ export interface IssuesTable {
   duplicated_to_id: number | null;
   created_at: string;
   updated_at: string;
+  /** Counter columns the database keeps (migration 2026-12-02T0500_issuable_counters): comments that are not system notes. */
+  user_notes_count: Generated<number>;
+  /** 👍 awards. */
+  upvotes_count: Generated<number>;
+  /** 👎 awards. */
+  downvotes_count: Generated<number>;
+  /** Seconds, the sum of the time logs. */
+  total_time_spent: Generated<number>;
 }
 export type IssueRow = Selectable<IssuesTable>;
 

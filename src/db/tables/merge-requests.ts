@@ -47,6 +47,13 @@ export interface MergeRequestsTable {
   last_edited_by_id: number | null;
   created_at: string;
   updated_at: string;
+  /** Counter columns the database keeps (migration 2026-12-02T0500_issuable_counters), as on issues. */
+  user_notes_count: Generated<number>;
+  upvotes_count: Generated<number>;
+  downvotes_count: Generated<number>;
+  total_time_spent: Generated<number>;
+  /** Resolvable notes not yet resolved. */
+  unresolved_notes_count: Generated<number>;
 }
 export type MergeRequestRow = Selectable<MergeRequestsTable>;
 

@@ -45,20 +45,13 @@ function labelsInTitleOrder(db: Kysely<DB>, ids: readonly number[]): Promise<Lab
 
 const milestonesById = new ByIds((db, ids) => db.selectFrom('milestones').selectAll().where('id', 'in', ids));
 /**
- * The entity's counts of each issue in one statement, a scalar subquery each (notes_noteable,
- * award_emoji_awardable, timelogs_issue and issue_links_target indexes), rather than four
- * grouped reads: a page of issues is one call into the database fewer per count.
+ * The entity's counts of each issue in one statement: the counter columns the database keeps
+ * (migration 2026-12-02T0500_issuable_counters), and a scalar subquery each for the two that hang on
+ * another row's state (issue_links_target, merge_requests_closing_issues indexes).
  */
 const countsById = new ByIds((db, ids) => db.selectFrom('issues').select([
   'issues.id',
-  (eb) => eb.selectFrom('notes').select((e) => e.fn.countAll<number>().as('n')).where('notes.noteable_type', '=', 'Issue')
-    .whereRef('notes.noteable_id', '=', 'issues.id').where('notes.system', '=', 0).as('user_notes_count'),
-  (eb) => eb.selectFrom('award_emoji').select((e) => e.fn.countAll<number>().as('n')).where('award_emoji.awardable_type', '=', 'Issue')
-    .whereRef('award_emoji.awardable_id', '=', 'issues.id').where('award_emoji.name', '=', 'thumbsup').as('upvotes'),
-  (eb) => eb.selectFrom('award_emoji').select((e) => e.fn.countAll<number>().as('n')).where('award_emoji.awardable_type', '=', 'Issue')
-    .whereRef('award_emoji.awardable_id', '=', 'issues.id').where('award_emoji.name', '=', 'thumbsdown').as('downvotes'),
-  (eb) => eb.selectFrom('timelogs').select((e) => e.fn.sum<number>('timelogs.time_spent').as('n'))
-    .whereRef('timelogs.issue_id', '=', 'issues.id').as('total_time_spent'),
+  'issues.user_notes_count', 'issues.upvotes_count as upvotes', 'issues.downvotes_count as downvotes', 'issues.total_time_spent',
   (eb) => eb.selectFrom('issue_links').innerJoin('issues as blocker', 'blocker.id', 'issue_links.source_id')
     .select((e) => e.fn.countAll<number>().as('n')).where('issue_links.link_type', '=', 'blocks')
     .whereRef('issue_links.target_id', '=', 'issues.id').where('blocker.state', '=', 'opened').as('blocking_issues_count'),

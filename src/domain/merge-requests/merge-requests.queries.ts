@@ -2,7 +2,7 @@
  * Reads and writes of merge requests and of what hangs off them (assignees, reviewers, approvals,
  * label links, resource events, diff versions), batched by request id where a page needs them.
  */
-import { sql, type ExpressionBuilder, type Insertable, type Kysely, type Transaction, type Updateable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Transaction, type Updateable } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type {
   MergeRequestDiffRow, MergeRequestRow, MergeRequestsTable,
@@ -24,27 +24,16 @@ const peopleReads: Record<PeopleTable, ReturnType<typeof peopleById>> = {
   approvals: peopleById('approvals'),
 };
 /**
- * The entity's counts of a request, a scalar subquery each (notes_noteable,
- * award_emoji_awardable_user_name and timelogs_merge_request indexes), rather than four grouped reads.
+ * The counts the entity shows: counter columns the database keeps (migration
+ * 2026-12-02T0500_issuable_counters), read by id beside whatever else a statement reads.
  */
-const countSelections = (eb: ExpressionBuilder<DB, 'merge_requests'>) => [
-  eb.selectFrom('notes').select((e) => e.fn.countAll<number>().as('n')).where('notes.noteable_type', '=', 'MergeRequest')
-    .whereRef('notes.noteable_id', '=', 'merge_requests.id').where('notes.system', '=', 0).as('user_notes_count'),
-  eb.selectFrom('award_emoji').select((e) => e.fn.countAll<number>().as('n'))
-    .where('award_emoji.awardable_type', '=', 'MergeRequest').whereRef('award_emoji.awardable_id', '=', 'merge_requests.id')
-    .where('award_emoji.name', '=', 'thumbsup').as('upvotes'),
-  eb.selectFrom('award_emoji').select((e) => e.fn.countAll<number>().as('n'))
-    .where('award_emoji.awardable_type', '=', 'MergeRequest').whereRef('award_emoji.awardable_id', '=', 'merge_requests.id')
-    .where('award_emoji.name', '=', 'thumbsdown').as('downvotes'),
-  eb.selectFrom('timelogs').select((e) => e.fn.sum<number>('timelogs.time_spent').as('n'))
-    .whereRef('timelogs.merge_request_id', '=', 'merge_requests.id').as('total_time_spent'),
-  eb.selectFrom('notes').select((e) => e.fn.countAll<number>().as('n')).where('notes.noteable_type', '=', 'MergeRequest')
-    .whereRef('notes.noteable_id', '=', 'merge_requests.id').where('notes.resolvable', '=', 1).where('notes.resolved_at', 'is', null)
-    .as('unresolved_discussions'),
-];
+const COUNT_COLUMNS = [
+  'merge_requests.user_notes_count', 'merge_requests.upvotes_count as upvotes', 'merge_requests.downvotes_count as downvotes',
+  'merge_requests.total_time_spent', 'merge_requests.unresolved_notes_count as unresolved_discussions',
+] as const;
 /** The counts of each request in one statement. */
 const countsById = new ByIds((db, ids) => db.selectFrom('merge_requests')
-  .select((eb) => [eb.ref('merge_requests.id').as('id'), ...countSelections(eb)]).where('merge_requests.id', 'in', ids));
+  .select(['merge_requests.id', ...COUNT_COLUMNS]).where('merge_requests.id', 'in', ids));
 /**
  * A page's counts and each request's latest diff version in one statement, as a list shows both on
  * every row: the newest merge_request_diffs row joined by its id beside the counts (one statement
@@ -53,8 +42,8 @@ const countsById = new ByIds((db, ids) => db.selectFrom('merge_requests')
 const countsAndLatestDiffById = new ByIds((db, ids) => db.selectFrom('merge_requests')
   .leftJoin('merge_request_diffs as d', (j) => j.on((eb) => eb('d.id', '=', eb.selectFrom('merge_request_diffs as x')
     .select((e) => e.fn.max('x.id').as('id')).whereRef('x.merge_request_id', '=', 'merge_requests.id'))))
-  .select((eb) => [
-    eb.ref('merge_requests.id').as('id'), ...countSelections(eb),
+  .select([
+    'merge_requests.id', ...COUNT_COLUMNS,
     'd.id as diff_id', 'd.head_commit_sha', 'd.base_commit_sha', 'd.start_commit_sha', 'd.state as diff_state', 'd.real_size',
     'd.created_at as diff_created_at',
   ]).where('merge_requests.id', 'in', ids));

@@ -54,6 +54,7 @@ function paramsFor() {
       ...base, discussion_id: discussionId, note_id: P.integer(), body: P.optional(P.string()), resolved: P.optional(P.boolean()),
     }, { mutuallyExclusive: [['body', 'resolved']] }),
     note: defineParams({ ...base, discussion_id: discussionId, note_id: P.integer() }),
+    resolve: defineParams({ ...base, discussion_id: discussionId, resolved: P.boolean() }),
   };
 }
 type Params = ReturnType<typeof paramsFor>;
@@ -145,6 +146,17 @@ const discussions: FastifyPluginAsync = async (app) => {
       if (!result.ok) throw noteRefusal(result.errors);
       return (await presentNotes(db, [result.value], nc.noteable, url))[0];
     },
+    /**
+     * Resolves or unresolves a whole thread (lib/api/discussions.rb, resolvable noteables only:
+     * Discussion#resolve! / #unresolve!); forbidden unless the thread is resolvable and the caller
+     * may resolve it (Discussion#can_resolve?: Developers, and the request's author).
+     */
+    async resolve(nc: NoteableContext, input: In<'resolve'>, caller: Caller) {
+      const notes = await thread(nc, input.discussion_id);
+      if (!notes.some((n) => n.resolvable === 1) || !nc.canResolve) throw forbidden();
+      await resolveNotes(db, input.discussion_id, null, input.resolved ? caller.user.id : null, nowIso());
+      return (await presentDiscussions(db, [input.discussion_id], await thread(nc, input.discussion_id), nc.noteable, url))[0];
+    },
     async remove(nc: NoteableContext, input: In<'note'>, request: FastifyRequest, reply: FastifyReply) {
       const note = await noteOf(nc, input.note_id);
       if (!canAdminNote(nc.ctx.actor, nc.ctx.project, note)) throw forbidden();
@@ -162,6 +174,8 @@ const discussions: FastifyPluginAsync = async (app) => {
     prefix: string;
     name: string;
     load: (request: FastifyRequest, input: { id: string; noteable_id: string }) => Promise<NoteableContext>;
+    /** Threads that can be resolved whole (merge requests'). */
+    resolvable?: boolean;
   }): void {
     const path = `${k.prefix}/discussions`;
     route(app, {
@@ -176,6 +190,12 @@ const discussions: FastifyPluginAsync = async (app) => {
       method: 'POST', url: path, auth: 'required', params: params.create,
       schema: { summary: `Start a thread on ${k.name}`, tags, response: { 201: DiscussionSchema } },
     }, async ({ request, reply, input, caller }) => handlers.create(await k.load(request, input), input, caller, reply));
+    if (k.resolvable) {
+      route(app, {
+        method: 'PUT', url: `${path}/:discussion_id`, auth: 'required', params: params.resolve,
+        schema: { summary: `Resolve or unresolve a thread of ${k.name}`, tags, response: { 200: DiscussionSchema } },
+      }, async ({ request, input, caller }) => handlers.resolve(await k.load(request, input), input, caller));
+    }
     route(app, {
       method: 'POST', url: `${path}/:discussion_id/notes`, auth: 'required', params: params.reply,
       schema: { summary: `Reply to a thread of ${k.name}`, tags, response: { 201: NoteSchema } },
@@ -198,6 +218,7 @@ const discussions: FastifyPluginAsync = async (app) => {
     register({
       prefix: `/projects/:id/${kind.segment}/:noteable_id`, name: `a project ${kind.name}`,
       load: (request, input) => kind.load(request, input.id, integerId(input.noteable_id)),
+      resolvable: kind.segment === 'merge_requests',
     });
   }
   register({
