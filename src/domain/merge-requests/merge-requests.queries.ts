@@ -9,6 +9,8 @@ import type {
 } from '../../db/tables/merge-requests.ts';
 import { ByIds } from '../../db/query-shape.ts';
 import { cachedRowsByIds } from '../../db/read-cache.ts';
+import type { LabelRow } from '../../db/tables/labels.ts';
+import { labelsOfLinks } from '../issues/issues.queries.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 export type PeopleTable = 'merge_request_assignees' | 'merge_request_reviewers' | 'approvals';
@@ -52,6 +54,19 @@ const assigneesAndReviewersById = new ByIds((db, ids) => db.selectFrom('merge_re
   .select([sql<number>`0`.as('kind'), 'merge_request_id', 'user_id', 'created_at']).where('merge_request_id', 'in', ids)
   .unionAll(db.selectFrom('merge_request_reviewers')
     .select([sql<number>`1`.as('kind'), 'merge_request_id', 'user_id', 'created_at']).where('merge_request_id', 'in', ids))
+  .orderBy('kind').orderBy('merge_request_id').orderBy('created_at').orderBy('user_id'));
+/**
+ * What a page of requests shows beside its rows in one statement (issue 30's Measure): its
+ * assignees (kind 0) and reviewers (kind 1), each in the order they were added, and its label
+ * links (kind 2, the label id in user_id).
+ */
+const pageFactsById = new ByIds((db, ids) => db.selectFrom('merge_request_assignees')
+  .select([sql<number>`0`.as('kind'), 'merge_request_id', 'user_id', 'created_at']).where('merge_request_id', 'in', ids)
+  .unionAll(db.selectFrom('merge_request_reviewers')
+    .select([sql<number>`1`.as('kind'), 'merge_request_id', 'user_id', 'created_at']).where('merge_request_id', 'in', ids))
+  .unionAll(db.selectFrom('label_links')
+    .select([sql<number>`2`.as('kind'), 'target_id as merge_request_id', 'label_id as user_id', 'created_at'])
+    .where('target_type', '=', 'MergeRequest').where('target_id', 'in', ids))
   .orderBy('kind').orderBy('merge_request_id').orderBy('created_at').orderBy('user_id'));
 const mergeRulesById = new ByIds((db, ids) => db.selectFrom('projects')
   .select(['id', 'merge_method', 'only_allow_merge_if_all_discussions_are_resolved', 'only_allow_merge_if_pipeline_succeeds',
@@ -247,6 +262,23 @@ export async function assigneesAndReviewersOf(db: Db, mrIds: readonly number[]):
     (Number(r.kind) === 0 ? assignees : reviewers).get(r.merge_request_id)?.push(r.user_id);
   }
   return { assignees, reviewers };
+}
+
+/** A page's assignees and reviewers (as assigneesAndReviewersOf) and labels by title (as labelsOfTargets), read together. */
+export async function mergeRequestPageFacts(db: Db, mrIds: readonly number[]): Promise<{
+  assignees: Map<number, number[]>; reviewers: Map<number, number[]>; labels: Map<number, LabelRow[]>;
+}> {
+  const assignees = new Map<number, number[]>(mrIds.map((id) => [id, []]));
+  const reviewers = new Map<number, number[]>(mrIds.map((id) => [id, []]));
+  const links: { target_id: number; label_id: number }[] = [];
+  if (assignees.size > 0) {
+    for (const r of await pageFactsById.all(db as Kysely<DB>, assignees.keys())) {
+      const kind = Number(r.kind);
+      if (kind === 2) links.push({ target_id: r.merge_request_id, label_id: r.user_id });
+      else (kind === 0 ? assignees : reviewers).get(r.merge_request_id)?.push(r.user_id);
+    }
+  }
+  return { assignees, reviewers, labels: await labelsOfLinks(db as Kysely<DB>, [...assignees.keys()], links) };
 }
 
 /**

@@ -14,7 +14,7 @@ import { rememberedUserBasicsByIds } from '../../domain/users/users-batch.querie
 import { namespacePathsById } from '../../domain/namespaces/namespaces.queries.ts';
 import { findProjectsByIds } from '../../domain/projects/projects-batch.queries.ts';
 import {
-  assigneeIdsOf, issueCounts, labelsOfTargets, milestonesByIds, subscribedIssueIds,
+  issuePageFacts, milestonesByIds, subscribedIssueIds,
 } from '../../domain/issues/issues.queries.ts';
 import { formatDuration } from '../../domain/issues/time-tracking.ts';
 import { taskCompletion } from '../../domain/issues/task-list.ts';
@@ -147,11 +147,9 @@ function references(issue: IssueRow, p: IssueProjectPath, from: ReferenceContext
 export async function presentIssues(db: Kysely<DB>, rows: readonly IssueRow[], o: PresentIssuesOptions): Promise<Issue[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
-  const [assignees, labels, milestones, counts, subscribed] = await Promise.all([
-    assigneeIdsOf(db, ids),
-    labelsOfTargets(db, 'Issue', ids),
+  const [{ assignees, labels, counts }, milestones, subscribed] = await Promise.all([
+    issuePageFacts(db, ids),
     milestonesByIds(db, rows.flatMap((r) => (r.milestone_id === null ? [] : [r.milestone_id]))),
-    issueCounts(db, ids),
     o.includeSubscribed && o.viewerId !== null ? subscribedIssueIds(db, o.viewerId, ids) : Promise.resolve(null),
   ]);
   const userIds = new Set<number>();

@@ -17,11 +17,11 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { MergeRequestDiffRow, MergeRequestRow } from '../../db/tables/merge-requests.ts';
 import { rememberedUserBasicsByIds } from '../../domain/users/users-batch.queries.ts';
-import { labelsOfTargets, milestonesByIds } from '../../domain/issues/issues.queries.ts';
+import { milestonesByIds } from '../../domain/issues/issues.queries.ts';
 import { formatDuration } from '../../domain/issues/time-tracking.ts';
 import { taskCompletion } from '../../domain/issues/task-list.ts';
 import {
-  assigneesAndReviewersOf, mergeRequestCountsAndLatestDiffs, mergeRulesOfProjects, subscribedMergeRequestIds,
+  mergeRequestCountsAndLatestDiffs, mergeRequestPageFacts, mergeRulesOfProjects, subscribedMergeRequestIds,
 } from '../../domain/merge-requests/merge-requests.queries.ts';
 import { ffPossibleOf } from '../../domain/merge-requests/merge-status.ts';
 import { pagePeople, UserBasicSchema } from './user.ts';
@@ -184,9 +184,8 @@ export async function presentMergeRequests(
 ): Promise<MergeRequestEntity[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
-  const [{ assignees, reviewers }, labels, milestones, { counts, latest }, subscribed] = await Promise.all([
-    assigneesAndReviewersOf(db, ids),
-    labelsOfTargets(db, 'MergeRequest', ids),
+  const [{ assignees, reviewers, labels }, milestones, { counts, latest }, subscribed] = await Promise.all([
+    mergeRequestPageFacts(db, ids),
     milestonesByIds(db, rows.flatMap((r) => (r.milestone_id === null ? [] : [r.milestone_id]))),
     mergeRequestCountsAndLatestDiffs(db, ids),
     o.full && o.viewerId !== null ? subscribedMergeRequestIds(db, o.viewerId, ids) : Promise.resolve(null),
