@@ -50,7 +50,8 @@ export function pageBroadcasts(scope: FastifyInstance): PageBroadcasts {
     if (route.config?.page === false) return;
     const handler = route.handler as (...args: Parameters<RouteHandlerMethod>) => unknown;
     route.handler = function withBroadcastMessages(this: ThisParameterType<RouteHandlerMethod>, request, reply) {
-      return run(request, () => handler.call(this, request, reply));
+      // Counted from here, so that shutdown waits for the read of the messages too (running-handlers.ts).
+      return scope.runningHandlers.track(run(request, () => handler.call(this, request, reply)));
     } as RouteHandlerMethod;
   });
   return { markdown, run };
