@@ -13,13 +13,20 @@ import tokenInfo from './routes/token-info.ts';
 import revoke from './routes/revoke.ts';
 import userinfo from './routes/userinfo.ts';
 import discovery from './routes/discovery.ts';
+import { pageBroadcasts } from '../web/page-broadcasts.ts';
 
 const oauth: FastifyPluginAsync = async (app) => {
   // Cookies (the session, for /oauth/authorize) are parsed only in this scope and the pages'.
   await app.register(fastifyCookie);
   const ctx = app.kiln;
   const server: OAuthServer = { ctx, keys: await loadSigningKeys(ctx.config.dataDir), issuer: ctx.config.externalUrl };
-  for (const plugin of [authorize, token, tokenInfo, revoke, userinfo, discovery]) await app.register(plugin, { server });
+  // The consent page and its error pages show the broadcast messages, as every page does; the
+  // JSON endpoints beside it do not look them up.
+  await app.register(async (pages) => {
+    pageBroadcasts(pages);
+    await pages.register(authorize, { server });
+  });
+  for (const plugin of [token, tokenInfo, revoke, userinfo, discovery]) await app.register(plugin, { server });
 };
 
 export default oauth;

@@ -39,7 +39,7 @@ export function assetUrl(name: string): string {
 }
 
 const assets: FastifyPluginAsync = async (app) => {
-  app.get('/-/assets/:file', { config: { web: true }, schema: { hide: true } }, async (request, reply) => {
+  app.get('/-/assets/:file', { config: { web: true, page: false }, schema: { hide: true } }, async (request, reply) => {
     const asset = BY_URL.get(request.url.split('?', 1)[0]!);
     if (!asset) return reply.callNotFound();
     return reply.code(200).type(asset.type)

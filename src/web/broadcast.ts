@@ -19,9 +19,10 @@
  * (`/-/broadcast_messages.css`), never from a style attribute, which the policy forbids.
  *
  * The messages are read and rendered once per write epoch (db/read-cache.ts) for all pages; what
- * a page does per request is the filtering above. frame() is synchronous, so the router puts a
- * page's context in an AsyncLocalStorage for the time of its handler (`withBroadcasts`) and
- * frame() reads it (`broadcastParts`).
+ * a page does per request is the filtering above. frame() is synchronous, so every page route's
+ * handler runs with the page's context in an AsyncLocalStorage (`withBroadcasts`, put there by
+ * web/page-broadcasts.ts for the router's pages and the routes outside it alike) and frame()
+ * reads it (`broadcastParts`).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import crypto from 'node:crypto';
@@ -31,6 +32,7 @@ import type { BroadcastMessageRow } from '../db/tables/instance-administration.t
 import { cachedReadNow } from '../db/read-cache.ts';
 import { currentAndFutureBroadcastMessages } from '../domain/broadcast-messages/broadcast-messages.queries.ts';
 import { featureEnabled } from '../domain/features/features.ts';
+import type { Actor } from '../domain/permissions/access.ts';
 import { isoMillis, nowIso } from '../domain/clock.ts';
 import type { MarkdownRenderer } from '../domain/markdown/render-pool.ts';
 import { wildcardMatches } from '../domain/wildcard.ts';
@@ -69,9 +71,12 @@ export interface BroadcastContext {
   all: Broadcasts;
   path: string;
   cookies: Record<string, string | undefined>;
-  /** Whether targeted messages may match at all (signed in, flag on). */
+  /** Whether targeted messages may match at all (one exists and the flag is on). */
   targeting: boolean;
-  /** The viewer's highest membership of the page's project or group, once the router knows it. */
+  /**
+   * The signed-in viewer's highest membership of the page's project or group, once the router
+   * knows it; null on every other page and for a signed-out visitor, who has no role.
+   */
   accessLevel: number | null;
 }
 
@@ -109,9 +114,9 @@ export function loadBroadcasts(db: Kysely<DB>, markdown: MarkdownRenderer, ownHo
 
 /** A page's context: whether targeted messages can match needs the flag, asked only when one exists. */
 export async function broadcastContext(
-  db: Kysely<DB>, all: Broadcasts, path: string, cookies: Record<string, string | undefined>, signedIn: boolean,
+  db: Kysely<DB>, all: Broadcasts, path: string, cookies: Record<string, string | undefined>,
 ): Promise<BroadcastContext> {
-  const targeting = signedIn && all.messages.some((m) => m.targetLevels.length > 0) && await featureEnabled(db, ROLE_TARGETED_FLAG);
+  const targeting = all.messages.some((m) => m.targetLevels.length > 0) && await featureEnabled(db, ROLE_TARGETED_FLAG);
   return { all, path, cookies, targeting, accessLevel: null };
 }
 
@@ -136,10 +141,19 @@ export function withBroadcasts<T>(context: BroadcastContext, fn: () => T): T {
   return storage.run(context, fn);
 }
 
-/** Sets the viewer's membership of the page's project or group, once the router has found it. */
-export function setBroadcastAccessLevel(level: number): void {
+/**
+ * Sets the viewer's membership of the page's project or group, once the router has found it. A
+ * signed-out visitor has no role (the Service asks current_user's membership), so no targeted
+ * message is theirs.
+ */
+export function setBroadcastAccessLevel(actor: Actor): void {
   const c = storage.getStore();
-  if (c) c.accessLevel = level;
+  if (c && actor.user) c.accessLevel = actor.accessLevel;
+}
+
+/** The current messages' stylesheet (empty outside a page request). */
+export function broadcastStylesheet(): string {
+  return storage.getStore()?.all.css ?? '';
 }
 
 export interface BroadcastParts {

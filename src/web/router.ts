@@ -35,14 +35,15 @@ import { findVisibleGroup, findVisibleProject, type GroupContext, type ProjectCo
 import { findUserByUsername } from '../domain/users/users.queries.ts';
 import { findUserNamespace } from '../domain/namespaces/namespaces.queries.ts';
 import { isStorableText } from '../db/constraints.ts';
-import { createMarkdownRenderer, type MarkdownRenderer } from '../domain/markdown/render-pool.ts';
+import type { MarkdownRenderer } from '../domain/markdown/render-pool.ts';
 import { SafeHtml } from './html.ts';
 import { frame, redirect, sendPage, type Crumb, type SignedIn } from './layout.ts';
 import { currentSession, redirectToSignIn, validSessionCsrf, type WebSession } from './session.ts';
 import { errorPage } from './pages/errors.ts';
 import { projectSidebar } from './project-nav.ts';
 import { rejectForgedForm } from './routes/sign-in.ts';
-import { broadcastContext, loadBroadcasts, setBroadcastAccessLevel, withBroadcasts, type BroadcastContext } from './broadcast.ts';
+import { setBroadcastAccessLevel } from './broadcast.ts';
+import type { PageBroadcasts } from './page-broadcasts.ts';
 
 export type Method = 'GET' | 'POST';
 
@@ -65,8 +66,6 @@ export interface PageRequest {
   signedIn: SignedIn | null;
   /** Whether a project page of this segment exists (link to pipelines only once their page does). */
   hasProjectPage(segment: string): boolean;
-  /** The broadcast messages this page may show (web/broadcast.ts), read once per write epoch. */
-  broadcasts: BroadcastContext;
 }
 
 export interface WebProject extends ProjectContext {
@@ -143,13 +142,10 @@ const MAX_SEGMENT = 255;
 
 async function pageRequest(
   ctx: KilnContext, request: FastifyRequest, reply: FastifyReply, hasProjectPage: (segment: string) => boolean,
-  markdown: MarkdownRenderer,
 ): Promise<PageRequest> {
   const session = await currentSession(ctx, request);
-  const all = await loadBroadcasts(ctx.db, markdown, new URL(ctx.config.externalUrl).host);
-  const broadcasts = await broadcastContext(ctx.db, all, request.url.split('?', 1)[0]!, request.cookies ?? {}, session !== null);
   return {
-    request, reply, ctx, session, hasProjectPage, broadcasts,
+    request, reply, ctx, session, hasProjectPage,
     signedIn: session ? { username: session.user.username, name: session.user.name, csrfToken: session.csrfToken } : null,
   };
 }
@@ -195,15 +191,18 @@ function segmentsOf(url: string): string[] | null {
 
 const storableName = (s: string) => s !== '' && s.length <= MAX_SEGMENT && !/[\x00-\x1f/]/.test(s);
 
-export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
+/**
+ * Declares the areas' pages on `app`, a scope whose routes get their broadcast messages from
+ * `broadcasts` (web/page-broadcasts.ts); the pages of unmatched paths get them from it too.
+ */
+export function installWebRoutes(app: FastifyInstance, areas: WebArea[], broadcasts: PageBroadcasts): void {
   const ctx = app.kiln;
   const projectPages = new Map<string, Partial<Record<Method, Handler<ProjectPageRequest>>>>();
   const namespacePages: { user?: Handler<UserPageRequest>; group?: Handler<GroupPageRequest> } = {};
   const groupPages = new Map<string, Partial<Record<Method, Handler<GroupSegmentRequest>>>>();
   const hasPage = (segment: string) => projectPages.get(segment)?.GET !== undefined;
 
-  const markdown = createMarkdownRenderer();
-  app.addHook('onClose', () => markdown.close());
+  const { markdown } = broadcasts;
   const routes: WebRoutes = {
     markdown,
     page<U extends string>(method: Method, url: U, handler: Handler<PageRequest & { params: PathParams<U> }>) {
@@ -211,8 +210,8 @@ export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
         method, url, config: { web: true }, schema: { hide: true },
         // Fastify matched `url` and decoded its parameters: they are exactly the names U declares.
         handler: async (request, reply) => {
-          const p = await pageRequest(ctx, request, reply, hasPage, markdown);
-          return withBroadcasts(p.broadcasts, () => run(method, { ...p, params: request.params as PathParams<U> }, handler));
+          const p = await pageRequest(ctx, request, reply, hasPage);
+          return run(method, { ...p, params: request.params as PathParams<U> }, handler);
         },
       });
     },
@@ -236,7 +235,7 @@ export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
 
   function projectRequest(p: PageRequest, found: ProjectContext, rest: string[]): ProjectPageRequest {
     // A message for some roles shows on a project's pages to its members of those roles.
-    setBroadcastAccessLevel(found.actor.accessLevel);
+    setBroadcastAccessLevel(found.actor);
     const project: WebProject = {
       ...found, fullPath: found.namespace.fullPath === '' ? found.project.path : `${found.namespace.fullPath}/${found.project.path}`,
       can: (action) => canOnProject(found.actor, action, found.project),
@@ -262,8 +261,10 @@ export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
     if (NOT_PAGES.has(segments[0]!)) return false;
     // The cookie parser's hook runs for the web's own routes; an unmatched request reads them here.
     request.cookies ??= app.parseCookie(request.headers.cookie ?? '');
-    const p = await pageRequest(ctx, request, reply, hasPage, markdown);
-    return withBroadcasts(p.broadcasts, () => answerPage(p, request, reply, method, segments));
+    return broadcasts.run(request, async () => {
+      const p = await pageRequest(ctx, request, reply, hasPage);
+      return answerPage(p, request, reply, method, segments);
+    });
   }
 
   async function answerPage(
@@ -330,7 +331,7 @@ export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
       const group = namespacePages.group
         ? await findVisibleGroup(ctx.db, p.session?.user ?? null, owner.join('/'), 'path') : null;
       if (group && namespacePages.group) {
-        setBroadcastAccessLevel(group.actor.accessLevel);
+        setBroadcastAccessLevel(group.actor);
         await run(method, { ...p, group }, namespacePages.group);
         return true;
       }
@@ -360,7 +361,7 @@ export function installWebRoutes(app: FastifyInstance, areas: WebArea[]): void {
       sendError(p, 404);
       return;
     }
-    setBroadcastAccessLevel(group.actor.accessLevel);
+    setBroadcastAccessLevel(group.actor);
     await run(method, { ...p, group, rest: dash < 0 ? [] : segments.slice(dash + 2) }, handler as Handler<GroupSegmentRequest>);
   }
 

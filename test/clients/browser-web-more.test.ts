@@ -1,8 +1,8 @@
 /**
  * More of the web interface in a real browser (issue 33): blame, the tree's last commits, a job's
  * artifacts browsed and a file of them shown, the profile's overview, emails and preferences,
- * sign-up, and a broadcast banner closed with its button (the cookie the page's script sets keeps
- * it away on the next page). Each page loads under the strict policy with nothing refused, passes
+ * sign-up, a broadcast banner on sign-in and sign-up, and one closed with its button (the cookie
+ * the page's script sets keeps it away on the next page). Each page loads under the strict policy with nothing refused, passes
  * axe-core with no serious or critical violation and is saved as a screenshot. Skipped only when
  * /usr/bin/chromium is not installed.
  */
@@ -62,6 +62,26 @@ describe('more of the web interface in a real browser', () => {
     const page = await visit('/users/sign_up', 'sign-up');
     assert.ok(await page.isVisible('#new_user_username'));
     await page.close();
+  });
+
+  it('shows a broadcast banner on sign-in and sign-up, signed out, as on every page', async () => {
+    const created = await t.request({
+      method: 'POST', url: '/api/v4/broadcast_messages', token: ROOT_TOKEN,
+      payload: { message: 'Sign-in **maintenance**', color: '#7a1f1f', font: '#ffffff', dismissable: true },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const id = (created.json() as { id: number }).id;
+    try {
+      for (const [path, name] of [['/users/sign_in', 'sign-in-broadcast'], ['/users/sign_up', 'sign-up-broadcast']] as const) {
+        const page = await visit(path, name);
+        assert.ok(await page.isVisible(`#broadcast-message-${id}`), `the banner on ${path}`);
+        // Shown only where the separate script ran: the policy let it load on these pages too.
+        assert.ok(await page.isVisible(`#broadcast-message-${id} button.broadcast-dismiss`), path);
+        await page.close();
+      }
+    } finally {
+      await t.request({ method: 'DELETE', url: `/api/v4/broadcast_messages/${id}`, token: ROOT_TOKEN });
+    }
   });
 
   it('shows blame, last commits and a job\'s artifacts', async () => {

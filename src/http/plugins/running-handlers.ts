@@ -13,6 +13,11 @@ export interface RunningHandlers {
   count(): number;
   /** Resolves true once none is running, or false after `ms`. */
   settled(ms: number): Promise<boolean>;
+  /**
+   * Counts `work` as a running handler until it settles: the work a later `onRoute` hook's
+   * wrapper does before the counted handler it wraps (web/page-broadcasts.ts reads messages).
+   */
+  track<T>(work: Promise<T>): Promise<T>;
 }
 
 declare module 'fastify' {
@@ -43,6 +48,10 @@ export default fp(async (app) => {
           resolve(true);
         });
       });
+    },
+    track: (work) => {
+      running += 1;
+      return work.finally(finished);
     },
   });
 

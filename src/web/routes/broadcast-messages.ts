@@ -4,6 +4,7 @@
  * Only values of the API's colour form (`#` and three or six hex digits) are written into it.
  */
 import type { WebArea } from '../router.ts';
+import { broadcastStylesheet } from '../broadcast.ts';
 
 const broadcastMessages: WebArea = (web) => {
   web.page('GET', '/-/broadcast_messages.css', async (p) => p.reply.code(200)
@@ -11,7 +12,7 @@ const broadcastMessages: WebArea = (web) => {
     .header('x-content-type-options', 'nosniff')
     // The address carries the content's hash; a short life covers a message that ends meanwhile.
     .header('cache-control', 'public, max-age=300')
-    .send(p.broadcasts.all.css));
+    .send(broadcastStylesheet()));
 };
 
 export default broadcastMessages;
