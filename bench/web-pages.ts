@@ -15,6 +15,7 @@
  * references (hashed assets under /-/assets/), against 150 KB.
  *
  *   node_modules/.bin/node bench/web-pages.ts
+ *   BENCH_ONLY=project node_modules/.bin/node bench/web-pages.ts   (the pages whose name holds it)
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node_modules/.bin/node bench/web-pages.ts
  */
 import { readFileSync } from 'node:fs';
@@ -131,6 +132,7 @@ async function main(): Promise<void> {
       { name: 'job page (4 MiB log)', url: `/${p.fullPath}/-/jobs/${job.id}` },
     ];
     for (const page of pages) {
+      if (process.env.BENCH_ONLY && !page.name.includes(process.env.BENCH_ONLY)) continue;
       const get = (url: string) => kiln.app.inject({ url, headers: { cookie } });
       const first = await get(page.url);
       if (first.statusCode !== 200) throw new Error(`${page.url}: ${first.statusCode} ${first.body.slice(0, 300)}`);
