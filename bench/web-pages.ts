@@ -12,8 +12,8 @@
  * of the server's CPU time (this process's user + system time around the request, and, apart,
  * what the git processes it waited for used: /proc's cutime + cstime, in clock ticks), against
  * the target of 20 ms for both together; the SQL statements of one warm request; and the page
- * weight: its HTML plus every stylesheet and script it
- * references (hashed assets under /-/assets/), against 150 KB.
+ * weight: its HTML plus every stylesheet and script it references (hashed assets under
+ * /-/assets/), against 150 KB.
  *
  *   node_modules/.bin/node bench/web-pages.ts
  *   BENCH_ONLY=project node_modules/.bin/node bench/web-pages.ts   (the pages whose name holds it)
