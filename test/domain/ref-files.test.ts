@@ -32,7 +32,7 @@ describe('refs read from the ref files', () => {
     const tree = git('mktree');
     return execFileSync('git', ['--git-dir', gitDir, 'commit-tree', tree, '-m', message, ...(parent ? ['-p', parent] : [])], { env: ENV, encoding: 'utf8' }).trim();
   };
-  const REFS = ['refs/heads/main', 'refs/heads/feature/one', 'refs/heads/feature/two/deep', 'refs/tags/v1', 'refs/tags/light'];
+  const REFS = ['refs/heads/main', 'refs/heads/feature/one', 'refs/heads/feature/two/deep', 'refs/heads/ü-ñicode', 'refs/tags/v1', 'refs/tags/light'];
 
   let first: string;
   let second: string;
@@ -45,6 +45,7 @@ describe('refs read from the ref files', () => {
     git('update-ref', 'refs/heads/main', second);
     git('update-ref', 'refs/heads/feature/one', first);
     git('update-ref', 'refs/heads/feature/two/deep', second);
+    git('update-ref', 'refs/heads/ü-ñicode', first);
     git('tag', '-a', '-m', 'annotated', 'v1', first);
     git('tag', 'light', second);
   });

@@ -86,7 +86,8 @@ async function packedRef(gitDir: string, fullRef: string): Promise<string | null
     const key = cacheKey('packed-refs', gitDir);
     let packed = repositoryCache.get<PackedRefs>(key);
     if (!packed || packed.stamp !== stamp) {
-      const refs = parsePackedRefs((await handle.readFile()).toString('latin1'));
+      // Ref names are UTF-8 on disk, as kiln hands them to git.
+      const refs = parsePackedRefs((await handle.readFile()).toString('utf8'));
       if (!refs) return undefined;
       packed = { stamp, refs };
       repositoryCache.set(key, packed, Number(st.size) * 3);
