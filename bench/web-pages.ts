@@ -4,6 +4,8 @@
  * process (bench/in-process.ts):
  *
  *   project page    /<project>: README rendered, clone URLs, last commit and pipeline, languages
+ *   tree page       /<project>/-/tree/main/src: a directory with each entry's last commit
+ *   file page       /<project>/-/blob/main/.gitlab-ci.yml: 270 lines highlighted
  *   pipeline page   /<project>/-/pipelines/:id of a 300-job pipeline (290 jobs, 10 bridges to
  *                   child pipelines)
  *   job page        /<project>/-/jobs/:id of a job whose log is 4 MiB of ANSI-coloured lines
@@ -129,6 +131,8 @@ async function main(): Promise<void> {
     const cookie = `_service_session=${await createSession(db, root)}`;
     const pages = [
       { name: 'project page', url: `/${p.fullPath}` },
+      { name: 'tree page', url: `/${p.fullPath}/-/tree/main/src` },
+      { name: 'file page', url: `/${p.fullPath}/-/blob/main/.gitlab-ci.yml` },
       { name: 'pipeline page (300 jobs)', url: `/${p.fullPath}/-/pipelines/${pipelineId}` },
       { name: 'job page (4 MiB log)', url: `/${p.fullPath}/-/jobs/${job.id}` },
     ];

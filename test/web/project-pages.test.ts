@@ -230,6 +230,23 @@ describe('web interface: the project page after a push', () => {
     assert.ok(body.includes(`/-/commit/${(res.json() as { id: string }).id}`));
   });
 
+  it('shows a pushed file and directory on the file and tree pages, also under a name seen before', async () => {
+    await pushFiles(t, p, { 'lib/one.rb': 'puts "first words"\n' }, { message: 'Ruby file' });
+    const file = () => get(`/${p.fullPath}/-/blob/main/lib/one.rb`);
+    const tree = () => get(`/${p.fullPath}/-/tree/main/lib`);
+    assert.match((await file()).body, /first words/);
+    assert.match((await file()).body, /first words/);
+    assert.doesNotMatch((await tree()).body, /two\.rb/);
+    await pushFiles(t, p, { 'lib/one.rb': 'puts "second words"\n', 'lib/two.rb': 'puts 2\n' }, { message: 'Ruby files' });
+    const after = (await file()).body;
+    assert.match(after, /second words/);
+    assert.doesNotMatch(after, /first words/);
+    assert.match((await tree()).body, /two\.rb/);
+    // The first version stays readable at its commit, as before.
+    const first = execFileSync('git', ['--git-dir', p.gitDir, 'rev-parse', 'main~1'], { encoding: 'utf8' }).trim();
+    assert.match((await get(`/${p.fullPath}/-/blob/${first}/lib/one.rb`)).body, /first words/);
+  });
+
   it('answers the 404 page to strangers for a private project whose page its owner just loaded', async () => {
     const hidden = await createCiProject(t, { name: 'hidden-project', visibility: 'private' });
     await pushFiles(t, hidden, { 'README.md': '# Secret words\n' });

@@ -272,6 +272,18 @@ export async function listTree(gitDir: string, commit: string, path: string, rec
   return parseTree(stdout);
 }
 
+/**
+ * listTree for a resolved commit id, kept once read (repository-cache.ts; a listing too large for
+ * it is read each time). The value is shared: never change it.
+ */
+export async function listTreeRemembered(gitDir: string, commit: string, path: string, recursive: boolean): Promise<TreeEntry[]> {
+  if (!COMMIT_ID.test(commit)) return listTree(gitDir, commit, path, recursive);
+  return remembered(
+    cacheKey('tree', gitDir, commit, path, recursive ? 'recursive' : 'one level'), () => listTree(gitDir, commit, path, recursive),
+    (entries) => entries.reduce((n, e) => n + (e.path.length + e.name.length) * 2 + 160, 0),
+  );
+}
+
 /** Every file of a commit's tree, path → mode and blob (submodules included as mode 160000). */
 export async function flatTree(gitDir: string, commit: string): Promise<Map<string, { mode: string; id: string }>> {
   const { stdout } = await runGitBytes(['ls-tree', '-z', '-r', '--full-tree', commit], { gitDir, maxBytes: MAX_LISTING_BYTES });
