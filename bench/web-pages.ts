@@ -19,6 +19,7 @@
  *
  *   node_modules/.bin/node bench/web-pages.ts
  *   BENCH_ONLY=project node_modules/.bin/node bench/web-pages.ts   (the pages whose name holds it)
+ *   BENCH_COLD=1 …   (every request as the first after a push: nothing read from git is kept)
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node_modules/.bin/node bench/web-pages.ts
  */
 import { readFileSync } from 'node:fs';
@@ -33,6 +34,7 @@ import type { TestApp } from '../test/helpers/app.ts';
 import { createSession } from '../test/helpers/factories.ts';
 import { findUserByUsername } from '../src/domain/users/users.queries.ts';
 import { traceRelPath } from '../src/domain/jobs/job-files.ts';
+import { repositoryCache } from '../src/domain/repositories/repository-cache.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
 const CPU_TARGET_MS = 20;
@@ -144,6 +146,8 @@ async function main(): Promise<void> {
       const cpu: number[] = [];
       const git: number[] = [];
       for (let i = 0; i < ROUNDS; i++) {
+        // BENCH_COLD=1: as the first page after a push, with nothing kept from git (repository-cache.ts).
+        if (process.env.BENCH_COLD) repositoryCache.clear();
         const ticks = childTicks();
         const before = process.cpuUsage();
         const res = await get(page.url);
