@@ -5,9 +5,13 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { signedInBrowser, type Browser } from '../helpers/oauth.ts';
 import { createCiProject, createPipeline, pushFiles, type CiProject } from '../helpers/ci.ts';
+import { createUser } from '../helpers/factories.ts';
 
 describe('web interface: project pages', () => {
   let t: TestApp;
@@ -153,6 +157,108 @@ describe('web interface: repository pages', () => {
       const res = await get(`/${hidden.fullPath}/-/${page}`);
       assert.equal(res.statusCode, 404, page);
       assert.doesNotMatch(res.body.replace(/return_to=[^"]*/, ''), /a\.txt/);
+    }
+  });
+});
+
+/**
+ * The overview keeps what it reads from git by object id and reads the branch head from the ref
+ * files on every request (repository-cache.ts, ref-files.ts): what a push changes shows on the
+ * next page, whether the branch is a loose ref or a packed one, and what the page kept for one
+ * viewer never reaches another who may not read the project.
+ */
+describe('web interface: the project page after a push', () => {
+  let t: TestApp;
+  let p: CiProject;
+  let owner: Browser;
+  const get = (url: string, b?: Browser) => t.request({ url, headers: b ? { cookie: b.cookie } : {} });
+  const page = async (b?: Browser) => {
+    const res = await get(`/${p.fullPath}`, b);
+    assert.equal(res.statusCode, 200);
+    return res.body;
+  };
+
+  before(async () => {
+    t = await startTestApp();
+    p = await createCiProject(t, { name: 'pushed-project', visibility: 'public' });
+    owner = await signedInBrowser(t, p.owner);
+  });
+  after(async () => { await t.close(); });
+
+  it('shows the new README, last commit and languages on the page after each push', async () => {
+    const first = await pushFiles(t, p, { 'README.md': '# Version one\n', 'src/main.ts': 'export const a = 1;\n' }, { message: 'First version' });
+    for (let i = 0; i < 2; i++) {
+      const body = await page();
+      assert.match(body, /Version one/);
+      assert.ok(body.includes(`/-/commit/${first}`));
+      assert.match(body, /TypeScript/);
+      assert.doesNotMatch(body, /Python/);
+    }
+    const second = await pushFiles(t, p, { 'README.md': '# Version two\n', 'tool.py': 'print("a longer python file than the rest")\n' }, { message: 'Second version' });
+    const body = await page();
+    assert.match(body, /Version two/);
+    assert.doesNotMatch(body, /Version one/);
+    assert.ok(body.includes(`/-/commit/${second}`));
+    assert.match(body, /Second version/);
+    assert.match(body, /Python/);
+  });
+
+  it('reads a packed branch head, and a push over it, as a loose one', async () => {
+    const packedAt = await pushFiles(t, p, { 'README.md': '# Version three\n' }, { message: 'Third version' });
+    execFileSync('git', ['--git-dir', p.gitDir, 'pack-refs', '--all'], { env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+    assert.ok(!fs.existsSync(path.join(p.gitDir, 'refs/heads/main')), 'main is in packed-refs only');
+    let body = await page();
+    assert.ok(body.includes(`/-/commit/${packedAt}`));
+    assert.match(body, /Version three/);
+
+    // The push writes a loose ref again; the packed line still names the third version.
+    const loose = await pushFiles(t, p, { 'README.md': '# Version four\n' }, { message: 'Fourth version' });
+    body = await page();
+    assert.ok(body.includes(`/-/commit/${loose}`));
+    assert.match(body, /Version four/);
+    assert.doesNotMatch(body, /Version three/);
+  });
+
+  it('shows a commit made through the API on the next page', async () => {
+    const res = await t.request({
+      method: 'POST', url: `/api/v4/projects/${p.project.id}/repository/commits`, token: p.ownerToken,
+      payload: { branch: 'main', commit_message: 'Edited in the API', actions: [{ action: 'update', file_path: 'README.md', content: '# Version five\n' }] },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const body = await page(owner);
+    assert.match(body, /Version five/);
+    assert.ok(body.includes(`/-/commit/${(res.json() as { id: string }).id}`));
+  });
+
+  it('shows a pushed file and directory on the file and tree pages, also under a name seen before', async () => {
+    await pushFiles(t, p, { 'lib/one.rb': 'puts "first words"\n' }, { message: 'Ruby file' });
+    const file = () => get(`/${p.fullPath}/-/blob/main/lib/one.rb`);
+    const tree = () => get(`/${p.fullPath}/-/tree/main/lib`);
+    assert.match((await file()).body, /first words/);
+    assert.match((await file()).body, /first words/);
+    assert.doesNotMatch((await tree()).body, /two\.rb/);
+    await pushFiles(t, p, { 'lib/one.rb': 'puts "second words"\n', 'lib/two.rb': 'puts 2\n' }, { message: 'Ruby files' });
+    const after = (await file()).body;
+    assert.match(after, /second words/);
+    assert.doesNotMatch(after, /first words/);
+    assert.match((await tree()).body, /two\.rb/);
+    // The first version stays readable at its commit, as before.
+    const first = execFileSync('git', ['--git-dir', p.gitDir, 'rev-parse', 'main~1'], { encoding: 'utf8' }).trim();
+    assert.match((await get(`/${p.fullPath}/-/blob/${first}/lib/one.rb`)).body, /first words/);
+  });
+
+  it('answers the 404 page to strangers for a private project whose page its owner just loaded', async () => {
+    const hidden = await createCiProject(t, { name: 'hidden-project', visibility: 'private' });
+    await pushFiles(t, hidden, { 'README.md': '# Secret words\n' });
+    const hiddenOwner = await signedInBrowser(t, hidden.owner);
+    const own = await get(`/${hidden.fullPath}`, hiddenOwner);
+    assert.equal(own.statusCode, 200);
+    assert.match(own.body, /Secret words/);
+    const stranger = await signedInBrowser(t, await createUser(t.db));
+    for (const b of [undefined, stranger, owner]) {
+      const res = await get(`/${hidden.fullPath}`, b);
+      assert.equal(res.statusCode, 404);
+      assert.doesNotMatch(res.body, /Secret words/);
     }
   });
 });

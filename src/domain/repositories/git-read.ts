@@ -8,6 +8,8 @@
 import { runGit } from './git-command.ts';
 import { runGitBytes } from './git-bytes.ts';
 import { COMMIT_ID } from './ref-names.ts';
+import { readRef } from './ref-files.ts';
+import { cacheKey, remembered } from './repository-cache.ts';
 
 /** Most output kiln parses in memory from one listing (refs, a log page, a tree). */
 const MAX_LISTING_BYTES = 64 * 1024 * 1024;
@@ -49,8 +51,13 @@ export async function resolveCommit(gitDir: string, rev: string): Promise<string
   return exitCode === 0 && COMMIT_ID.test(sha) ? sha : null;
 }
 
-/** The object a full ref points at (`refs/heads/x`), or null when there is no such ref. */
+/**
+ * The object a full ref points at (`refs/heads/x`), or null when there is no such ref: read from
+ * the ref files in this process (ref-files.ts), git only for what those cannot answer.
+ */
 export async function refTarget(gitDir: string, fullRef: string): Promise<string | null> {
+  const read = await readRef(gitDir, fullRef);
+  if (read !== undefined) return read;
   const { stdout, exitCode } = await runGit(
     ['rev-parse', '--verify', '--quiet', '--end-of-options', fullRef], { gitDir, okExitCodes: [1, 128] },
   );
@@ -134,6 +141,20 @@ export async function readCommits(gitDir: string, shas: string[]): Promise<Map<s
 
 export async function readCommit(gitDir: string, sha: string): Promise<CommitInfo | null> {
   return (await readCommits(gitDir, [sha])).get(sha) ?? null;
+}
+
+/**
+ * A commit by its id, kept once read (repository-cache.ts: an id names immutable content); null
+ * when git cannot read it (not kept: a failure may be passing). The value is shared: never change it.
+ */
+export async function readCommitRemembered(gitDir: string, sha: string): Promise<CommitInfo | null> {
+  if (!COMMIT_ID.test(sha)) return null;
+  try {
+    // The first commit git answers, as for a ref: an id of an annotated tag reads as its commit.
+    return await remembered(cacheKey('commit', gitDir, sha), async () => [...(await readCommits(gitDir, [sha])).values()][0] ?? null);
+  } catch {
+    return null;
+  }
 }
 
 export interface LogQuery {
@@ -238,11 +259,29 @@ export async function entryAt(gitDir: string, commit: string, path: string): Pro
   return parseTree(stdout).find((e) => e.path === path) ?? null;
 }
 
+/** entryAt for a resolved commit id, kept once read (repository-cache.ts); the value is shared. */
+export async function entryAtRemembered(gitDir: string, commit: string, path: string): Promise<TreeEntry | null> {
+  if (!COMMIT_ID.test(commit)) return entryAt(gitDir, commit, path);
+  return remembered(cacheKey('entry', gitDir, commit, path), () => entryAt(gitDir, commit, path));
+}
+
 /** The entries of the directory `path` ('' for the root), recursively with `recursive`. */
 export async function listTree(gitDir: string, commit: string, path: string, recursive: boolean): Promise<TreeEntry[]> {
   const args = ['ls-tree', '-z', '-l', '--full-tree', ...(recursive ? ['-r', '-t'] : []), commit, '--', ...(path ? [`${path}/`] : [])];
   const { stdout } = await runGitBytes(args, { gitDir, maxBytes: MAX_LISTING_BYTES });
   return parseTree(stdout);
+}
+
+/**
+ * listTree for a resolved commit id, kept once read (repository-cache.ts; a listing too large for
+ * it is read each time). The value is shared: never change it.
+ */
+export async function listTreeRemembered(gitDir: string, commit: string, path: string, recursive: boolean): Promise<TreeEntry[]> {
+  if (!COMMIT_ID.test(commit)) return listTree(gitDir, commit, path, recursive);
+  return remembered(
+    cacheKey('tree', gitDir, commit, path, recursive ? 'recursive' : 'one level'), () => listTree(gitDir, commit, path, recursive),
+    (entries) => entries.reduce((n, e) => n + (e.path.length + e.name.length) * 2 + 160, 0),
+  );
 }
 
 /** Every file of a commit's tree, path → mode and blob (submodules included as mode 160000). */

@@ -8,6 +8,8 @@
  */
 import { runGitBytes } from './git-bytes.ts';
 import { LANGUAGE_BY_EXTENSION, LANGUAGE_BY_FILENAME } from './languages-table.ts';
+import { COMMIT_ID } from './ref-names.ts';
+import { cacheKey, remembered } from './repository-cache.ts';
 
 const MAX_LANGUAGES = 5;
 const MAX_TREE_BYTES = 64 * 1024 * 1024;
@@ -35,7 +37,22 @@ export function languageOf(filePath: string): string | null {
   return null;
 }
 
-export async function repositoryLanguages(gitDir: string, commit: string): Promise<{ name: string; share: number }[]> {
+export interface LanguageShare {
+  name: string;
+  share: number;
+}
+
+/**
+ * The languages of `commit`'s tree; for a commit id, kept once counted (repository-cache.ts: the
+ * id names the tree for good), so a page for an unchanged branch reads no tree again. The value
+ * is shared: never change it.
+ */
+export async function repositoryLanguages(gitDir: string, commit: string): Promise<LanguageShare[]> {
+  if (!COMMIT_ID.test(commit)) return countLanguages(gitDir, commit);
+  return remembered(cacheKey('languages', gitDir, commit), () => countLanguages(gitDir, commit));
+}
+
+async function countLanguages(gitDir: string, commit: string): Promise<LanguageShare[]> {
   const { stdout } = await runGitBytes(['ls-tree', '-r', '-l', '-z', '--full-tree', commit], { gitDir, maxBytes: MAX_TREE_BYTES });
   const bytes = new Map<string, number>();
   let total = 0;

@@ -12,11 +12,12 @@
  * history (`-- <dir>`) already skips merges that took one side unchanged, as `git log -- <path>`
  * does for the Service.
  *
- * Results are kept per (commit, entry path) in a bounded in-process map: a commit id
- * names immutable history, so an answer never goes stale.
+ * Results are kept per (commit, entry path) in the repositories' bounded cache
+ * (repository-cache.ts): a commit id names immutable history, so an answer never goes stale.
  */
 import { runGitBytes } from './git-bytes.ts';
 import { COMMIT_ID } from './ref-names.ts';
+import { cacheKey, repositoryCache } from './repository-cache.ts';
 
 export interface LastCommit {
   id: string;
@@ -31,17 +32,11 @@ const FIRST_WALK_COMMITS = 100;
 const MAX_WALK_BYTES = 8 * 1024 * 1024;
 /** A walk longer than this answers with what it found. */
 const WALK_TIMEOUT_MS = 3000;
-/** Most (commit, path) answers kept in memory. */
-const CACHE_SIZE = 20_000;
-
-const cache = new Map<string, LastCommit | null>();
-
 function remember(key: string, value: LastCommit | null): void {
-  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  cache.set(key, value);
+  repositoryCache.set(key, value, value ? (value.id.length + value.committedDate.length + value.title.length) * 2 : 8);
 }
 
-const keyOf = (gitDir: string, commit: string, path: string) => `${gitDir}\0${commit}\0${path}`;
+const keyOf = (gitDir: string, commit: string, path: string) => cacheKey('last-commit', gitDir, commit, path);
 
 /** The commit's records: `\x01<id>\x1f<committer date>\x1f<subject>` followed by its changed paths. */
 function parseWalk(stdout: Buffer, truncated: boolean): { commit: LastCommit; paths: string[] }[] {
@@ -81,8 +76,8 @@ export async function lastCommitsForEntries(
   const wanted = new Set<string>();
   for (const e of entries) {
     const key = keyOf(gitDir, commit, e);
-    if (cache.has(key)) {
-      const hit = cache.get(key);
+    if (repositoryCache.has(key)) {
+      const hit = repositoryCache.get<LastCommit | null>(key);
       if (hit) found.set(e, hit);
     } else {
       wanted.add(e);

@@ -7,7 +7,8 @@
  * jobs (read_build); the rest of the page to every reader of the project.
  */
 import { projectRepository } from '../../../domain/repositories/project-repository.ts';
-import { entryAt, readBlob, readCommits, type CommitInfo } from '../../../domain/repositories/git-read.ts';
+import { entryAtRemembered, readBlob, readCommitRemembered, refTarget, type CommitInfo } from '../../../domain/repositories/git-read.ts';
+import { cacheKey, remembered } from '../../../domain/repositories/repository-cache.ts';
 import { validRefName } from '../../../domain/repositories/ref-names.ts';
 import { repositoryLanguages } from '../../../domain/repositories/languages.ts';
 import { newestPipelineAt } from '../../../domain/pipelines/pipeline-actions.queries.ts';
@@ -39,33 +40,40 @@ async function readmeSection(p: ProjectPageRequest, markdown: MarkdownRenderer, 
   // one git process fewer than listing the root again (bench/web-pages.ts).
   const name = p.project.project.readme_path;
   if (!name) return html``;
-  const entry = await entryAt(gitDir, commit, name);
+  const entry = await entryAtRemembered(gitDir, commit, name);
   if (!entry || entry.type !== 'blob') return html``;
   const base = pathHref(p.project.fullPath);
   const link = `${base}/-/blob/${encodeURIComponent(branch)}/${encodeURIComponent(name)}`;
   const header = html`<div class="file-header"><a href="${link}">${name}</a></div>`;
-  const blob = await readBlob(gitDir, entry.id, MAX_README_BYTES + 1);
-  if (blob.length > MAX_README_BYTES) {
+  if ((entry.size ?? 0) > MAX_README_BYTES) {
     return html`<section id="readme">${header}<div class="panel"><p>The README is too large to show here. <a href="${link}">Open the file</a>.</p></div></section>`;
   }
-  const text = blob.toString('utf8');
-  // The renderer's output is sanitised HTML (domain/markdown/sanitize.ts): the one place kiln
-  // puts generated markup into a page as it is.
-  const body = MARKDOWN_README.test(name)
-    ? html`<div class="markdown">${new SafeHtml(keyboardSafe(await markdown.render(text, { gfm: true, ownHost: new URL(p.ctx.config.externalUrl).host })))}</div>`
-    : html`<pre>${text}</pre>`;
-  return html`<section id="readme">${header}<div class="panel">${body}</div></section>`;
+  const ownHost = new URL(p.ctx.config.externalUrl).host;
+  const isMarkdown = MARKDOWN_README.test(name);
+  // The body depends on the blob's bytes, the host and the kind of file only: rendered once per
+  // blob (repository-cache.ts), so a page for an unchanged README neither reads nor renders it.
+  const body = await remembered(cacheKey('readme-html', entry.id, ownHost, isMarkdown ? 'markdown' : 'text'), async () => {
+    const text = (await readBlob(gitDir, entry.id, MAX_README_BYTES + 1)).toString('utf8');
+    // The renderer's output is sanitised HTML (domain/markdown/sanitize.ts): the one place kiln
+    // puts generated markup into a page as it is.
+    return (isMarkdown
+      ? html`<div class="markdown">${new SafeHtml(keyboardSafe(await markdown.render(text, { gfm: true, ownHost })))}</div>`
+      : html`<pre>${text}</pre>`).toString();
+  });
+  return html`<section id="readme">${header}<div class="panel">${new SafeHtml(body)}</div></section>`;
 }
 
 /**
- * The branch's last commit, read in one git process (each git process costs the page's server a
- * few milliseconds of CPU to start: bench/web-pages.ts); null when the branch names no commit
- * (a default branch that was never pushed), as for an empty repository.
+ * The branch's last commit: its head read from the ref files on every request (ref-files.ts;
+ * a push shows on the next page) and the commit by that id, kept once read, so a page for an
+ * unchanged branch starts no git process (bench/web-pages.ts). Null when the branch names no
+ * commit (a default branch that was never pushed), as for an empty repository.
  */
 async function branchTip(gitDir: string, branch: string): Promise<CommitInfo | null> {
   if (!validRefName(branch)) return null;
   try {
-    return [...(await readCommits(gitDir, [`refs/heads/${branch}`])).values()][0] ?? null;
+    const head = await refTarget(gitDir, `refs/heads/${branch}`);
+    return head ? await readCommitRemembered(gitDir, head) : null;
   } catch {
     return null;
   }

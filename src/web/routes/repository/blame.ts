@@ -9,7 +9,7 @@
  * instead), and blame itself is cut off after BLAME_TIMEOUT_MS on a long history. Reading it
  * takes download_code, like every repository page (repository-page.ts).
  */
-import { blame, entryAt, readBlob, readCommits, type BlameRange } from '../../../domain/repositories/git-read.ts';
+import { blame, entryAtRemembered, readBlob, readCommits, type BlameRange } from '../../../domain/repositories/git-read.ts';
 import { GitOutputTooLarge, GitTimedOut } from '../../../domain/repositories/git-bytes.ts';
 import { html, type SafeHtml } from '../../html.ts';
 import { pageError, type WebArea } from '../../router.ts';
@@ -30,7 +30,7 @@ const countLines = (text: string) => (text === '' ? 0 : (text.endsWith('\n') ? t
 const blamePage: WebArea = (web) => {
   web.project('GET', 'blame', async (p) => {
     const { repo, at } = await locate(p);
-    const entry = at.path === '' ? null : await entryAt(repo.gitDir, at.commit, at.path);
+    const entry = at.path === '' ? null : await entryAtRemembered(repo.gitDir, at.commit, at.path);
     if (!entry) throw pageError(404);
     const ref = encodePath(at.ref);
     if (entry.type !== 'blob') return p.reply.redirect(`${repo.base}/-/tree/${ref}/${encodePath(at.path)}`, 302);

@@ -6,8 +6,9 @@
  * the browser would run (nosniff, and a sandboxing policy for any browser that renders it).
  */
 import type { FastifyReply } from 'fastify';
-import { entryAt, listTree, readBlob, type TreeEntry } from '../../../domain/repositories/git-read.ts';
-import { html, type SafeHtml } from '../../html.ts';
+import { entryAtRemembered, listTreeRemembered, readBlob, type TreeEntry } from '../../../domain/repositories/git-read.ts';
+import { html, SafeHtml } from '../../html.ts';
+import { cacheKey, remembered } from '../../../domain/repositories/repository-cache.ts';
 import { pageError, type ProjectPageRequest, type WebArea } from '../../router.ts';
 import { lastCommitsForEntries, type LastCommit } from '../../../domain/repositories/last-commits.ts';
 import { codeView, isBinary } from '../../components/code.ts';
@@ -70,11 +71,11 @@ const files: WebArea = (web) => {
     }
     const { repo, at } = await locate(p);
     if (at.path !== '') {
-      const entry = await entryAt(repo.gitDir, at.commit, at.path);
+      const entry = await entryAtRemembered(repo.gitDir, at.commit, at.path);
       if (!entry) throw pageError(404);
       if (entry.type === 'blob') return p.reply.redirect(`${repo.base}/-/blob/${encodePath(at.ref)}/${encodePath(at.path)}`, 302);
     }
-    const entries = sortEntries(await listTree(repo.gitDir, at.commit, at.path, false));
+    const entries = sortEntries(await listTreeRemembered(repo.gitDir, at.commit, at.path, false));
     const ref = encodePath(at.ref);
     const last = await lastCommitsForEntries(repo.gitDir, at.commit, at.path, entries.slice(0, MAX_LAST_COMMIT_ENTRIES).map((e) => e.path));
     const rows = entries.map((e) => {
@@ -95,7 +96,7 @@ const files: WebArea = (web) => {
 
   web.project('GET', 'blob', async (p) => {
     const { repo, at } = await locate(p);
-    const entry = at.path === '' ? null : await entryAt(repo.gitDir, at.commit, at.path);
+    const entry = at.path === '' ? null : await entryAtRemembered(repo.gitDir, at.commit, at.path);
     if (!entry) throw pageError(404);
     if (entry.type !== 'blob') return p.reply.redirect(`${repo.base}/-/tree/${encodePath(at.ref)}/${encodePath(at.path)}`, 302);
     const raw = `${repo.base}/-/raw/${encodePath(at.ref)}/${encodePath(at.path)}`;
@@ -103,10 +104,15 @@ const files: WebArea = (web) => {
     if ((entry.size ?? 0) > MAX_PAGE_BLOB_BYTES) {
       content = html`<div class="panel" id="too-large"><p>The file is too large to show here (${entry.size} bytes). <a href="${raw}">View raw</a></p></div>`;
     } else {
-      const bytes = await readBlob(repo.gitDir, entry.id, MAX_PAGE_BLOB_BYTES + 1);
-      content = isBinary(bytes)
+      // Highlighted once per blob and name (the name picks the language), null for a binary file:
+      // a page for an unchanged file neither reads nor highlights it again (repository-cache.ts).
+      const view = await remembered(cacheKey('code-view', entry.id, entry.name), async () => {
+        const bytes = await readBlob(repo.gitDir, entry.id, MAX_PAGE_BLOB_BYTES + 1);
+        return isBinary(bytes) ? null : codeView(bytes.toString('utf8'), entry.name).toString();
+      });
+      content = view === null
         ? html`<div class="panel" id="binary"><p>This file is binary. <a href="${raw}">Download it</a></p></div>`
-        : codeView(bytes.toString('utf8'), entry.name);
+        : new SafeHtml(view);
     }
     return p.render({
       title: entry.name, active: 'blob',
@@ -119,7 +125,7 @@ ${content}`,
 
   web.project('GET', 'raw', async (p) => {
     const { repo, at } = await locate(p);
-    const entry = at.path === '' ? null : await entryAt(repo.gitDir, at.commit, at.path);
+    const entry = at.path === '' ? null : await entryAtRemembered(repo.gitDir, at.commit, at.path);
     if (!entry || entry.type !== 'blob') throw pageError(404);
     if ((entry.size ?? 0) > MAX_RAW_BYTES) throw pageError(404);
     return sendRaw(p.reply, await readBlob(repo.gitDir, entry.id, MAX_RAW_BYTES), entry.name);
