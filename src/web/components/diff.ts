@@ -75,7 +75,7 @@ export function diffLines(diff: string, comments?: LineComments): SafeHtml[] {
     const key = n === null ? '' : lineKey(l);
     const ln = n === null ? html`<td class="ln"></td>` : html`<td class="ln"><a href="${comments.href(key)}">${n}</a></td>`;
     const row = html`<tr${cls}>${ln}<td class="line">${l.text}</td></tr>`;
-    return comments.open && key === comments.open.key ? html`${row}<tr class="line-note"><td></td><td>${comments.open.form}</td></tr>` : row;
+    return comments.open && key === comments.open.key ? html`${row}<tr class="line-note" id="lc"><td></td><td>${comments.open.form}</td></tr>` : row;
   });
 }
 

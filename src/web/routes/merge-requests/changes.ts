@@ -130,7 +130,8 @@ export async function diffsPage(p: ProjectPageRequest): Promise<SafeHtml> {
   let opened = false;
   const comments = (d: FileDiff, index: number): LineComments | undefined => {
     if (!commenting) return undefined;
-    const href = (key: string) => `${query}line_code=${index}_${key}#line-note-form`;
+    // `#lc`, the form's row: a short fragment, as every line of the page carries it (issue 33's weight).
+    const href = (key: string) => `${query}line_code=${index}_${key}#lc`;
     if (lineCode?.file !== index) return { href };
     const line = numberedLines(d.diff).find((l) => (l.oldLine !== null || l.newLine !== null) && lineKey(l) === lineCode.key);
     if (!line) return { href };
