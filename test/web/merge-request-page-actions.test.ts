@@ -198,6 +198,7 @@ describe('merge request page: merge when pipeline succeeds and line comments', (
       const res = await post(devCookie, { ...fields, ...wrong, note: 'misplaced' });
       assert.equal(res.statusCode, 400, JSON.stringify(wrong).slice(0, 80));
       assert.match(res.body, /The line is not in the diff of this merge request any more/);
+      assert.match(res.body, /<textarea id="note-body" name="note" rows="4" required>misplaced<\/textarea>/, 'the typed text is kept');
     }
     assert.equal((await notes()).length, 0);
 

@@ -229,15 +229,16 @@ export async function requestAction(p: ProjectPageRequest, markdown: MarkdownRen
         position = await nc.diffNote(given);
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
+        // The typed text stays, in the comment form, for the user to place again.
         const gone = 'The line is not in the diff of this merge request any more: reload the changes and comment again.';
-        return refuse(p, r, markdown, 400, [gone]);
+        return refuse(p, r, markdown, 400, [gone], body);
       }
       const mentions = await mentionTodos(db, body, user.id, (u) => nc.canUserRead(u, false));
       const result = await createNote(db, {
         noteable: nc.noteable, authorId: user.id, body, internal: false, mentions, type: 'DiffNote', position: JSON.stringify(position),
       });
       if (!result.ok) {
-        return refuse(p, r, markdown, 400, Object.entries(result.errors).flatMap(([, msgs]) => msgs.map((m) => `Note ${m}`)));
+        return refuse(p, r, markdown, 400, Object.entries(result.errors).flatMap(([, msgs]) => msgs.map((m) => `Note ${m}`)), body);
       }
       return redirect(p.reply, 'POST', `${r.path}#note_${result.value.id}`);
     }
