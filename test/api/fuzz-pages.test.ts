@@ -105,6 +105,13 @@ describe(`fuzzing the pages, OAuth and git (FUZZ_SEED=${SEED})`, () => {
       ['POST', `/${repo}/-/merge_requests/new`, { authenticity_token: csrf, source_branch: 'main', target_branch: 'x', title: 't', description: 'd' }, { cookie }],
       ['GET', `/${repo}/-/merge_requests/1/diffs`, { page: '2', file: '0' }, { cookie }],
       ['POST', `/${repo}/-/merge_requests/1/notes`, { authenticity_token: csrf, note: 'n', thread: 'true' }, { cookie }],
+      ['GET', `/${repo}/-/merge_requests/1/diffs`, { line_code: '0_1_1', page: '1' }, { cookie }],
+      ['POST', `/${repo}/-/merge_requests/1/diff_note`, {
+        authenticity_token: csrf, note: 'n', base_sha: 'a'.repeat(40), start_sha: 'a'.repeat(40), head_sha: 'b'.repeat(40),
+        old_path: 'a.txt', new_path: 'a.txt', old_line: '1', new_line: '1',
+      }, { cookie }],
+      ['POST', `/${repo}/-/merge_requests/1/merge`, { authenticity_token: csrf, merge_when_pipeline_succeeds: 'true', sha: 'a'.repeat(40) }, { cookie }],
+      ['POST', `/${repo}/-/merge_requests/1/cancel_auto_merge`, { authenticity_token: csrf }, { cookie }],
       // The pages behind the links the API, hooks and notifications hand out (linked-pages.test.ts).
       ['GET', `/${repo}/-/tags/v1.0`, { x: 'y' }, { cookie }],
       ['GET', `/${repo}/-/snippets/1/raw/main/a.txt`, { page: '2' }, { cookie }],

@@ -332,7 +332,7 @@ describe('merge request pages', () => {
     assert.equal(diffs.statusCode, 200);
     assertNoInjection(diffs.body);
     assert.match(diffs.body, /2 changed files/);
-    assert.match(diffs.body, /<tr class="add"><td class="line">\+two &lt;script&gt;alert\(&quot;x&quot;\)/);
+    assert.match(diffs.body, /<tr class="add"><td class="ln"><a href="\?line_code=0_0_2#lc">2<\/a><\/td><td class="line">\+two &lt;script&gt;alert\(&quot;x&quot;\)/);
     assert.equal((diffs.body.match(/<section class="diff-file"/g) ?? []).length, 2);
     for (const c of [strangerCookie, '']) assert.equal((await get(`${mrs()}/1/diffs`, c)).statusCode, 404);
   });

@@ -48,6 +48,14 @@ export async function acceptMergeRequest(
   return result;
 }
 
+/**
+ * The head pipeline statuses that merge when pipeline succeeds waits for (Ci::HasStatus::ACTIVE_STATUSES
+ * and a manual one): with any other, PUT …/merge with merge_when_pipeline_succeeds merges now.
+ */
+export const AUTO_MERGE_WAITS_FOR: readonly string[] = [
+  'created', 'waiting_for_resource', 'preparing', 'pending', 'running', 'scheduled', 'manual',
+];
+
 /** The pipeline of the request's source head (the newest of its branch or its own at `head`), if any. */
 export function requestHeadPipeline(db: Kysely<DB>, mr: MergeRequestRow, head: string | null) {
   return head && mr.source_project_id !== null

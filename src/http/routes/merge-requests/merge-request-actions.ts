@@ -15,7 +15,9 @@ import { ciEnvFrom } from '../../../domain/pipelines/ci-env.ts';
 import { refTarget } from '../../../domain/repositories/git-read.ts';
 import { mergeTree } from '../../../domain/merge-requests/mr-git.ts';
 import { checkMergeStatus } from '../../../domain/merge-requests/merge-status.ts';
-import { acceptMergeRequest, ciAndDiscussionsAllow, requestHeadPipeline } from '../../../domain/merge-requests/accept.ts';
+import {
+  acceptMergeRequest, AUTO_MERGE_WAITS_FOR, ciAndDiscussionsAllow, requestHeadPipeline,
+} from '../../../domain/merge-requests/accept.ts';
 import { mergeableState } from '../../../domain/merge-requests/merge.ts';
 import { canMergeMergeRequest, canUpdateMergeRequest } from '../../../domain/merge-requests/merge-request.policy.ts';
 import {
@@ -73,9 +75,6 @@ const ApprovalsSchema = Type.Object({
   approved_by: Type.Array(Type.Object({ user: UserBasicSchema })),
 }, { title: 'MergeRequestApprovals' });
 
-/** Pipeline statuses still on their way (Ci::HasStatus::ACTIVE_STATUSES). */
-const ACTIVE = ['created', 'waiting_for_resource', 'preparing', 'pending', 'running', 'scheduled', 'manual'];
-
 function seconds(text: string): number | null {
   const n = parseDuration(text);
   return n === null || Math.abs(n) > INT32_MAX ? null : n;
@@ -101,7 +100,8 @@ const mergeRequestActions: FastifyPluginAsync = async (app) => {
     if (!canMergeMergeRequest(ctx.actor, ctx.project, await protectionRulesFor(db, ctx.project.id), mr.target_branch)) throw unauthorized();
     const head = await refTarget(repo.gitDir, sourceRefOf(mr));
     const pipeline = await headPipeline(mr, head);
-    const automatically = Boolean(input.merge_when_pipeline_succeeds) && pipeline !== undefined && ACTIVE.includes(pipeline.status);
+    const automatically = Boolean(input.merge_when_pipeline_succeeds) && pipeline !== undefined
+      && AUTO_MERGE_WAITS_FOR.includes(pipeline.status);
     if (!mergeableState(mr) || !head) throw notAllowed();
     const options = {
       sha: input.sha, squash: input.squash, mergeCommitMessage: input.merge_commit_message,

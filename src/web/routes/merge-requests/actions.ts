@@ -8,7 +8,10 @@
  *   approve    POST …/approve (with the page's sha)    approveMergeRequest (whoever may update an open request)
  *   unapprove  POST …/unapprove                        unapproveMergeRequest
  *   close, reopen  PUT …?state_event=                  updateMergeRequest (update_merge_request, author, assignees)
- *   merge      PUT  …/merge (sha, squash, should_remove_source_branch)  acceptMergeRequest (can_be_merged_by?)
+ *   merge      PUT  …/merge (sha, squash, should_remove_source_branch)  acceptMergeRequest (can_be_merged_by?);
+ *              with merge_when_pipeline_succeeds while the head pipeline runs: setAutoMerge
+ *   cancel_auto_merge  POST …/cancel_merge_when_pipeline_succeeds  cancelAutoMerge (updaters and who set it)
+ *   diff_note  POST …/discussions with `position`      the diff note check (mergeRequestNoteable diffNote), createNote
  *
  * A request the viewer may not read is the 404 page; an action they may not take on one they may
  * read is the 403 page. A refused form shows the page again with the refusal, at the status the
@@ -17,19 +20,24 @@
 import type { FastifyReply } from 'fastify';
 import { isStorableText } from '../../../db/constraints.ts';
 import { nowIso } from '../../../domain/clock.ts';
-import { createNote } from '../../../domain/notes/create-note.ts';
+import { createNote, NOTE_MAX_LENGTH } from '../../../domain/notes/create-note.ts';
 import { mentionTodos } from '../../../domain/notes/mention-todos.ts';
 import { discussionNotes, resolveNotes } from '../../../domain/notes/notes.queries.ts';
-import { acceptMergeRequest, ciAndDiscussionsAllow } from '../../../domain/merge-requests/accept.ts';
+import {
+  acceptMergeRequest, AUTO_MERGE_WAITS_FOR, ciAndDiscussionsAllow, requestHeadPipeline,
+} from '../../../domain/merge-requests/accept.ts';
 import { mergeableState } from '../../../domain/merge-requests/merge.ts';
-import { approveMergeRequest, unapproveMergeRequest } from '../../../domain/merge-requests/mr-actions.ts';
+import {
+  approveMergeRequest, cancelAutoMerge, setAutoMerge, unapproveMergeRequest,
+} from '../../../domain/merge-requests/mr-actions.ts';
 import { canUpdateMergeRequest } from '../../../domain/merge-requests/merge-request.policy.ts';
 import { updateMergeRequest, type WriteRefusal } from '../../../domain/merge-requests/write-merge-request.ts';
 import { sourceRefOf } from '../../../domain/merge-requests/fork-source.ts';
 import { refTarget } from '../../../domain/repositories/git-read.ts';
 import { ciEnvFrom } from '../../../domain/pipelines/ci-env.ts';
 import type { MarkdownRenderer } from '../../../domain/markdown/render-pool.ts';
-import { mergeRequestNoteable } from '../../../http/loaders/noteables.ts';
+import { mergeRequestNoteable, type DiffNotePosition } from '../../../http/loaders/noteables.ts';
+import { ApiError } from '../../../http/errors.ts';
 import { redirect, sendPage } from '../../layout.ts';
 import { pageError, type ProjectPageRequest } from '../../router.ts';
 import { overviewPage } from './overview.ts';
@@ -44,6 +52,10 @@ export function formField(p: ProjectPageRequest, name: string, max = 1_000_000):
 }
 
 const DISCUSSION_ID = /^[0-9a-f]{40}$/;
+/** A line number as the API's position takes it (P.integer, minimum 1, PostgreSQL's integer range). */
+const LINE = /^[1-9]\d{0,8}$/;
+/** The API's bound on a position's path (discussions.ts, maxLength 4096). */
+const PATH_MAX = 4096;
 const SHA = /^[0-9a-f]{40}$|^[0-9a-f]{64}$/;
 /** What the API's 409 says as `SHA does not match HEAD of source branch`, in a page's words. */
 const MOVED = 'The source branch has changed since the page was loaded:';
@@ -157,11 +169,20 @@ export async function requestAction(p: ProjectPageRequest, markdown: MarkdownRen
       const head = await refTarget(r.repo.gitDir, sourceRefOf(r.mr));
       const cannot = 'This merge request cannot be merged now: see its merge status.';
       if (!mergeableState(r.mr) || !head) return refuse(p, r, markdown, 405, [cannot]);
-      if (!await ciAndDiscussionsAllow(db, r.mr, project, head)) return refuse(p, r, markdown, 405, [cannot]);
-      const result = await acceptMergeRequest(ciEnvFrom(db, config), project, r.mr, user, {
+      const options = {
         sha, squash: formField(p, 'squash', 8) === 'true',
         shouldRemoveSourceBranch: formField(p, 'should_remove_source_branch', 8) === 'true',
-      }, (err) => p.request.log.error({ err }, 'could not run what follows a merge'));
+      };
+      // As the API's PUT …/merge: merge_when_pipeline_succeeds waits only for a pipeline still on its way.
+      const pipeline = formField(p, 'merge_when_pipeline_succeeds', 8) === 'true' ? await requestHeadPipeline(db, r.mr, head) : undefined;
+      if (pipeline && AUTO_MERGE_WAITS_FOR.includes(pipeline.status)) {
+        if (sha !== undefined && sha !== head) return refuse(p, r, markdown, 409, [`${MOVED} review the new changes before merging.`]);
+        await setAutoMerge(db, r.mr, user.id, options);
+        return back();
+      }
+      if (!await ciAndDiscussionsAllow(db, r.mr, project, head)) return refuse(p, r, markdown, 405, [cannot]);
+      const result = await acceptMergeRequest(ciEnvFrom(db, config), project, r.mr, user, options,
+        (err) => p.request.log.error({ err }, 'could not run what follows a merge'));
       if (!result.ok) {
         if (result.reason === 'sha_mismatch') {
           return refuse(p, r, markdown, 409, [`${MOVED} review the new changes before merging.`]);
@@ -171,6 +192,55 @@ export async function requestAction(p: ProjectPageRequest, markdown: MarkdownRen
         return refuse(p, r, markdown, 406, ['Branch cannot be merged']);
       }
       return back();
+    }
+
+    case 'cancel_auto_merge': {
+      // can_cancel_auto_merge?: whoever may update the request, or who set it.
+      if (!canUpdateMergeRequest(actor, project, r.subject) && r.mr.merge_user_id !== user.id) deny();
+      if (r.mr.merge_when_pipeline_succeeds !== 1) {
+        return refuse(p, r, markdown, 405, ['This merge request is not set to be merged automatically.']);
+      }
+      await cancelAutoMerge(db, r.mr, user.id);
+      return back();
+    }
+
+    case 'diff_note': {
+      const nc = mergeRequestNoteable(db, config.storages, p.project, r.mr, r.subject);
+      if (!nc?.diffNote) throw pageError(404);
+      if (!nc.canComment) deny();
+      // Past the API's bound a body is refused by createNote as too long, not taken as blank.
+      const body = formField(p, 'note', NOTE_MAX_LENGTH * 2) ?? '';
+      const shaField = (name: string) => formField(p, name, 64) ?? '';
+      const path = (name: string) => formField(p, name, PATH_MAX);
+      const line = (name: string) => {
+        const v = formField(p, name, 9);
+        return v !== undefined && LINE.test(v) ? Number(v) : undefined;
+      };
+      const oldPath = path('old_path');
+      const newPath = path('new_path');
+      const given: DiffNotePosition = {
+        base_sha: shaField('base_sha'), start_sha: shaField('start_sha'), head_sha: shaField('head_sha'), position_type: 'text',
+        ...(oldPath ? { old_path: oldPath } : {}), ...(newPath ? { new_path: newPath } : {}),
+        ...(line('old_line') ? { old_line: line('old_line') } : {}), ...(line('new_line') ? { new_line: line('new_line') } : {}),
+      };
+      let position: Record<string, unknown>;
+      try {
+        // The API's check: the versions are commits of the request and the line one of their diff.
+        position = await nc.diffNote(given);
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        // The typed text stays, in the comment form, for the user to place again.
+        const gone = 'The line is not in the diff of this merge request any more: reload the changes and comment again.';
+        return refuse(p, r, markdown, 400, [gone], body);
+      }
+      const mentions = await mentionTodos(db, body, user.id, (u) => nc.canUserRead(u, false));
+      const result = await createNote(db, {
+        noteable: nc.noteable, authorId: user.id, body, internal: false, mentions, type: 'DiffNote', position: JSON.stringify(position),
+      });
+      if (!result.ok) {
+        return refuse(p, r, markdown, 400, Object.entries(result.errors).flatMap(([, msgs]) => msgs.map((m) => `Note ${m}`)), body);
+      }
+      return redirect(p.reply, 'POST', `${r.path}#note_${result.value.id}`);
     }
 
     default:

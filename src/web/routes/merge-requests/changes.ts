@@ -10,6 +10,11 @@
  * alone, as the Service collapses such patches (doc/administration/diff_limits.md: "Patches
  * greater than 10% of this size are automatically collapsed, and a link to expand the diff is
  * presented"); one past the limit itself is listed without its patch, with a link to the file.
+ *
+ * Those who may comment on the request start a thread on a line from here: each line's number
+ * links to `?line_code=<file>_<old>_<new>`, which draws the one comment form under that line with
+ * the Service's position (base/start/head sha, paths, old_line/new_line, position_type text);
+ * actions.ts posts it through the API's diff note check (POST …/discussions with `position`).
  */
 import { diffFiles, commitIdsBetween, type FileDiff } from '../../../domain/merge-requests/mr-git.ts';
 import { EMPTY_TREE, rangeCommits, requestRange } from '../../../domain/merge-requests/request-range.ts';
@@ -19,7 +24,10 @@ import { html, type SafeHtml } from '../../html.ts';
 import { pageError, type ProjectPageRequest } from '../../router.ts';
 import { pageNumber, pagination } from '../../components/lists.ts';
 import { commitLine } from '../../components/commits.ts';
-import { diffFileSection } from '../../components/diff.ts';
+import { diffFileSection, lineKey, numberedLines, type LineComments } from '../../components/diff.ts';
+import { mergeRequestNoteable } from '../../../http/loaders/noteables.ts';
+import { NOTE_MAX_LENGTH } from '../../../domain/notes/create-note.ts';
+import { csrfInput } from './overview.ts';
 import { enc, pipelinePath, statusBadge, timeTag } from '../../ci-view.ts';
 import { loadRequest, renderRequest } from './request-page.ts';
 
@@ -76,6 +84,30 @@ function fileIndex(p: ProjectPageRequest, count: number): number | null {
   return n < count ? n : null;
 }
 
+/** `?line_code=<file>_<old>_<new>`: the file's index in the diff and the line's `<old>_<new>`; null when absent. */
+function lineCodeOf(p: ProjectPageRequest): { file: number; key: string } | null {
+  const raw = (p.request.query as Record<string, unknown>).line_code;
+  if (raw === undefined) return null;
+  // Anything else is no line of this diff: the 404 page, as a line that is not in it.
+  const m = typeof raw === 'string' ? /^(\d{1,4})_(\d{1,7}_\d{1,7})$/.exec(raw) : null;
+  if (!m) throw pageError(404);
+  return { file: Number(m[1]), key: m[2]! };
+}
+
+/** The form of a new line comment: the position as hidden fields, as POST …/discussions takes it. */
+function lineNoteForm(
+  p: ProjectPageRequest, action: string, back: string,
+  pos: { base: string; start: string; head: string; oldPath: string; newPath: string; oldLine: number | null; newLine: number | null },
+): SafeHtml {
+  const hidden = (name: string, value: string | number | null) => (value === null ? '' : html`<input type="hidden" name="${name}" value="${String(value)}">`);
+  const where = pos.newLine !== null ? `line ${pos.newLine}` : `old line ${pos.oldLine ?? ''}`;
+  return html`<form method="post" action="${action}" id="line-note-form" class="reply-form">${csrfInput(p)}${hidden('base_sha', pos.base)}${
+    hidden('start_sha', pos.start)}${hidden('head_sha', pos.head)}${hidden('old_path', pos.oldPath)}${hidden('new_path', pos.newPath)}${
+    hidden('old_line', pos.oldLine)}${hidden('new_line', pos.newLine)}
+<label for="line-note-body">Comment on ${pos.newPath} ${where}</label><textarea id="line-note-body" name="note" rows="3" maxlength="${NOTE_MAX_LENGTH}" required></textarea>
+<button type="submit" class="primary">Start a thread</button> <a href="${back}">Cancel</a></form>`;
+}
+
 export async function diffsPage(p: ProjectPageRequest): Promise<SafeHtml> {
   const r = await loadRequest(p);
   const range = await requestRange(p.ctx.db, r.repo.gitDir, r.mr);
@@ -89,6 +121,27 @@ export async function diffsPage(p: ProjectPageRequest): Promise<SafeHtml> {
   const page = pageNumber(p.request);
   const first = single ?? (page - 1) * FILES_PER_PAGE;
   const shown = single !== null ? [files[single]!] : files.slice(first, first + FILES_PER_PAGE);
+  // Line comments: for whoever may comment, on a diff with a base commit (a position needs one).
+  const nc = p.signedIn ? mergeRequestNoteable(p.ctx.db, p.ctx.config.storages, p.project, r.mr, r.subject) : null;
+  const commenting = nc?.canComment === true && range !== null && range.base !== null;
+  const lineCode = lineCodeOf(p);
+  const query = single !== null ? `?file=${single}&` : page > 1 ? `?page=${page}&` : '?';
+  const here = `${r.path}/diffs${query.slice(0, -1)}`;
+  let opened = false;
+  const comments = (d: FileDiff, index: number): LineComments | undefined => {
+    if (!commenting) return undefined;
+    // `#lc`, the form's row: a short fragment, as every line of the page carries it (issue 33's weight).
+    const href = (key: string) => `${query}line_code=${index}_${key}#lc`;
+    if (lineCode?.file !== index) return { href };
+    const line = numberedLines(d.diff).find((l) => (l.oldLine !== null || l.newLine !== null) && lineKey(l) === lineCode.key);
+    if (!line) return { href };
+    opened = true;
+    const refs = r.entity.diff_refs;
+    const start = refs && refs.head_sha === range!.head && refs.start_sha ? refs.start_sha : range!.base!;
+    return { href, open: { key: lineCode.key, form: lineNoteForm(p, `${r.path}/diff_note`, `${here}#diff-${index}`, {
+      base: range!.base!, start, head: range!.head, oldPath: d.old_path, newPath: d.new_path, oldLine: line.oldLine, newLine: line.newLine,
+    }) } };
+  };
   const sections = shown.map((d, i) => {
     const index = first + i;
     const id = `diff-${index}`;
@@ -99,8 +152,11 @@ export async function diffsPage(p: ProjectPageRequest): Promise<SafeHtml> {
     }
     const big = Buffer.byteLength(d.diff) > collapseAt;
     return diffFileSection(view(d), id, big && single === null
-      ? { collapsed: { href: `${r.path}/diffs?file=${index}#${id}`, reason: 'This diff is collapsed: it is large.' } } : {});
+      ? { collapsed: { href: `${r.path}/diffs?file=${index}#${id}`, reason: 'This diff is collapsed: it is large.' } }
+      : { comments: comments(d, index) });
   });
+  // A line_code that names no line drawn here (another page's file, a line the diff no longer has).
+  if (lineCode && commenting && !opened) throw pageError(404);
   const summary = html`<p id="diff-summary">${diff.realSize} changed file${diff.realSize === '1' ? '' : 's'}${
     shown.length > 0 && shown.length < files.length ? html`, showing ${single !== null ? `file ${single + 1}` : `files ${first + 1}–${first + shown.length}`} of ${files.length}` : ''}
 <span class="diff-stats"><span class="additions">+${files.reduce((n, f) => n + f.additions, 0)}</span> <span class="deletions">−${files.reduce((n, f) => n + f.deletions, 0)}</span></span></p>

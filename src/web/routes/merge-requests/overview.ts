@@ -4,13 +4,14 @@
  * status in words (the API's detailed_merge_status), its head pipeline, its approvals and its
  * discussion — comments, system notes, threads with their resolved state and line comments with
  * their file and line. The forms of the page (comment, reply, resolve, approve, close, reopen,
- * merge) are shown to those the API would let do the same (actions.ts does it through the API's
- * own domain functions).
+ * merge, merge when pipeline succeeds and its cancel) are shown to those the API would let do the
+ * same (actions.ts does it through the API's own domain functions).
  */
 import type { NoteRow } from '../../../db/tables/notes.ts';
 import { discussionIdsQuery, discussionNotes } from '../../../domain/notes/notes.queries.ts';
 import { peopleOf } from '../../../domain/merge-requests/merge-requests.queries.ts';
 import { canUpdateMergeRequest } from '../../../domain/merge-requests/merge-request.policy.ts';
+import { AUTO_MERGE_WAITS_FOR } from '../../../domain/merge-requests/accept.ts';
 import { findUserBasicsByIds } from '../../../domain/users/users-batch.queries.ts';
 import type { MarkdownRenderer } from '../../../domain/markdown/render-pool.ts';
 import { mergeRequestNoteable } from '../../../http/loaders/noteables.ts';
@@ -156,12 +157,23 @@ ${canApprove ? actionForm(p, r, 'approve', 'Approve', { fields: html`<input type
     parts.push(html`<p id="merge-status" data-status="${e.detailed_merge_status}">${mergeStatusWords(e.detailed_merge_status)}</p>`);
   }
   if (e.merge_error) parts.push(html`<p class="alert" role="alert">${e.merge_error}</p>`);
-  if (open && e.user.can_merge && p.signedIn && e.detailed_merge_status === 'mergeable' && e.sha) {
+  // Merge when pipeline succeeds: offered while the head pipeline is on its way, as the API's PUT
+  // …/merge waits only then (the Service's merge widget: "Merge when pipeline succeeds").
+  const waiting = e.head_pipeline !== null && e.head_pipeline !== undefined && AUTO_MERGE_WAITS_FOR.includes(e.head_pipeline.status);
+  if (open && e.merge_when_pipeline_succeeds) {
+    // can_cancel_auto_merge?: whoever may update the request, or who set it.
+    const canCancel = canUpdate || (viewerId !== null && r.mr.merge_user_id === viewerId);
+    parts.push(html`<p id="auto-merge">Set by ${personLink(e.merge_user)} to be merged automatically when the pipeline succeeds
+${canCancel ? actionForm(p, r, 'cancel_auto_merge', 'Cancel auto-merge') : ''}</p>`);
+  } else if (open && e.user.can_merge && p.signedIn && e.sha
+    && (e.detailed_merge_status === 'mergeable' || (waiting && e.detailed_merge_status === 'ci_still_running'))) {
     // The sha the page shows: a push after it was loaded makes the merge refuse (the API's `sha` guard).
+    const now = e.detailed_merge_status === 'mergeable'
+      ? html`<button type="submit"${waiting ? '' : html` class="primary"`}>${waiting ? 'Merge immediately' : 'Merge'}</button>` : '';
     parts.push(html`<form method="post" action="${r.path}/merge" id="merge-form">${csrfInput(p)}<input type="hidden" name="sha" value="${e.sha}">
 <label class="check"><input type="checkbox" name="should_remove_source_branch" value="true"${e.force_remove_source_branch ? html` checked` : ''}> Delete source branch</label>
 <label class="check"><input type="checkbox" name="squash" value="true"${e.squash ? html` checked` : ''}> Squash commits</label>
-<button type="submit" class="primary">Merge</button></form>`);
+${waiting ? html`<button type="submit" class="primary" name="merge_when_pipeline_succeeds" value="true">Merge when pipeline succeeds</button> ` : ''}${now}</form>`);
   }
   const stateButtons = canUpdate && e.state !== 'merged'
     ? html`<div class="actions">${e.state === 'closed' ? actionForm(p, r, 'reopen', 'Reopen merge request') : actionForm(p, r, 'close', 'Close merge request')}</div>` : '';
