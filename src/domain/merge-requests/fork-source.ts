@@ -24,7 +24,8 @@ import {
   canMergeToBranch, canPushToBranch, isProtectedBranch, type ProtectionRules, type RefActor,
 } from '../protected-refs/ref-rules.ts';
 import { VISIBILITY_LEVELS } from '../permissions/access.ts';
-import { collaborationRequestsFrom } from './merge-requests.queries.ts';
+import { collaborationFactsOf, collaborationRequestsFrom } from './merge-requests.queries.ts';
+import { refMatches } from '../protected-refs/ref-matcher.ts';
 import { runGit } from '../repositories/git-command.ts';
 import { refTarget } from '../repositories/git-read.ts';
 import { projectRepository, updateRefs } from '../repositories/project-repository.ts';
@@ -198,15 +199,33 @@ export async function canPushToSourceBranch(db: Kysely<DB>, user: UserRow, mr: R
 }
 
 /**
- * MergeRequest#allow_collaboration of the Service 15.2, what the entity shows: the stored choice,
- * while a collaborative push is possible at all (collaborative_push_possible?).
+ * MergeRequest#allow_collaboration of the Service 15.2, what the entity shows, for a page of
+ * requests: the ids of those whose stored choice holds because a collaborative push is possible
+ * at all (collaborativePushPossible: neither project private, the source branch unprotected in
+ * the fork). One statement for the page, none when no row chose it (issue 33: a list asked for
+ * each row that did).
  */
-export async function allowsCollaboration(
-  db: Kysely<DB>, mr: RequestRef & Pick<MergeRequestRow, 'allow_collaboration'>,
-): Promise<boolean> {
-  if (mr.allow_collaboration !== 1 || !isForkRequest(mr) || mr.source_project_id === null) return false;
-  const [source, target] = await Promise.all([findProjectById(db, mr.source_project_id), findProjectById(db, mr.project_id)]);
-  return collaborativePushPossible(db, mr, source, target);
+export async function collaboratingRequestIds(
+  db: Kysely<DB>, rows: readonly (RequestRef & Pick<MergeRequestRow, 'id' | 'allow_collaboration'>)[],
+): Promise<Set<number>> {
+  const chose = rows.filter((r) => r.allow_collaboration === 1 && isForkRequest(r) && r.source_project_id !== null);
+  const out = new Set<number>();
+  if (chose.length === 0) return out;
+  const sources = [...new Set(chose.map((r) => r.source_project_id!))];
+  const projects = new Map<number, { visibility: number; protectedBranches: string[] }>();
+  for (const f of await collaborationFactsOf(db, [...new Set([...sources, ...chose.map((r) => r.project_id)])], sources)) {
+    const p = projects.get(f.id) ?? { visibility: f.visibility_level, protectedBranches: [] };
+    if (f.protected_branch !== null) p.protectedBranches.push(f.protected_branch);
+    projects.set(f.id, p);
+  }
+  for (const r of chose) {
+    const source = projects.get(r.source_project_id!);
+    const target = projects.get(r.project_id);
+    if (!source || !target || source.visibility === 0 || target.visibility === 0) continue;
+    // ProtectedBranch.protected? of a repository with commits: a pattern covers the branch.
+    if (!source.protectedBranches.some((pattern) => refMatches(pattern, r.source_branch))) out.add(r.id);
+  }
+  return out;
 }
 
 /** `user`'s create_pipeline on `project` (update_build: Developer and up, as Ci::CreatePipelineService's ability check asks). */

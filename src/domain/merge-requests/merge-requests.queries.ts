@@ -78,6 +78,48 @@ export function mergeRulesOfProjects(db: Kysely<DB>, projectIds: readonly number
   return cachedRowsByIds(db, 'merge-rules', projectIds, (missing) => mergeRulesById.all(db, missing));
 }
 
+/**
+ * The head pipeline of each of a page's requests (MergeRequest#find_actual_head_pipeline): the
+ * newest pipeline at its newest diff's head, of its source branch or its own merge request
+ * pipelines. One statement for the page, a scalar subquery a request (ci_pipelines_project_sha and
+ * ci_pipelines_merge_request answer it), instead of one statement a row (issue 33).
+ */
+const headPipelinesById = new ByIds((db, ids) => db.selectFrom('merge_requests as mr')
+  .innerJoin('merge_request_diffs as d', (j) => j.on((eb) => eb('d.id', '=', eb.selectFrom('merge_request_diffs as x')
+    .select((e) => e.fn.max('x.id').as('id')).whereRef('x.merge_request_id', '=', 'mr.id'))))
+  .innerJoin('ci_pipelines as p', (j) => j.on((eb) => eb('p.id', '=', eb.selectFrom('ci_pipelines as c').select('c.id')
+    .whereRef('c.sha', '=', 'd.head_commit_sha')
+    .where((e) => e.or([
+      e.and([e('c.project_id', '=', e.ref('mr.source_project_id')), e('c.ref', '=', e.ref('mr.source_branch'))]),
+      e('c.merge_request_id', '=', e.ref('mr.id')),
+    ]))
+    .orderBy('c.id', 'desc').limit(1))))
+  .select([
+    'mr.id as merge_request_id', 'p.id', 'p.iid', 'p.project_id', 'p.sha', 'p.ref', 'p.status', 'p.source',
+    'p.created_at', 'p.updated_at', 'p.started_at', 'p.finished_at',
+  ])
+  .where('mr.id', 'in', ids).where('mr.source_project_id', 'is not', null));
+
+/** Request id → its head pipeline, for those of `mrIds` that have one. */
+export async function headPipelinesOf(db: Kysely<DB>, mrIds: readonly number[]) {
+  const out = new Map<number, Awaited<ReturnType<typeof headPipelinesById.all>>[number]>();
+  for (const r of await headPipelinesById.all(db, mrIds)) out.set(r.merge_request_id, r);
+  return out;
+}
+
+/**
+ * What MergeRequest#collaborative_push_possible? reads of a page's fork requests, in one
+ * statement: each project's visibility, and the protected branch patterns of the source projects
+ * (one row a pattern; a project without one has a single row with a null name).
+ */
+export function collaborationFactsOf(db: Db, projectIds: readonly number[], sourceProjectIds: readonly number[]) {
+  return db.selectFrom('projects as p')
+    .leftJoin('protected_branches as pb', (j) => j.onRef('pb.project_id', '=', 'p.id').on('p.id', 'in', [...sourceProjectIds]))
+    .select(['p.id', 'p.visibility_level', 'pb.name as protected_branch'])
+    .where('p.id', 'in', [...projectIds]).where('p.pending_delete', '=', 0)
+    .execute();
+}
+
 /** Each request's newest diff version (merge_request_diffs_request_head). */
 const latestDiffsById = new ByIds((db, ids) => db.selectFrom('merge_request_diffs').selectAll('merge_request_diffs')
   .where('merge_request_diffs.merge_request_id', 'in', ids)

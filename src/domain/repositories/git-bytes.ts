@@ -94,3 +94,53 @@ export async function streamBlob(
   }
   return { head, body: Readable.from(all(), { objectMode: false }), abort: () => child.kill('SIGKILL') };
 }
+
+/**
+ * `git` whose NUL-terminated output records (`-z`) the caller reads as they arrive: `onRecord`
+ * answers false once it has what it needs, which ends the child there (a history walk that met
+ * every path it looked for reads no further). A record without its NUL when the child ended
+ * (killed past `maxBytes` or `timeoutMs`) is not handed over. `stopped` says the caller ended
+ * it, `truncated` that a bound did; neither means the output ended.
+ */
+export function scanGitRecords(
+  args: string[], o: GitOptions & BoundedOutput & { timeoutMs: number },
+  onRecord: (record: string) => boolean,
+): Promise<{ stopped: boolean; truncated: boolean }> {
+  const full = o.gitDir ? ['--git-dir', o.gitDir, ...args] : args;
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', full, { env: gitEnv(o.env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const err: Buffer[] = [];
+    let pending: Buffer = Buffer.alloc(0);
+    let size = 0;
+    let stopped = false;
+    let truncated = false;
+    const end = (why: 'stopped' | 'truncated') => {
+      if (stopped || truncated) return;
+      if (why === 'stopped') stopped = true;
+      else truncated = true;
+      child.kill('SIGKILL');
+    };
+    const timer = setTimeout(() => end('truncated'), Math.max(0, o.timeoutMs));
+    child.stdout.on('data', (b: Buffer) => {
+      if (stopped || truncated) return;
+      size += b.length;
+      if (size > o.maxBytes) return end('truncated');
+      let chunk = pending.length > 0 ? Buffer.concat([pending, b]) : b;
+      for (let nul = chunk.indexOf(0); nul >= 0; nul = chunk.indexOf(0)) {
+        if (!onRecord(chunk.subarray(0, nul).toString('utf8'))) return end('stopped');
+        chunk = chunk.subarray(nul + 1);
+      }
+      pending = Buffer.from(chunk);
+    });
+    child.stderr.on('data', (b: Buffer) => { if (err.length < 64) err.push(b); });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (stopped || truncated) return resolve({ stopped, truncated });
+      if (code !== 0) return reject(new GitCommandError(full, code, Buffer.concat(err).toString('utf8')));
+      // Output ends with its last record's NUL; anything after it is a record too.
+      if (pending.length > 0) onRecord(pending.toString('utf8'));
+      resolve({ stopped: false, truncated: false });
+    });
+  });
+}

@@ -15,13 +15,13 @@
 import { Type, type Static } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
-import type { MergeRequestDiffRow, MergeRequestRow } from '../../db/tables/merge-requests.ts';
+import type { MergeRequestRow } from '../../db/tables/merge-requests.ts';
 import { rememberedUserBasicsByIds } from '../../domain/users/users-batch.queries.ts';
 import { milestonesByIds } from '../../domain/issues/issues.queries.ts';
 import { formatDuration } from '../../domain/issues/time-tracking.ts';
 import { taskCompletion } from '../../domain/issues/task-list.ts';
 import {
-  mergeRequestCountsAndLatestDiffs, mergeRequestPageFacts, mergeRulesOfProjects, subscribedMergeRequestIds,
+  headPipelinesOf, mergeRequestCountsAndLatestDiffs, mergeRequestPageFacts, mergeRulesOfProjects, subscribedMergeRequestIds,
 } from '../../domain/merge-requests/merge-requests.queries.ts';
 import { ffPossibleOf } from '../../domain/merge-requests/merge-status.ts';
 import { pagePeople, UserBasicSchema } from './user.ts';
@@ -29,8 +29,8 @@ import { flat } from './serializers.ts';
 import { LabelBasicSchema, presentLabelBasic } from './label.ts';
 import { MilestoneSchema, presentMilestone } from './milestone.ts';
 import { milestoneOwnerUrl, milestonePathsOf, TimeStatsSchema, type IssueProjectPath, type ReferenceContext } from './issue.ts';
-import { PipelineBasicSchema, presentPipelineBasic, PIPELINE_BASIC_COLUMNS } from './pipeline.ts';
-import { allowsCollaboration } from '../../domain/merge-requests/fork-source.ts';
+import { PipelineBasicSchema, presentPipelineBasic } from './pipeline.ts';
+import { collaboratingRequestIds } from '../../domain/merge-requests/fork-source.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -159,26 +159,6 @@ export function detailedMergeStatus(
   return 'mergeable';
 }
 
-/** The head pipeline of each request: the newest pipeline of its source branch at its head. */
-async function headPipelines(db: Kysely<DB>, rows: readonly MergeRequestRow[], heads: Map<number, MergeRequestDiffRow>) {
-  const out = new Map<number, Awaited<ReturnType<typeof pipelineAt>>>();
-  for (const r of rows) {
-    const head = heads.get(r.id)?.head_commit_sha;
-    if (head && r.source_project_id !== null) out.set(r.id, await pipelineAt(db, r.source_project_id, r.source_branch, r.id, head));
-  }
-  return out;
-}
-
-/**
- * Its source branch's or its own merge request pipelines' newest at the head
- * (MergeRequest#find_actual_head_pipeline); a fork's request's own may have run in its target.
- */
-function pipelineAt(db: Kysely<DB>, projectId: number, ref: string, mrId: number, sha: string) {
-  return db.selectFrom('ci_pipelines').select([...PIPELINE_BASIC_COLUMNS, 'started_at', 'finished_at'])
-    .where((eb) => eb.or([eb.and([eb('project_id', '=', projectId), eb('ref', '=', ref)]), eb('merge_request_id', '=', mrId)]))
-    .where('sha', '=', sha).orderBy('id', 'desc').limit(1).executeTakeFirst();
-}
-
 export async function presentMergeRequests(
   db: Kysely<DB>, rows: readonly MergeRequestRow[], o: PresentMergeRequestsOptions,
 ): Promise<MergeRequestEntity[]> {
@@ -191,9 +171,8 @@ export async function presentMergeRequests(
     o.full && o.viewerId !== null ? subscribedMergeRequestIds(db, o.viewerId, ids) : Promise.resolve(null),
   ]);
   // MergeRequest#allow_collaboration: the stored choice only while a collaborative push is possible
-  // (neither project private, the source branch unprotected); asked only of the rows that chose it.
-  const collaborating = new Set<number>();
-  for (const r of rows) if (r.allow_collaboration === 1 && await allowsCollaboration(db, r)) collaborating.add(r.id);
+  // (neither project private, the source branch unprotected); asked in one statement of the rows that chose it.
+  const collaborating = await collaboratingRequestIds(db, rows);
   const projectIds = [...new Set(rows.map((r) => r.project_id))];
   const projectRules = new Map((await mergeRulesOfProjects(db, projectIds)).map((p) => [p.id, p]));
   // A list reads head pipelines only for open requests whose project merges after a successful
@@ -201,7 +180,7 @@ export async function presentMergeRequests(
   const ciGated = (r: MergeRequestRow) => (r.state === 'opened' || r.state === 'locked')
     && projectRules.get(r.project_id)?.only_allow_merge_if_pipeline_succeeds === 1;
   const needPipeline = o.full ? rows : rows.filter(ciGated);
-  const pipelines = needPipeline.length > 0 ? await headPipelines(db, needPipeline, latest) : new Map<number, never>();
+  const pipelines = needPipeline.length > 0 ? await headPipelinesOf(db, needPipeline.map((r) => r.id)) : new Map<number, never>();
   const userIds = new Set<number>();
   for (const r of rows) {
     for (const id of [r.author_id, r.closed_by_id, r.merged_by_id, r.merge_user_id]) if (id !== null) userIds.add(id);

@@ -13,15 +13,17 @@ import { pageError, type ProjectPageRequest, type WebArea } from '../../router.t
 import { lastCommitsForEntries, type LastCommit } from '../../../domain/repositories/last-commits.ts';
 import { codeView, isBinary } from '../../components/code.ts';
 import { timeAgo } from '../../components/commits.ts';
+import { pageNumber, pagination } from '../../components/lists.ts';
 import { encodePath, refAndPath, repositoryOf, type RefAndPath, type RepositoryPage } from './repository-page.ts';
 
 /** Files larger than this are not shown in a page (the raw link serves them). */
 export const MAX_PAGE_BLOB_BYTES = 1024 * 1024;
 /**
- * The most entries of a directory whose last commit the tree page shows: the first ones in the
- * page's order, as the Service fills its column a page of entries at a time (logs_tree).
+ * Entries of a directory a tree page shows, each with its last commit: the Service's tree shows
+ * 1,000 entries (TREE_PAGE_LIMIT of its repository browser) before offering more; here the next
+ * ones are the next page (`?page=`), whose last commits are computed when it is asked for.
  */
-export const MAX_LAST_COMMIT_ENTRIES = 100;
+export const TREE_PAGE_ENTRIES = 1000;
 /** The largest file /-/raw serves (the API's own limit for a file's content, routes/repository/files.ts). */
 export const MAX_RAW_BYTES = 25 * 1024 * 1024;
 
@@ -77,8 +79,11 @@ const files: WebArea = (web) => {
     }
     const entries = sortEntries(await listTreeRemembered(repo.gitDir, at.commit, at.path, false));
     const ref = encodePath(at.ref);
-    const last = await lastCommitsForEntries(repo.gitDir, at.commit, at.path, entries.slice(0, MAX_LAST_COMMIT_ENTRIES).map((e) => e.path));
-    const rows = entries.map((e) => {
+    const page = pageNumber(p.request);
+    const shown = entries.slice((page - 1) * TREE_PAGE_ENTRIES, page * TREE_PAGE_ENTRIES);
+    if (page > 1 && shown.length === 0) throw pageError(404);
+    const last = await lastCommitsForEntries(repo.gitDir, at.commit, at.path, shown.map((e) => e.path));
+    const rows = shown.map((e) => {
       const href = e.type === 'tree' ? `${repo.base}/-/tree/${ref}/${encodePath(e.path)}`
         : e.type === 'blob' ? `${repo.base}/-/blob/${ref}/${encodePath(e.path)}` : null;
       const kind = e.type === 'tree' ? 'Directory' : e.type === 'commit' ? 'Submodule' : 'File';
@@ -90,7 +95,9 @@ const files: WebArea = (web) => {
       title: at.path === '' ? `Files · ${p.project.project.name}` : at.path, active: 'tree',
       body: html`${crumbs(repo, at)}
 <table class="tree" id="tree"><thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Size</th><th scope="col" class="hide-narrow">Last commit</th></tr></thead>
-<tbody>${rows}</tbody></table>${entries.length === 0 ? html`<p class="muted">This directory is empty.</p>` : ''}`,
+<tbody>${rows}</tbody></table>${entries.length === 0 ? html`<p class="muted">This directory is empty.</p>` : ''}
+${entries.length > TREE_PAGE_ENTRIES ? html`<p class="muted" id="tree-range">Entries ${(page - 1) * TREE_PAGE_ENTRIES + 1}–${(page - 1) * TREE_PAGE_ENTRIES + shown.length} of ${entries.length}</p>` : ''}
+${pagination(`${repo.base}/-/tree/${ref}${at.path === '' ? '' : `/${encodePath(at.path)}`}`, page, page * TREE_PAGE_ENTRIES < entries.length)}`,
     });
   });
 
