@@ -5,8 +5,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { SelectQueryBuilder } from 'kysely';
 import type { DB } from '../../db/types.ts';
-import type { IssueRow } from '../../db/tables/issues.ts';
-import { presentIssues, type Issue, type ReferenceContext } from '../entities/issue.ts';
+import { ISSUE_LIST_COLUMNS, presentIssues, type Issue, type IssueListRow, type ReferenceContext } from '../entities/issue.ts';
 import { issueProjectPaths } from './issues.ts';
 import { ShapedList } from '../lists/pagination.ts';
 import type { IssuesFrom } from '../../domain/issues/issues.finder.ts';
@@ -18,12 +17,12 @@ import type { ProjectRef } from '../../domain/issues/issue-reference.ts';
  */
 export const issuesList = new ShapedList('issues', {
   from: (db) => db.selectFrom('issues'),
-  select: (qb: IssuesFrom) => qb.selectAll('issues') as unknown as SelectQueryBuilder<DB, 'issues', IssueRow>,
+  select: (qb: IssuesFrom) => qb.select(ISSUE_LIST_COLUMNS) as unknown as SelectQueryBuilder<DB, 'issues', IssueListRow>,
   id: 'issues.id',
 });
 
 export async function presentIssuesFor(
-  request: FastifyRequest, rows: readonly IssueRow[], from: ReferenceContext, o: { includeSubscribed?: boolean } = {},
+  request: FastifyRequest, rows: readonly IssueListRow[], from: ReferenceContext, o: { includeSubscribed?: boolean } = {},
 ): Promise<Issue[]> {
   const db = request.server.kiln.db;
   const projects = await issueProjectPaths(db, rows.map((r) => r.project_id));

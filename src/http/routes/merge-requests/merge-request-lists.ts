@@ -10,13 +10,14 @@ import type { UserRow } from '../../../db/types.ts';
 import { canReadMergeRequest } from '../../../domain/merge-requests/merge-request.policy.ts';
 import type { SelectQueryBuilder } from 'kysely';
 import type { DB } from '../../../db/types.ts';
-import type { MergeRequestRow } from '../../../db/tables/merge-requests.ts';
 import {
   filterMergeRequestsShape, MERGE_REQUEST_ORDERS, MERGE_REQUEST_STATES, mergeRequestsShape, orderMergeRequestsShape,
   type MergeRequestContainer, type MergeRequestFilters, type MergeRequestOrder, type MergeRequestsFrom, type MergeRequestsShape,
   type Special,
 } from '../../../domain/merge-requests/merge-requests.finder.ts';
-import { MergeRequestBasicSchema, presentMergeRequests } from '../../entities/merge-request.ts';
+import {
+  MERGE_REQUEST_LIST_COLUMNS, MergeRequestBasicSchema, presentMergeRequests, type MergeRequestListRow,
+} from '../../entities/merge-request.ts';
 import { exactJson } from '../../entities/serializers.ts';
 import type { ReferenceContext } from '../../entities/issue.ts';
 import { contextProjectPath, issueProjectPaths } from '../../loaders/issues.ts';
@@ -147,10 +148,14 @@ export function mergeRequestFilters(input: Input, defaultScope: 'all' | 'created
   };
 }
 
-/** Every merge request list's page, its statements compiled once per filter shape (merge-requests.finder.ts). */
+/**
+ * Every merge request list's page, its statements compiled once per filter shape
+ * (merge-requests.finder.ts), reading the columns the list entity shows (MERGE_REQUEST_LIST_COLUMNS).
+ */
 const mergeRequestsList = new ShapedList('merge_requests', {
   from: (db) => db.selectFrom('merge_requests'),
-  select: (qb: MergeRequestsFrom) => qb.selectAll('merge_requests') as unknown as SelectQueryBuilder<DB, 'merge_requests', MergeRequestRow>,
+  select: (qb: MergeRequestsFrom) => qb.select(MERGE_REQUEST_LIST_COLUMNS) as unknown as
+    SelectQueryBuilder<DB, 'merge_requests', MergeRequestListRow>,
   id: 'merge_requests.id',
 });
 
